@@ -1,0 +1,27 @@
+//===- TileDialect.cpp - tile dialect -------------------------------------===//
+#include "tcc/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "tcc/Dialect/Tile/IR/TileAttrs.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tcc::tile;
+
+#include "tcc/Dialect/Tile/IR/TileDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tcc/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+void TileDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tcc/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+  registerAttributes();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tcc/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+}
