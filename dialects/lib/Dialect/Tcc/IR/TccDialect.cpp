@@ -24,7 +24,12 @@ void TccDialect::initialize() {
       >();
 }
 
+/// Tensor constants produced by folds become `tcc.constant` so tcc programs
+/// stay in the dialect; anything else (scalars, index) goes to arith.
 Operation *TccDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                            Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (elements && isa<RankedTensorType>(type) && elements.getType() == type)
+    return ConstantOp::create(builder, loc, type, elements);
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }

@@ -1,12 +1,481 @@
 //===- TccOps.cpp - tcc tensor dialect ops --------------------------------===//
+//
+// Verifiers, custom assembly directives and folds of the tcc ops. Shared
+// checks (dim lists, compatible dims) live in the helpers at the top so every
+// op reports mismatches the same way: naming the operand, the dim and sizes.
+//
+//===----------------------------------------------------------------------===//
 #include "tcc/Dialect/Tcc/IR/TccOps.h"
 
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 using namespace mlir;
 using namespace mlir::tcc;
 
 #include "tcc/Dialect/Tcc/IR/TccEnums.cpp.inc"
 
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+/// Prints a dim size the way tensor types do: `?` when dynamic.
+static std::string dimToString(int64_t size) {
+  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Checks that `dims` (the attribute `attrName`) is sorted, unique and every
+/// entry lies in [0, rank).
+static LogicalResult verifyDimList(Operation *op, StringRef attrName,
+                                   ArrayRef<int64_t> dims, int64_t rank) {
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= rank)
+      return op->emitOpError("'")
+             << attrName << "' entry " << d << " is out of range [0, " << rank
+             << ")";
+    if (i > 0 && dims[i - 1] >= d)
+      return op->emitOpError("'")
+             << attrName << "' must be sorted and unique, but entry " << d
+             << " follows " << dims[i - 1];
+  }
+  return success();
+}
+
+/// Checks that result dim `resIdx` is compatible with `otherName` dim
+/// `otherIdx`.
+static LogicalResult verifyResultDim(Operation *op, ShapedType result,
+                                     int64_t resIdx, StringRef otherName,
+                                     ShapedType other, int64_t otherIdx) {
+  int64_t r = result.getDimSize(resIdx), o = other.getDimSize(otherIdx);
+  if (dimsCompatible(r, o))
+    return success();
+  return op->emitOpError("result dim ")
+         << resIdx << " (size " << dimToString(r) << ") does not match "
+         << otherName << " dim " << otherIdx << " (size " << dimToString(o)
+         << ")";
+}
+
+static LogicalResult verifySameElementType(Operation *op, StringRef aName,
+                                           ShapedType a, StringRef bName,
+                                           ShapedType b) {
+  if (a.getElementType() == b.getElementType())
+    return success();
+  return op->emitOpError()
+         << aName << " element type " << a.getElementType()
+         << " does not match " << bName << " element type "
+         << b.getElementType();
+}
+
+LogicalResult mlir::tcc::verifyElementwiseBinary(Operation *op) {
+  auto lhs = cast<ShapedType>(op->getOperand(0).getType());
+  auto rhs = cast<ShapedType>(op->getOperand(1).getType());
+  auto res = cast<ShapedType>(op->getResult(0).getType());
+  if (failed(verifyCompatibleShape(lhs, rhs)))
+    return op->emitOpError("lhs type ")
+           << lhs << " and rhs type " << rhs << " are not compatible";
+  if (failed(verifyCompatibleShape(res, lhs)))
+    return op->emitOpError("result type ")
+           << res << " is not compatible with lhs type " << lhs;
+  if (failed(verifyCompatibleShape(res, rhs)))
+    return op->emitOpError("result type ")
+           << res << " is not compatible with rhs type " << rhs;
+  if (failed(verifySameElementType(op, "rhs", rhs, "lhs", lhs)) ||
+      failed(verifySameElementType(op, "result", res, "lhs", lhs)))
+    return failure();
+  return success();
+}
+
+LogicalResult mlir::tcc::verifyReduction(Operation *op, ArrayRef<int64_t> dims,
+                                         bool keepdims) {
+  auto in = cast<ShapedType>(op->getOperand(0).getType());
+  auto res = cast<ShapedType>(op->getResult(0).getType());
+  if (dims.empty())
+    return op->emitOpError("'dims' must not be empty");
+  if (failed(verifyDimList(op, "dims", dims, in.getRank())) ||
+      failed(verifySameElementType(op, "result", res, "input", in)))
+    return failure();
+
+  // Expected result dims: input dim index, or -1 for a kept reduced dim.
+  SmallVector<int64_t> fromInput;
+  for (int64_t i = 0, e = in.getRank(); i < e; ++i) {
+    if (!llvm::is_contained(dims, i))
+      fromInput.push_back(i);
+    else if (keepdims)
+      fromInput.push_back(-1);
+  }
+  if (res.getRank() != static_cast<int64_t>(fromInput.size()))
+    return op->emitOpError("result rank ")
+           << res.getRank() << " does not match expected rank "
+           << fromInput.size() << " (input rank " << in.getRank()
+           << ", reducing " << dims.size() << " dim(s)"
+           << (keepdims ? " with keepdims" : "") << ")";
+  for (auto [i, src] : llvm::enumerate(fromInput)) {
+    if (src >= 0) {
+      if (failed(verifyResultDim(op, res, i, "input", in, src)))
+        return failure();
+      continue;
+    }
+    if (!dimsCompatible(res.getDimSize(i), 1))
+      return op->emitOpError("result dim ")
+             << i << " (size " << dimToString(res.getDimSize(i))
+             << ") must be 1: it is a reduced dim kept by keepdims";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom assembly directives
+//===----------------------------------------------------------------------===//
+
+/// `: T` when lhs, rhs and result types are all equal, else
+/// `: (lhs, rhs) -> result` (they may differ in static vs dynamic dims).
+static ParseResult parseElementwiseTypes(OpAsmParser &parser, Type &lhs,
+                                         Type &rhs, Type &result) {
+  Type type;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseType(type))
+    return failure();
+  auto fn = dyn_cast<FunctionType>(type);
+  if (!fn) {
+    lhs = rhs = result = type;
+    return success();
+  }
+  if (fn.getNumInputs() != 2 || fn.getNumResults() != 1)
+    return parser.emitError(loc, "expected a single type or "
+                                 "'(lhs-type, rhs-type) -> result-type'");
+  lhs = fn.getInput(0);
+  rhs = fn.getInput(1);
+  result = fn.getResult(0);
+  return success();
+}
+
+static void printElementwiseTypes(OpAsmPrinter &printer, Operation *op,
+                                  Type lhs, Type rhs, Type result) {
+  if (lhs == rhs && rhs == result)
+    printer << result;
+  else
+    printer << FunctionType::get(op->getContext(), {lhs, rhs}, {result});
+}
+
+/// Optional ` approximate = tanh`; absent means the default, `none`. The
+/// directive prints its own leading space so the default form has no double
+/// space.
+static ParseResult parseGeluApproximation(OpAsmParser &parser,
+                                          GeluApproximationAttr &attr) {
+  if (failed(parser.parseOptionalKeyword("approximate"))) {
+    attr = GeluApproximationAttr::get(parser.getContext(),
+                                      GeluApproximation::none);
+    return success();
+  }
+  StringRef keyword;
+  SMLoc loc;
+  if (parser.parseEqual() ||
+      (loc = parser.getCurrentLocation(), parser.parseKeyword(&keyword)))
+    return failure();
+  std::optional<GeluApproximation> value =
+      symbolizeGeluApproximation(keyword);
+  if (!value)
+    return parser.emitError(loc, "expected 'none' or 'tanh', got '")
+           << keyword << "'";
+  attr = GeluApproximationAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printGeluApproximation(OpAsmPrinter &printer, Operation *,
+                                   GeluApproximationAttr attr) {
+  if (attr && attr.getValue() != GeluApproximation::none)
+    printer << " approximate = " << stringifyGeluApproximation(attr.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "tcc/Dialect/Tcc/IR/TccOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Elementwise folds
+//===----------------------------------------------------------------------===//
+
+/// Folds a binary op over two constants. Only when all types are equal and
+/// static, so the folded attribute has exactly the result type.
+template <typename FloatFn, typename IntFn>
+static OpFoldResult foldConstantBinary(Operation *op,
+                                       ArrayRef<Attribute> operands,
+                                       FloatFn floatFn, IntFn intFn) {
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  if (op->getOperand(0).getType() != type ||
+      op->getOperand(1).getType() != type || !type.hasStaticShape())
+    return {};
+  if (isa<FloatType>(type.getElementType()))
+    return constFoldBinaryOp<FloatAttr>(operands, type, floatFn);
+  return constFoldBinaryOp<IntegerAttr>(operands, type, intFn);
+}
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  return foldConstantBinary(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) { return a + b; },
+      [](const APInt &a, const APInt &b) { return a + b; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  return foldConstantBinary(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) { return a - b; },
+      [](const APInt &a, const APInt &b) { return a - b; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  return foldConstantBinary(
+      *this, adaptor.getOperands(),
+      [](const APFloat &a, const APFloat &b) { return a * b; },
+      [](const APInt &a, const APInt &b) { return a * b; });
+}
+
+// Division by zero, NaN handling of max/min and pow's precision are left to
+// the lowering; these ops do not constant-fold.
+OpFoldResult DivOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult MaxOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult MinOp::fold(FoldAdaptor) { return {}; }
+OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
+
+/// neg(neg(x)) -> x.
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  return {};
+}
+
+/// abs(abs(x)) -> abs(x): abs is idempotent.
+OpFoldResult AbsOp::fold(FoldAdaptor) {
+  if (getInput().getDefiningOp<AbsOp>())
+    return getInput();
+  return {};
+}
+
+/// relu(relu(x)) -> relu(x): relu is idempotent.
+OpFoldResult ReluOp::fold(FoldAdaptor) {
+  if (getInput().getDefiningOp<ReluOp>())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto in = cast<ShapedType>(getInput().getType());
+  auto res = cast<ShapedType>(getResult().getType());
+  ArrayRef<int64_t> dims = getDims();
+  if (failed(verifySameElementType(*this, "result", res, "input", in)) ||
+      failed(verifyDimList(*this, "dims", dims, res.getRank())))
+    return failure();
+  if (res.getRank() != in.getRank() + static_cast<int64_t>(dims.size()))
+    return emitOpError("result rank ")
+           << res.getRank() << " must equal input rank " << in.getRank()
+           << " plus the number of added dims " << dims.size();
+  int64_t inIdx = 0, numDynamicAdded = 0;
+  for (int64_t i = 0, e = res.getRank(); i < e; ++i) {
+    if (llvm::is_contained(dims, i)) {
+      numDynamicAdded += res.isDynamicDim(i);
+      continue;
+    }
+    if (failed(verifyResultDim(*this, res, i, "input", in, inIdx++)))
+      return failure();
+  }
+  if (static_cast<int64_t>(getSizes().size()) != numDynamicAdded)
+    return emitOpError("expected ")
+           << numDynamicAdded
+           << " 'sizes' operand(s), one per dynamic added dim, but got "
+           << getSizes().size();
+  return success();
+}
+
+/// Broadcasting nothing is the identity.
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getDims().empty() && getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  if (failed(verifyCompatibleShape(getInput().getType(), getType())))
+    return emitOpError("result type ")
+           << getType() << " is not shape-compatible with input type "
+           << getInput().getType();
+  return success();
+}
+
+/// Casting to the same type is the identity. cast(cast(x)) is deliberately
+/// not folded: the intermediate type may round.
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+Type MatmulOp::getAccumulatorType() {
+  if (std::optional<Type> acc = getAccType())
+    return *acc;
+  return getType().getElementType();
+}
+
+LogicalResult MatmulOp::verify() {
+  auto lhs = cast<ShapedType>(getLhs().getType());
+  auto rhs = cast<ShapedType>(getRhs().getType());
+  auto res = cast<ShapedType>(getType());
+  int64_t rank = lhs.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError("lhs must have rank 2 (MxK) or 3 (BxMxK), but has rank ")
+           << rank;
+  if (rhs.getRank() != rank)
+    return emitOpError("rhs rank ")
+           << rhs.getRank() << " does not match lhs rank " << rank;
+  if (res.getRank() != rank)
+    return emitOpError("result rank ")
+           << res.getRank() << " does not match lhs rank " << rank;
+
+  // Compares dim `ai` of `aName` with dim `bi` of `bName`, both named `letter`.
+  auto checkDim = [&](StringRef aName, ShapedType a, int64_t ai,
+                      StringRef bName, ShapedType b, int64_t bi,
+                      StringRef letter) -> LogicalResult {
+    int64_t x = a.getDimSize(ai), y = b.getDimSize(bi);
+    if (dimsCompatible(x, y))
+      return success();
+    return emitOpError()
+           << aName << " dim " << ai << " (" << letter << " = "
+           << dimToString(x) << ") does not match " << bName << " dim " << bi
+           << " (" << letter << " = " << dimToString(y) << ")";
+  };
+  int64_t b = rank - 2; // Index of M in lhs / result, of K in rhs.
+  if (rank == 3 && (failed(checkDim("lhs", lhs, 0, "rhs", rhs, 0, "B")) ||
+                    failed(checkDim("result", res, 0, "lhs", lhs, 0, "B"))))
+    return failure();
+  if (failed(checkDim("lhs", lhs, b + 1, "rhs", rhs, b, "K")) ||
+      failed(checkDim("result", res, b, "lhs", lhs, b, "M")) ||
+      failed(checkDim("result", res, b + 1, "rhs", rhs, b + 1, "N")))
+    return failure();
+
+  if (failed(verifySameElementType(*this, "rhs", rhs, "lhs", lhs)))
+    return failure();
+  Type elt = lhs.getElementType(), resElt = res.getElementType();
+  Type acc = getAccumulatorType();
+  if (elt.isInteger(8)) {
+    if (!resElt.isInteger(32))
+      return emitOpError("result element type ")
+             << resElt << " must be i32 for i8 operands";
+    if (!acc.isInteger(32))
+      return emitOpError("acc_type ") << acc << " must be i32 for i8 operands";
+    return success();
+  }
+  if (!isa<FloatType>(resElt))
+    return emitOpError("result element type ")
+           << resElt << " must be float for float operands";
+  // The accumulator is the operand type itself or a strictly wider float
+  // (bf16 does not accumulate f16 or vice versa).
+  auto accFloat = dyn_cast<FloatType>(acc);
+  if (!accFloat || (acc != elt && accFloat.getWidth() <=
+                                      cast<FloatType>(elt).getWidth()))
+    return emitOpError("acc_type ")
+           << acc << " must be the operand element type " << elt
+           << " or a wider float type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SoftmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = getType().getRank(), dim = getDim();
+  if (dim < 0 || dim >= rank)
+    return emitOpError("'dim' ")
+           << dim << " is out of range [0, " << rank << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  auto in = cast<ShapedType>(getInput().getType());
+  auto res = cast<ShapedType>(getType());
+  ArrayRef<int64_t> perm = getPermutation();
+  int64_t rank = in.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitOpError("'permutation' has ")
+           << perm.size() << " entries but the input rank is " << rank;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank)
+      return emitOpError("'permutation' entry ")
+             << p << " is out of range [0, " << rank << ")";
+    if (seen[p])
+      return emitOpError("'permutation' repeats entry ") << p;
+    seen[p] = true;
+  }
+  if (res.getRank() != rank)
+    return emitOpError("result rank ")
+           << res.getRank() << " does not match input rank " << rank;
+  if (failed(verifySameElementType(*this, "result", res, "input", in)))
+    return failure();
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (failed(verifyResultDim(*this, res, i, "input", in, p)))
+      return failure();
+  return success();
+}
+
+/// Identity permutations fold away; transpose(transpose(x)) becomes one
+/// transpose of x (in place) or x itself when the composition is the identity.
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  auto isIdentity = [](ArrayRef<int64_t> perm) {
+    for (auto [i, p] : llvm::enumerate(perm))
+      if (static_cast<int64_t>(i) != p)
+        return false;
+    return true;
+  };
+  if (isIdentity(getPermutation()) && getInput().getType() == getType())
+    return getInput();
+
+  auto inner = getInput().getDefiningOp<TransposeOp>();
+  if (!inner)
+    return {};
+  // result dim i = inner dim perm[i] = x dim innerPerm[perm[i]].
+  SmallVector<int64_t> composed;
+  for (int64_t p : getPermutation())
+    composed.push_back(inner.getPermutation()[p]);
+  Value x = inner.getInput();
+  auto xType = cast<ShapedType>(x.getType());
+  if (isIdentity(composed))
+    return xType == getType() ? x : OpFoldResult();
+  // Compatibility is not transitive through a dynamic dim: only rewrite when
+  // the composed op still verifies.
+  for (auto [i, p] : llvm::enumerate(composed))
+    if (!dimsCompatible(getType().getDimSize(i), xType.getDimSize(p)))
+      return {};
+  getInputMutable().assign(x);
+  setPermutation(composed);
+  return getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// ConstantOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }

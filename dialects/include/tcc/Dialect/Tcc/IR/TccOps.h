@@ -15,6 +15,17 @@
 #define GET_ATTRDEF_CLASSES
 #include "tcc/Dialect/Tcc/IR/TccAttrs.h.inc"
 
+namespace mlir::tcc {
+/// Shared verifier of the elementwise binary ops: equal element types and
+/// compatible shapes across lhs, rhs and result.
+LogicalResult verifyElementwiseBinary(Operation *op);
+/// Shared verifier of the reductions: `dims` sorted, unique, in range and
+/// non-empty; the result type is the input type with `dims` removed (or set
+/// to 1 with `keepdims`).
+LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> dims,
+                              bool keepdims);
+} // namespace mlir::tcc
+
 #define GET_OP_CLASSES
 #include "tcc/Dialect/Tcc/IR/TccOps.h.inc"
 
