@@ -309,7 +309,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor) {
 // CastOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CastOp::verify() {
+LogicalResult CastOp::verifyEarly() {
   if (failed(verifyCompatibleShape(getInput().getType(), getType())))
     return emitOpError("result type ")
            << getType() << " is not shape-compatible with input type "

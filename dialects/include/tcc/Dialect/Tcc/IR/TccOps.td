@@ -42,6 +42,17 @@ def Tcc_MatmulOperand : RankedTensorOf<[F16, BF16, F32, F64, I8]>;
 def Tcc_MatmulResult : RankedTensorOf<[F16, BF16, F32, F64, I32]>;
 
 //===----------------------------------------------------------------------===//
+// Traits
+//===----------------------------------------------------------------------===//
+
+// Runs the op's `verifyEarly()` as a trait verifier. Listed before
+// `Elementwise`, so our diagnostics (naming the operand and the mismatch) come
+// before that trait's generic "same shape and base type" message.
+def Tcc_EarlyVerifier : NativeOpTrait<"EarlyVerifier"> {
+  let cppNamespace = "::mlir::tcc::OpTrait";
+}
+
+//===----------------------------------------------------------------------===//
 // Elementwise binary
 //===----------------------------------------------------------------------===//
 
@@ -50,17 +61,17 @@ def Tcc_MatmulResult : RankedTensorOf<[F16, BF16, F32, F64, I32]>;
 // diagnostic can name the operand. When all three types are equal the types
 // print as one (`: tensor<4xf32>`), otherwise as `: (lhs, rhs) -> result`.
 class Tcc_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
-    : Tcc_Op<mnemonic, !listconcat(traits, [Pure, Elementwise])> {
+    : Tcc_Op<mnemonic, !listconcat([Tcc_EarlyVerifier], traits,
+                                   [Pure, Elementwise])> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:`
     custom<ElementwiseTypes>(type($lhs), type($rhs), type($result))
   }];
-  let hasVerifier = 1;
   let hasFolder = 1;
-  let extraClassDefinition = [{
-    ::llvm::LogicalResult $cppClass::verify() {
+  let extraClassDeclaration = [{
+    ::llvm::LogicalResult verifyEarly() {
       return ::mlir::tcc::verifyElementwiseBinary(getOperation());
     }
   }];
@@ -172,12 +183,14 @@ def Tcc_BroadcastOp : Tcc_Op<"broadcast", [Pure]> {
 // Cast
 //===----------------------------------------------------------------------===//
 
-def Tcc_CastOp : Tcc_Op<"cast", [Pure, Elementwise]> {
+def Tcc_CastOp : Tcc_Op<"cast", [Tcc_EarlyVerifier, Pure, Elementwise]> {
   let summary = "elementwise element-type conversion";
   let arguments = (ins Tcc_Tensor:$input);
   let results = (outs Tcc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
-  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::LogicalResult verifyEarly();
+  }];
   let hasFolder = 1;
 }
 
