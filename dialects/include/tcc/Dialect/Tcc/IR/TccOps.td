@@ -145,11 +145,13 @@ def Tcc_ReluOp : Tcc_UnaryOp<"relu", Tcc_Tensor> {
 def Tcc_GeluOp : Tcc_UnaryOp<"gelu", Tcc_FloatTensor> {
   let summary = "Gaussian error linear unit";
   let arguments = (ins Tcc_FloatTensor:$input,
-                       DefaultValuedAttr<Tcc_GeluApproximationAttr,
-                           "::mlir::tcc::GeluApproximation::none">:$approximate);
-  // `approximate = tanh` is printed only when it is not the default.
+      DefaultValuedAttr<Tcc_GeluApproximationAttr,
+                        "::mlir::tcc::GeluApproximation::none">:$approximate);
+  // `approximate = tanh` is printed only when it is not the default; the
+  // directive prints its own leading space (hence the empty literal).
   let assemblyFormat = [{
-    $input `` custom<GeluApproximation>($approximate) attr-dict `:` type($result)
+    $input `` custom<GeluApproximation>($approximate) attr-dict `:`
+    type($result)
   }];
 }
 
@@ -165,7 +167,8 @@ def Tcc_BroadcastOp : Tcc_Op<"broadcast", [Pure]> {
     that is dynamic in the result takes its size from `sizes`, in order.
 
     ```mlir
-    %r = tcc.broadcast %b dims = [0] sizes(%m) : tensor<8xf32> -> tensor<?x8xf32>
+    %r = tcc.broadcast %b dims = [0] sizes(%m)
+        : tensor<8xf32> -> tensor<?x8xf32>
     ```
   }];
   let arguments = (ins Tcc_Tensor:$input, DenseI64ArrayAttr:$dims,
@@ -203,10 +206,13 @@ def Tcc_MatmulOp : Tcc_Op<"matmul", [Pure]> {
   let description = [{
     `MxK` times `KxN` gives `MxN`; rank-3 operands are batched (`BxMxK`,
     `BxKxN` -> `BxMxN`). `acc_type` is the accumulator element type; it
-    defaults to the result element type.
+    defaults to the result element type. Float operands (f16, bf16, f32, f64)
+    need a float result and an accumulator that is the operand type or a
+    wider float; i8 operands need an i32 result and accumulator.
 
     ```mlir
-    %r = tcc.matmul %a, %b acc(f32) : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
+    %r = tcc.matmul %a, %b acc(f32)
+        : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
     ```
   }];
   let arguments = (ins Tcc_MatmulOperand:$lhs, Tcc_MatmulOperand:$rhs,
