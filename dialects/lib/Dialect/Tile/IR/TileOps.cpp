@@ -454,7 +454,7 @@ static void printMemRefAccess(OpAsmPrinter &p, Operation *op, Value memref,
   if (!trailing.empty())
     p << ", " << trailing;
   p.printOptionalAttrDict(op->getAttrs(), {"operandSegmentSizes"});
-  p << " : " << memref.getType() << ' ' << sep << ' ' << tileType;
+  p << " : " << memref.getType() << (sep == "," ? ", " : " -> ") << tileType;
 }
 
 ParseResult MemRefLoadOp::parse(OpAsmParser &parser, OperationState &result) {
