@@ -50,8 +50,13 @@ def _scalar_attr(where: str, value: Scalar, elt: DType) -> ir.Attribute:
     raise DTypeError(f"{where}: scalar {value!r} is not a valid {elt} value")
 
 
-def full(shape: Sequence[Dim | str] | TensorSpec | Tensor, value: Scalar, elt: DType | str,
-         *, where: str = "full") -> Tensor:
+def full(
+    shape: Sequence[Dim | str] | TensorSpec | Tensor,
+    value: Scalar,
+    elt: DType | str,
+    *,
+    where: str = "full",
+) -> Tensor:
     """A tensor filled with ``value``.
 
     Static shapes give ``tcc.constant dense<v>``; a symbolic shape gives a rank-0
@@ -64,8 +69,9 @@ def full(shape: Sequence[Dim | str] | TensorSpec | Tensor, value: Scalar, elt: D
     static = all(isinstance(d, int) for d in target)
     splat_shape = target if static else ()
     splat_type = tensor_type(splat_shape, elt)
-    const = _tcc.ConstantOp(ir.DenseElementsAttr.get_splat(splat_type, attr),
-                            results=[splat_type]).result
+    const = _tcc.ConstantOp(
+        ir.DenseElementsAttr.get_splat(splat_type, attr), results=[splat_type]
+    ).result
     if static:
         return _wrap(const, target, elt)
     sizes = [builder.size(d, where) for d in target if isinstance(d, Sym)]
@@ -73,8 +79,9 @@ def full(shape: Sequence[Dim | str] | TensorSpec | Tensor, value: Scalar, elt: D
     return _wrap(op.result, target, elt)
 
 
-def _target_shape(where: str, builder: Builder,
-                  shape: Sequence[Dim | str] | TensorSpec | Tensor) -> Shape:
+def _target_shape(
+    where: str, builder: Builder, shape: Sequence[Dim | str] | TensorSpec | Tensor
+) -> Shape:
     if isinstance(shape, Tensor | TensorSpec):
         return builder.resolve_shape(shape.shape)
     if isinstance(shape, int | str | Sym):
@@ -85,8 +92,13 @@ def _target_shape(where: str, builder: Builder,
 # --- elementwise ------------------------------------------------------------------------------
 
 
-def _binary(where: str, op: Callable[..., ir.OpView], lhs: Tensor | Scalar,
-            rhs: Tensor | Scalar, float_only: bool = False) -> Tensor:
+def _binary(
+    where: str,
+    op: Callable[..., ir.OpView],
+    lhs: Tensor | Scalar,
+    rhs: Tensor | Scalar,
+    float_only: bool = False,
+) -> Tensor:
     if _is_scalar(lhs) and _is_scalar(rhs):
         raise FrontendError(f"{where}: at least one operand must be a Tensor")
     if _is_scalar(lhs):
@@ -102,11 +114,14 @@ def _binary(where: str, op: Callable[..., ir.OpView], lhs: Tensor | Scalar,
     lhs, rhs = _tensor(where, "lhs", lhs), _tensor(where, "rhs", rhs)
     both = f"lhs is {lhs!r}, rhs is {rhs!r}"
     if lhs.dtype != rhs.dtype:
-        raise DTypeError(f"{where}: lhs dtype {lhs.dtype} does not match rhs dtype {rhs.dtype}; "
-                         + both)
+        raise DTypeError(
+            f"{where}: lhs dtype {lhs.dtype} does not match rhs dtype {rhs.dtype}; " + both
+        )
     if lhs.shape != rhs.shape:
-        raise ShapeError(f"{where}: lhs shape {fmt_shape(lhs.shape)} does not match rhs shape "
-                         f"{fmt_shape(rhs.shape)}; " + both)
+        raise ShapeError(
+            f"{where}: lhs shape {fmt_shape(lhs.shape)} does not match rhs shape "
+            f"{fmt_shape(rhs.shape)}; " + both
+        )
     if float_only:
         _require_float(where, lhs)
     return _wrap(op(lhs.type, lhs.value, rhs.value).result, lhs.shape, lhs.dtype)
@@ -147,8 +162,9 @@ def pow(lhs: Tensor | Scalar, rhs: Tensor | Scalar) -> Tensor:
     return _binary("pow", _tcc.PowOp, lhs, rhs, float_only=True)
 
 
-def _unary(where: str, op: Callable[..., ir.OpView], x: Tensor, float_only: bool,
-           **attrs: object) -> Tensor:
+def _unary(
+    where: str, op: Callable[..., ir.OpView], x: Tensor, float_only: bool, **attrs: object
+) -> Tensor:
     x = _tensor(where, "input", x)
     if float_only:
         _require_float(where, x)
@@ -220,8 +236,9 @@ def cast(x: Tensor, to: DType | str) -> Tensor:
 # --- shape ops --------------------------------------------------------------------------------
 
 
-def broadcast_to(x: Tensor, shape: Sequence[Dim | str] | TensorSpec | Tensor,
-                 dims: Sequence[int] | None = None) -> Tensor:
+def broadcast_to(
+    x: Tensor, shape: Sequence[Dim | str] | TensorSpec | Tensor, dims: Sequence[int] | None = None
+) -> Tensor:
     """Broadcast ``x`` to ``shape`` (a shape or a tensor whose shape to take).
 
     ``dims`` lists the added result dims (negative counts from the end); by default
@@ -234,21 +251,26 @@ def broadcast_to(x: Tensor, shape: Sequence[Dim | str] | TensorSpec | Tensor,
     added = len(target) - x.rank
     ctx = f"input is {x!r}, target shape is {fmt_shape(target)}"
     if added < 0:
-        raise ShapeError(f"{where}: target rank {len(target)} is lower than input rank "
-                         f"{x.rank}; {ctx}")
+        raise ShapeError(
+            f"{where}: target rank {len(target)} is lower than input rank {x.rank}; {ctx}"
+        )
     if dims is None:
         dims = range(added)
     new = sorted({norm_dim(d, len(target), where) for d in dims})
     if len(new) != len(dims):
         raise ShapeError(f"{where}: dims {list(dims)} repeat a dim; {ctx}")
     if len(new) != added:
-        raise ShapeError(f"{where}: dims {list(dims)} add {len(new)} dim(s) but the target "
-                         f"rank {len(target)} is the input rank {x.rank} plus {added}; {ctx}")
+        raise ShapeError(
+            f"{where}: dims {list(dims)} add {len(new)} dim(s) but the target "
+            f"rank {len(target)} is the input rank {x.rank} plus {added}; {ctx}"
+        )
     kept = [i for i in range(len(target)) if i not in new]
     for j, i in enumerate(kept):
         if target[i] != x.shape[j]:
-            raise ShapeError(f"{where}: target dim {i} (size {target[i]}) does not match "
-                             f"input dim {j} (size {x.shape[j]}); {ctx}")
+            raise ShapeError(
+                f"{where}: target dim {i} (size {target[i]}) does not match "
+                f"input dim {j} (size {x.shape[j]}); {ctx}"
+            )
     sizes = [builder.size(target[i], where) for i in new if isinstance(target[i], Sym)]
     op = _tcc.BroadcastOp(tensor_type(target, x.dtype), x.value, new, sizes)
     return _wrap(op.result, target, x.dtype)
@@ -260,8 +282,10 @@ def transpose(x: Tensor, permutation: Sequence[int] | None = None) -> Tensor:
     x = _tensor(where, "input", x)
     perm = list(reversed(range(x.rank))) if permutation is None else list(permutation)
     if len(perm) != x.rank:
-        raise ShapeError(f"{where}: permutation {perm} has {len(perm)} entries but the input "
-                         f"{x!r} has rank {x.rank}")
+        raise ShapeError(
+            f"{where}: permutation {perm} has {len(perm)} entries but the input "
+            f"{x!r} has rank {x.rank}"
+        )
     perm = [norm_dim(p, x.rank, where) for p in perm]
     if len(set(perm)) != len(perm):
         raise ShapeError(f"{where}: permutation {list(permutation or [])} repeats a dim")
@@ -270,8 +294,9 @@ def transpose(x: Tensor, permutation: Sequence[int] | None = None) -> Tensor:
     return _wrap(op.result, shape, x.dtype)
 
 
-def matmul(lhs: Tensor, rhs: Tensor, *, acc: DType | str | None = None,
-           out: DType | str | None = None) -> Tensor:
+def matmul(
+    lhs: Tensor, rhs: Tensor, *, acc: DType | str | None = None, out: DType | str | None = None
+) -> Tensor:
     """``MxK @ KxN -> MxN`` (or batched ``BxMxK @ BxKxN``).
 
     ``acc`` is the accumulator type (printed ``acc(...)``); the result dtype is
@@ -283,16 +308,21 @@ def matmul(lhs: Tensor, rhs: Tensor, *, acc: DType | str | None = None,
     if lhs.rank not in (2, 3) or rhs.rank != lhs.rank:
         raise ShapeError(f"{where}: expects two rank-2 or two rank-3 tensors; {both}")
     if lhs.dtype != rhs.dtype:
-        raise DTypeError(f"{where}: lhs dtype {lhs.dtype} does not match rhs dtype "
-                         f"{rhs.dtype}; {both}")
+        raise DTypeError(
+            f"{where}: lhs dtype {lhs.dtype} does not match rhs dtype {rhs.dtype}; {both}"
+        )
     b = lhs.rank - 2
     if lhs.shape[b + 1] != rhs.shape[b]:
-        raise ShapeError(f"{where}: lhs shape {fmt_shape(lhs.shape)} and rhs shape "
-                         f"{fmt_shape(rhs.shape)} disagree on K ({lhs.shape[b + 1]} vs "
-                         f"{rhs.shape[b]}); {both}")
+        raise ShapeError(
+            f"{where}: lhs shape {fmt_shape(lhs.shape)} and rhs shape "
+            f"{fmt_shape(rhs.shape)} disagree on K ({lhs.shape[b + 1]} vs "
+            f"{rhs.shape[b]}); {both}"
+        )
     if b and lhs.shape[0] != rhs.shape[0]:
-        raise ShapeError(f"{where}: lhs shape {fmt_shape(lhs.shape)} and rhs shape "
-                         f"{fmt_shape(rhs.shape)} disagree on the batch dim; {both}")
+        raise ShapeError(
+            f"{where}: lhs shape {fmt_shape(lhs.shape)} and rhs shape "
+            f"{fmt_shape(rhs.shape)} disagree on the batch dim; {both}"
+        )
     elt = lhs.dtype
     acc_t = None if acc is None else dtype(acc)
     if elt == i8:
@@ -313,8 +343,14 @@ def matmul(lhs: Tensor, rhs: Tensor, *, acc: DType | str | None = None,
     return _wrap(op.result, shape, res)
 
 
-def _reduce(where: str, op: Callable[..., ir.OpView], x: Tensor, dims: DimsArg,
-            keepdims: bool, float_only: bool = False) -> Tensor:
+def _reduce(
+    where: str,
+    op: Callable[..., ir.OpView],
+    x: Tensor,
+    dims: DimsArg,
+    keepdims: bool,
+    float_only: bool = False,
+) -> Tensor:
     x = _tensor(where, "input", x)
     if float_only:
         _require_float(where, x)
@@ -362,4 +398,3 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
     i64 = ir.IntegerType.get_signless(64)
     value = _tcc.SoftmaxOp(x.value, ir.IntegerAttr.get(i64, d), results=[x.type]).result
     return _wrap(value, x.shape, x.dtype)
-
