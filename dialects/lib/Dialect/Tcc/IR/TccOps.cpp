@@ -309,7 +309,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor) {
 // CastOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CastOp::verify() {
+LogicalResult CastOp::verifyEarly() {
   if (failed(verifyCompatibleShape(getInput().getType(), getType())))
     return emitOpError("result type ")
            << getType() << " is not shape-compatible with input type "
@@ -442,7 +442,8 @@ LogicalResult TransposeOp::verify() {
 }
 
 /// Identity permutations fold away; transpose(transpose(x)) becomes one
-/// transpose of x (in place) or x itself when the composition is the identity.
+/// transpose of x (in place) or x itself when the composition is the identity
+/// and the types agree (an identity that refines the type stays as an op).
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   auto isIdentity = [](ArrayRef<int64_t> perm) {
     for (auto [i, p] : llvm::enumerate(perm))
@@ -462,8 +463,8 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
     composed.push_back(inner.getPermutation()[p]);
   Value x = inner.getInput();
   auto xType = cast<ShapedType>(x.getType());
-  if (isIdentity(composed))
-    return xType == getType() ? x : OpFoldResult();
+  if (isIdentity(composed) && xType == getType())
+    return x;
   // Compatibility is not transitive through a dynamic dim: only rewrite when
   // the composed op still verifies.
   for (auto [i, p] : llvm::enumerate(composed))

@@ -24,6 +24,19 @@ LogicalResult verifyElementwiseBinary(Operation *op);
 /// to 1 with `keepdims`).
 LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> dims,
                               bool keepdims);
+
+namespace OpTrait {
+/// Runs `ConcreteType::verifyEarly()` among the trait verifiers, i.e. before
+/// later-listed traits such as `Elementwise`, whose message is less precise.
+template <typename ConcreteType>
+class EarlyVerifier
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, EarlyVerifier> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return cast<ConcreteType>(op).verifyEarly();
+  }
+};
+} // namespace OpTrait
 } // namespace mlir::tcc
 
 #define GET_OP_CLASSES

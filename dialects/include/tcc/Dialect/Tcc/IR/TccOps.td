@@ -42,6 +42,17 @@ def Tcc_MatmulOperand : RankedTensorOf<[F16, BF16, F32, F64, I8]>;
 def Tcc_MatmulResult : RankedTensorOf<[F16, BF16, F32, F64, I32]>;
 
 //===----------------------------------------------------------------------===//
+// Traits
+//===----------------------------------------------------------------------===//
+
+// Runs the op's `verifyEarly()` as a trait verifier. Listed before
+// `Elementwise`, so our diagnostics (naming the operand and the mismatch) come
+// before that trait's generic "same shape and base type" message.
+def Tcc_EarlyVerifier : NativeOpTrait<"EarlyVerifier"> {
+  let cppNamespace = "::mlir::tcc::OpTrait";
+}
+
+//===----------------------------------------------------------------------===//
 // Elementwise binary
 //===----------------------------------------------------------------------===//
 
@@ -50,17 +61,17 @@ def Tcc_MatmulResult : RankedTensorOf<[F16, BF16, F32, F64, I32]>;
 // diagnostic can name the operand. When all three types are equal the types
 // print as one (`: tensor<4xf32>`), otherwise as `: (lhs, rhs) -> result`.
 class Tcc_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
-    : Tcc_Op<mnemonic, !listconcat(traits, [Pure, Elementwise])> {
+    : Tcc_Op<mnemonic, !listconcat([Tcc_EarlyVerifier], traits,
+                                   [Pure, Elementwise])> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:`
     custom<ElementwiseTypes>(type($lhs), type($rhs), type($result))
   }];
-  let hasVerifier = 1;
   let hasFolder = 1;
-  let extraClassDefinition = [{
-    ::llvm::LogicalResult $cppClass::verify() {
+  let extraClassDeclaration = [{
+    ::llvm::LogicalResult verifyEarly() {
       return ::mlir::tcc::verifyElementwiseBinary(getOperation());
     }
   }];
@@ -134,11 +145,13 @@ def Tcc_ReluOp : Tcc_UnaryOp<"relu", Tcc_Tensor> {
 def Tcc_GeluOp : Tcc_UnaryOp<"gelu", Tcc_FloatTensor> {
   let summary = "Gaussian error linear unit";
   let arguments = (ins Tcc_FloatTensor:$input,
-                       DefaultValuedAttr<Tcc_GeluApproximationAttr,
-                           "::mlir::tcc::GeluApproximation::none">:$approximate);
-  // `approximate = tanh` is printed only when it is not the default.
+      DefaultValuedAttr<Tcc_GeluApproximationAttr,
+                        "::mlir::tcc::GeluApproximation::none">:$approximate);
+  // `approximate = tanh` is printed only when it is not the default; the
+  // directive prints its own leading space (hence the empty literal).
   let assemblyFormat = [{
-    $input `` custom<GeluApproximation>($approximate) attr-dict `:` type($result)
+    $input `` custom<GeluApproximation>($approximate) attr-dict `:`
+    type($result)
   }];
 }
 
@@ -154,7 +167,8 @@ def Tcc_BroadcastOp : Tcc_Op<"broadcast", [Pure]> {
     that is dynamic in the result takes its size from `sizes`, in order.
 
     ```mlir
-    %r = tcc.broadcast %b dims = [0] sizes(%m) : tensor<8xf32> -> tensor<?x8xf32>
+    %r = tcc.broadcast %b dims = [0] sizes(%m)
+        : tensor<8xf32> -> tensor<?x8xf32>
     ```
   }];
   let arguments = (ins Tcc_Tensor:$input, DenseI64ArrayAttr:$dims,
@@ -172,12 +186,14 @@ def Tcc_BroadcastOp : Tcc_Op<"broadcast", [Pure]> {
 // Cast
 //===----------------------------------------------------------------------===//
 
-def Tcc_CastOp : Tcc_Op<"cast", [Pure, Elementwise]> {
+def Tcc_CastOp : Tcc_Op<"cast", [Tcc_EarlyVerifier, Pure, Elementwise]> {
   let summary = "elementwise element-type conversion";
   let arguments = (ins Tcc_Tensor:$input);
   let results = (outs Tcc_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
-  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::LogicalResult verifyEarly();
+  }];
   let hasFolder = 1;
 }
 
@@ -190,10 +206,13 @@ def Tcc_MatmulOp : Tcc_Op<"matmul", [Pure]> {
   let description = [{
     `MxK` times `KxN` gives `MxN`; rank-3 operands are batched (`BxMxK`,
     `BxKxN` -> `BxMxN`). `acc_type` is the accumulator element type; it
-    defaults to the result element type.
+    defaults to the result element type. Float operands (f16, bf16, f32, f64)
+    need a float result and an accumulator that is the operand type or a
+    wider float; i8 operands need an i32 result and accumulator.
 
     ```mlir
-    %r = tcc.matmul %a, %b acc(f32) : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
+    %r = tcc.matmul %a, %b acc(f32)
+        : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
     ```
   }];
   let arguments = (ins Tcc_MatmulOperand:$lhs, Tcc_MatmulOperand:$rhs,
