@@ -159,6 +159,12 @@ def _signature(
     return params, list(specs)
 
 
+@typing.overload
+def program(fn: Callable[..., Any], *, name: str | None = None) -> Program: ...
+@typing.overload
+def program(
+    fn: None = None, *, name: str | None = None
+) -> Callable[[Callable[..., Any]], Program]: ...
 def program(
     fn: Callable[..., Any] | None = None, *, name: str | None = None
 ) -> Program | Callable[[Callable[..., Any]], Program]:
