@@ -10,4 +10,30 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TccFuseElementwise : Pass<"tcc-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg producers into their consumers";
+  let description = [{
+    Producer/consumer fusion of `linalg.generic` ops on tensors (upstream's
+    elementwise fusion patterns) so that a chain such as bias add + GELU, or
+    a cast feeding a row sum, becomes one generic: one kernel, one pass over
+    memory. Unlike `linalg-fuse-elementwise-ops` it does not move reshapes
+    (`tensor.expand_shape` from `keepdims`) through the ops, which would turn
+    a row reduction into a higher-rank one; reshapes stay at the program's
+    edges, where they are free views. A producer is fused only into its only
+    consumer, so no work is duplicated. Run `linalg-generalize-named-ops`
+    first: the patterns act on `linalg.generic`.
+
+    Before:
+    ```mlir
+    %s = linalg.generic {...} ins(%x, %b : ...) { arith.addf }
+    %y = linalg.generic {...} ins(%s : ...) { ...math.tanh... }
+    ```
+    After:
+    ```mlir
+    %y = linalg.generic {...} ins(%x, %b : ...) { arith.addf ... math.tanh }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // TCC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,415 @@
+//===- LinalgToTile.cpp - convert-linalg-to-tile pass ---------------------===//
+//
+// The pass driver (one kernel per function), the schedule, and the helpers
+// the kernel forms share.
+//
+//===----------------------------------------------------------------------===//
+#include "LinalgToTile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "tcc/Conversion/Passes.h"
+#include "tcc/Dialect/Tile/IR/TileDialect.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::tcc {
+#define GEN_PASS_DEF_CONVERTLINALGTOTILE
+#include "tcc/Conversion/Passes.h.inc"
+} // namespace mlir::tcc
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+//===----------------------------------------------------------------------===//
+// Schedule
+//===----------------------------------------------------------------------===//
+
+tile::BlockedEncodingAttr BlockSchedule::layout(MLIRContext *ctx) const {
+  return tile::BlockedEncodingAttr::get(ctx, {1, vec}, {tpwM, tpwN},
+                                        {wpcM, wpcN}, {1, 0});
+}
+
+BlockSchedule mlir::tcc::chooseBlockSchedule(int64_t m, int64_t n,
+                                             unsigned elementBytes,
+                                             unsigned numWarps,
+                                             int64_t maxBlockN,
+                                             const ScheduleOptions &options) {
+  BlockSchedule s;
+  // Widest vector that keeps every row start aligned: rows are n elements
+  // apart, so n must be a multiple of the vector length.
+  s.vec = std::max(1u, options.vectorBytes / elementBytes);
+  while (s.vec > 1 && n % s.vec != 0)
+    s.vec /= 2;
+  s.blockN = std::min<int64_t>(llvm::PowerOf2Ceil(n), maxBlockN);
+  s.blockN = std::max<int64_t>(s.blockN, 1);
+  s.vec = std::min<unsigned>(s.vec, s.blockN);
+  // Lanes along the row first (coalescing), the rest of the warp down rows.
+  s.tpwN = std::min<int64_t>(options.warpSize, s.blockN / s.vec);
+  s.tpwM = options.warpSize / s.tpwN;
+  s.wpcN = std::min<int64_t>(numWarps, s.blockN / (s.vec * s.tpwN));
+  s.wpcN = std::max(1u, s.wpcN);
+  s.wpcM = numWarps / s.wpcN;
+  int64_t coverM = s.tpwM * s.wpcM;
+  int64_t rows = std::max<int64_t>(1, options.elementsPerProgram / s.blockN);
+  rows = std::min<int64_t>(llvm::PowerOf2Ceil(rows), llvm::PowerOf2Ceil(m));
+  s.blockM = std::max<int64_t>(rows, coverM);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// TileKernelBuilder
+//===----------------------------------------------------------------------===//
+
+TileKernelBuilder::TileKernelBuilder(OpBuilder &builder, Location loc,
+                                     const BlockSchedule &schedule)
+    : b(builder), loc(loc), schedule(schedule),
+      layout(schedule.layout(builder.getContext())) {}
+
+RankedTensorType TileKernelBuilder::blockType(Type elementType) const {
+  return RankedTensorType::get({schedule.blockM, schedule.blockN},
+                               elementType, layout);
+}
+
+RankedTensorType TileKernelBuilder::rowsType(Type elementType) const {
+  return RankedTensorType::get(
+      {schedule.blockM}, elementType,
+      tile::SliceEncodingAttr::get(b.getContext(), 1, layout));
+}
+
+RankedTensorType TileKernelBuilder::colsType(Type elementType) const {
+  return RankedTensorType::get(
+      {schedule.blockN}, elementType,
+      tile::SliceEncodingAttr::get(b.getContext(), 0, layout));
+}
+
+Value TileKernelBuilder::index(int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value TileKernelBuilder::splat(Value scalar, RankedTensorType type) {
+  return tile::SplatOp::create(b, loc, type, scalar);
+}
+
+Value TileKernelBuilder::broadcastRows(Value rows) {
+  Type elementType = cast<RankedTensorType>(rows.getType()).getElementType();
+  auto column = RankedTensorType::get({schedule.blockM, 1}, elementType,
+                                      layout);
+  Value expanded =
+      tile::ExpandDimsOp::create(b, loc, column, rows, /*axis=*/1u);
+  if (column == blockType(elementType))
+    return expanded;
+  return tile::BroadcastOp::create(b, loc, blockType(elementType), expanded);
+}
+
+Value TileKernelBuilder::broadcastCols(Value cols) {
+  Type elementType = cast<RankedTensorType>(cols.getType()).getElementType();
+  auto row = RankedTensorType::get({1, schedule.blockN}, elementType, layout);
+  Value expanded = tile::ExpandDimsOp::create(b, loc, row, cols, /*axis=*/0u);
+  if (row == blockType(elementType))
+    return expanded;
+  return tile::BroadcastOp::create(b, loc, blockType(elementType), expanded);
+}
+
+std::pair<Value, Value> TileKernelBuilder::blockOrigin(int64_t n) {
+  int64_t blocksN = llvm::divideCeil(n, schedule.blockN);
+  Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
+  Value pidIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), pid);
+  Value blockRow = arith::DivUIOp::create(b, loc, pidIndex, index(blocksN));
+  Value blockCol = arith::RemUIOp::create(b, loc, pidIndex, index(blocksN));
+  Value m0 = arith::MulIOp::create(b, loc, blockRow, index(schedule.blockM));
+  Value n0 = arith::MulIOp::create(b, loc, blockCol, index(schedule.blockN));
+  return {m0, n0};
+}
+
+FailureOr<Value> TileKernelBuilder::loadOperand(Operation *user, Value memref,
+                                                AffineMap map, Value m0,
+                                                Value n0) {
+  Type elementType = cast<MemRefType>(memref.getType()).getElementType();
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
+    return tile::MemRefLoadOp::create(b, loc, blockType(elementType),
+                                      viewAs2D(b, loc, memref),
+                                      ValueRange{m0, n0}, Value(), Value())
+        .getResult();
+  if (map == AffineMap::get(2, 0, {d1}, ctx)) {
+    Value cols = tile::MemRefLoadOp::create(b, loc, colsType(elementType),
+                                            memref, ValueRange{n0}, Value(),
+                                            Value());
+    return broadcastCols(cols);
+  }
+  if (map == AffineMap::get(2, 0, {d0}, ctx)) {
+    Value rows = tile::MemRefLoadOp::create(b, loc, rowsType(elementType),
+                                            memref, ValueRange{m0}, Value(),
+                                            Value());
+    return broadcastRows(rows);
+  }
+  return user->emitOpError()
+         << "operand indexing map " << AffineMapAttr::get(map)
+         << " is not supported by convert-linalg-to-tile (identity, or a "
+            "broadcast of the rows or columns)";
+}
+
+LogicalResult
+TileKernelBuilder::cloneBody(Block &body, IRMapping &mapping,
+                             function_ref<RankedTensorType(Type)> tileTypeOf,
+                             ArrayRef<Operation *> skip) {
+  for (Operation &op : body.without_terminator()) {
+    if (llvm::is_contained(skip, &op))
+      continue;
+    if (op.getNumRegions() != 0 ||
+        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return op.emitOpError()
+             << "cannot be mapped onto tiles by convert-linalg-to-tile "
+                "(only arith and math ops on scalars)";
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands()) {
+      if (Value mapped = mapping.lookupOrNull(operand)) {
+        operands.push_back(mapped);
+        continue;
+      }
+      auto constant = operand.getDefiningOp<arith::ConstantOp>();
+      if (!constant)
+        return op.emitOpError()
+               << "uses a value defined outside the kernel that is not a "
+                  "constant; convert-linalg-to-tile cannot capture it";
+      Value scalar = arith::ConstantOp::create(b, loc, constant.getValue());
+      Value tile = splat(scalar, tileTypeOf(scalar.getType()));
+      mapping.map(operand, tile);
+      operands.push_back(tile);
+    }
+    if (isa<arith::ConstantOp>(op)) {
+      Value scalar = b.clone(op)->getResult(0);
+      mapping.map(op.getResult(0), splat(scalar, tileTypeOf(scalar.getType())));
+      continue;
+    }
+    SmallVector<Type> resultTypes;
+    for (Type type : op.getResultTypes())
+      resultTypes.push_back(tileTypeOf(type));
+    OperationState state(loc, op.getName(), operands, resultTypes,
+                         op.getAttrs());
+    Operation *clone = b.create(state);
+    mapping.map(op.getResults(), clone->getResults());
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Views, inputs and outputs
+//===----------------------------------------------------------------------===//
+
+Value mlir::tcc::viewAs2D(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 2)
+    return memref;
+  if (type.getRank() == 1)
+    return memref::ExpandShapeOp::create(
+        b, loc, MemRefType::get({1, type.getDimSize(0)}, type.getElementType()),
+        memref, ArrayRef<ReassociationIndices>{{0, 1}});
+  ReassociationIndices leading;
+  for (int64_t dim = 0; dim < type.getRank() - 1; ++dim)
+    leading.push_back(dim);
+  return memref::CollapseShapeOp::create(
+      b, loc, memref,
+      ArrayRef<ReassociationIndices>{leading, {type.getRank() - 1}});
+}
+
+FailureOr<Value> mlir::tcc::lookupInput(Value tensor,
+                                        ArrayRef<Value> inputArgs,
+                                        Operation *user) {
+  auto arg = dyn_cast<BlockArgument>(tensor);
+  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+    return user->emitOpError()
+           << "operand is not a function argument; convert-linalg-to-tile "
+              "needs the whole program fused into one kernel";
+  return inputArgs[arg.getArgNumber()];
+}
+
+FailureOr<Value> OutputMap::lookup(OpBuilder &b, Location loc, Value tensor,
+                                   Operation *user) const {
+  for (auto [index, returned] :
+       llvm::enumerate(func::ReturnOp(returnOp).getOperands())) {
+    Value memref = outputArgs[index];
+    if (returned == tensor)
+      return memref;
+    // The function returns a reshape of the kernel's value: undo it on the
+    // output buffer (same bytes, row-major).
+    if (auto expand = returned.getDefiningOp<tensor::ExpandShapeOp>();
+        expand && expand.getSrc() == tensor)
+      return memref::CollapseShapeOp::create(
+                 b, loc, memref, expand.getReassociationIndices())
+          .getResult();
+    if (auto collapse = returned.getDefiningOp<tensor::CollapseShapeOp>();
+        collapse && collapse.getSrc() == tensor) {
+      auto srcType = cast<RankedTensorType>(collapse.getSrcType());
+      return memref::ExpandShapeOp::create(
+                 b, loc,
+                 MemRefType::get(srcType.getShape(), srcType.getElementType()),
+                 memref, collapse.getReassociationIndices())
+          .getResult();
+    }
+  }
+  return user->emitOpError()
+         << "result is not returned by the function (directly or through a "
+            "reshape); convert-linalg-to-tile cannot place it";
+}
+
+FailureOr<Value> mlir::tcc::getFillValue(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    if (fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+      return fill.getInputs()[0];
+  if (auto generic = init.getDefiningOp<linalg::GenericOp>()) {
+    if (generic.getNumDpsInputs() != 0)
+      return failure();
+    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+    Value value = yield.getOperand(0);
+    if (value.getDefiningOp<arith::ConstantOp>())
+      return value;
+  }
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool isFill(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && succeeded(getFillValue(generic.getResult(0)));
+}
+
+bool isRowReduction(linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  return iterators.size() == 2 &&
+         iterators[0] == utils::IteratorType::parallel &&
+         iterators[1] == utils::IteratorType::reduction;
+}
+
+bool isAllParallel(linalg::GenericOp op) {
+  return llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+    return t == utils::IteratorType::parallel;
+  });
+}
+
+struct ConvertLinalgToTilePass
+    : public tcc::impl::ConvertLinalgToTileBase<ConvertLinalgToTilePass> {
+  using Base::Base;
+
+  LogicalResult convertFunction(func::FuncOp func);
+
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs)
+      if (!func.isExternal() && failed(convertFunction(func)))
+        return signalPassFailure();
+  }
+};
+
+LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
+  // The kernel's contract is static: shapes are specialized before codegen.
+  SmallVector<Type> memrefTypes;
+  auto addMemRef = [&](Type type, StringRef what, unsigned i) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape()) {
+      func.emitOpError() << what << " #" << i << " has type " << type
+                         << "; convert-linalg-to-tile needs static-shaped "
+                            "tensors (specialize the program's shapes first)";
+      return false;
+    }
+    memrefTypes.push_back(
+        MemRefType::get(tensor.getShape(), tensor.getElementType()));
+    return true;
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (!addMemRef(type, "argument", i))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (!addMemRef(type, "result", i))
+      return failure();
+  if (func.getNumResults() == 0)
+    return func.emitOpError("returns nothing: no kernel to build");
+
+  // The kernel ops: everything linalg except fills (reduction inits).
+  SmallVector<Operation *> kernelOps;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<linalg::LinalgOp, linalg::SoftmaxOp>(op) && !isFill(&op))
+      kernelOps.push_back(&op);
+    else if (isa<linalg::LinalgOp>(op) || isa<func::ReturnOp>(op) ||
+             isa<tensor::EmptyOp, tensor::ExpandShapeOp,
+                 tensor::CollapseShapeOp, tensor::DimOp, arith::ConstantOp>(
+                 op))
+      continue;
+    else
+      return op.emitOpError()
+             << "is not supported between kernels by convert-linalg-to-tile";
+  }
+
+  OpBuilder b(func);
+  Location loc = func.getLoc();
+  auto kernel = tile::FuncOp::create(
+      b, loc, func.getName(), b.getFunctionType(memrefTypes, {}),
+      /*gridRank=*/1);
+  // The FuncOp builder may already give the kernel its entry block.
+  Block *entry = kernel.getBody().empty() ? kernel.addEntryBlock()
+                                          : &kernel.getBody().front();
+  b.setInsertionPointToStart(entry);
+  auto returnOp = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  OutputMap outputs{returnOp,
+                    entry->getArguments().drop_front(func.getNumArguments())};
+  SmallVector<Value> inputArgs(
+      entry->getArguments().take_front(func.getNumArguments()));
+
+  ScheduleOptions options{warpSize, numWarps, elementsPerProgram, vectorBytes,
+                          maxSoftmaxColumns};
+  int64_t grid = 0;
+  unsigned warps = 0;
+  LogicalResult built = failure();
+  auto genericAt = [&](unsigned i) {
+    return dyn_cast<linalg::GenericOp>(kernelOps[i]);
+  };
+  if (kernelOps.size() == 1 && isa<linalg::SoftmaxOp>(kernelOps[0])) {
+    built = buildSoftmaxKernel(cast<linalg::SoftmaxOp>(kernelOps[0]), kernel,
+                               outputs, inputArgs, options, grid, warps);
+  } else if (kernelOps.size() == 1 && genericAt(0) &&
+             isAllParallel(genericAt(0))) {
+    built = buildElementwiseKernel(genericAt(0), kernel, outputs, inputArgs,
+                                   options, grid, warps);
+  } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
+             isRowReduction(genericAt(0)) &&
+             (kernelOps.size() == 1 ||
+              (genericAt(1) && isAllParallel(genericAt(1))))) {
+    built = buildRowReductionKernel(
+        genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
+        outputs, inputArgs, options, grid, warps);
+  } else {
+    InFlightDiagnostic diag =
+        func.emitOpError()
+        << "needs " << kernelOps.size()
+        << " kernels; convert-linalg-to-tile builds one kernel per program "
+           "(an elementwise op, a row reduction with an elementwise "
+           "epilogue, or a softmax)";
+    for (Operation *op : kernelOps)
+      diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
+  }
+  if (failed(built)) {
+    kernel.erase();
+    return failure();
+  }
+  b.setInsertionPointToEnd(entry);
+  tile::ReturnOp::create(b, loc);
+  kernel->setAttr("tcc.grid", b.getDenseI64ArrayAttr({grid, 1, 1}));
+  kernel->setAttr("tcc.num_warps", b.getI32IntegerAttr(warps));
+  kernel->setAttr("tcc.num_inputs",
+                  b.getI32IntegerAttr(func.getNumArguments()));
+  func.erase();
+  return success();
+}
+
+} // namespace

@@ -1,0 +1,140 @@
+//===- LinalgToTile.h - linalg kernels to tile programs ---------*- C++ -*-===//
+//
+// Private to passes/lib/Conversion/LinalgToTile: the schedule (block tile and
+// blocked layout of one program), the kernel-building helpers, and the three
+// kernel forms (ElementwiseKernel.cpp, ReductionKernels.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TCC_CONVERSION_LINALGTOTILE_LINALGTOTILE_H
+#define TCC_CONVERSION_LINALGTOTILE_LINALGTOTILE_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "tcc/Dialect/Tile/IR/TileAttrs.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+
+namespace mlir::tcc {
+
+/// What convert-linalg-to-tile may choose from (the pass options).
+struct ScheduleOptions {
+  unsigned warpSize = 32;
+  unsigned numWarps = 4;
+  int64_t elementsPerProgram = 4096;
+  unsigned vectorBytes = 16;
+  int64_t maxSoftmaxColumns = 16384;
+};
+
+/// The 2-D block one program covers and how its elements spread over the
+/// program's threads: each thread holds `vec` contiguous elements of a row,
+/// lanes run along the row first (coalescing), then warps.
+struct BlockSchedule {
+  int64_t blockM = 1, blockN = 1;
+  unsigned vec = 1, tpwM = 1, tpwN = 1, wpcM = 1, wpcN = 1;
+  unsigned numWarps() const { return wpcM * wpcN; }
+  tile::BlockedEncodingAttr layout(MLIRContext *ctx) const;
+};
+
+/// Picks a schedule for an [m, n] iteration space (n contiguous) whose widest
+/// element has `elementBytes` bytes. `maxBlockN` caps the row chunk;
+/// `numWarps` warps share a program.
+BlockSchedule chooseBlockSchedule(int64_t m, int64_t n, unsigned elementBytes,
+                                  unsigned numWarps, int64_t maxBlockN,
+                                  const ScheduleOptions &options);
+
+/// Builds the body of one tile.func: typed tiles of the schedule, loads and
+/// stores of operand windows, and cloning of linalg bodies onto tiles.
+class TileKernelBuilder {
+public:
+  TileKernelBuilder(OpBuilder &builder, Location loc,
+                    const BlockSchedule &schedule);
+
+  OpBuilder &b;
+  Location loc;
+  BlockSchedule schedule;
+  tile::BlockedEncodingAttr layout;
+
+  /// tensor<BM x BN x elt, #blocked>
+  RankedTensorType blockType(Type elementType) const;
+  /// tensor<BM x elt, #slice<dim = 1>>: one value per row of the block.
+  RankedTensorType rowsType(Type elementType) const;
+  /// tensor<BN x elt, #slice<dim = 0>>: one value per column of the block.
+  RankedTensorType colsType(Type elementType) const;
+
+  Value index(int64_t value);
+  Value splat(Value scalar, RankedTensorType type);
+  /// [BM] per-row values -> [BM, BN] (expand_dims + broadcast).
+  Value broadcastRows(Value rows);
+  /// [BN] per-column values -> [BM, BN].
+  Value broadcastCols(Value cols);
+
+  /// (m0, n0): the first row and column of this program's block, from a 1-D
+  /// grid of ceil(m / BM) * ceil(n / BN) programs, row-block major.
+  std::pair<Value, Value> blockOrigin(int64_t n);
+
+  /// Loads operand `memref` of a 2-D iteration space with indexing `map`:
+  /// (d0, d1) -> (d0, d1) as a block window, (d0, d1) -> (d1) as a row
+  /// vector broadcast down the block, (d0, d1) -> (d0) as a column vector
+  /// broadcast across it. Fails (with a diagnostic on `user`) otherwise.
+  FailureOr<Value> loadOperand(Operation *user, Value memref, AffineMap map,
+                               Value m0, Value n0);
+
+  /// Clones the scalar ops of `body` onto tiles. Block arguments must be
+  /// mapped in `mapping` already; arith.constant values from outside are
+  /// cloned and splatted. `tileTypeOf` gives the tile type for a scalar type.
+  /// Ops in `skip` (and the terminator) are not cloned.
+  LogicalResult
+  cloneBody(Block &body, IRMapping &mapping,
+            function_ref<RankedTensorType(Type)> tileTypeOf,
+            ArrayRef<Operation *> skip = {});
+};
+
+/// A view of a memref as the 2-D [rows, cols] space a kernel iterates:
+/// rank 1 -> [1, n], rank 2 as is, rank > 2 with its leading dims collapsed.
+Value viewAs2D(OpBuilder &b, Location loc, Value memref);
+
+/// The kernel's memref for a value the function returns (through
+/// tensor.expand_shape / tensor.collapse_shape, undone on the memref).
+struct OutputMap {
+  /// Original function's tensor value -> the kernel's output memref shaped
+  /// like that value.
+  FailureOr<Value> lookup(OpBuilder &b, Location loc, Value tensor,
+                          Operation *user) const;
+  func::ReturnOp returnOp;
+  ValueRange outputArgs;
+};
+
+/// The scalar constant a reduction's init is filled with (linalg.fill, or
+/// a generalized fill: a generic with no inputs yielding a constant).
+FailureOr<Value> getFillValue(Value init);
+
+/// The kernel forms. Each fills `kernel`'s body (up to, not including, the
+/// terminator) and records the grid and warp count in `grid`/`numWarps`.
+LogicalResult buildElementwiseKernel(linalg::GenericOp op,
+                                     tile::FuncOp kernel,
+                                     const OutputMap &outputs,
+                                     ArrayRef<Value> inputArgs,
+                                     const ScheduleOptions &options,
+                                     int64_t &grid, unsigned &numWarps);
+LogicalResult buildRowReductionKernel(linalg::GenericOp op,
+                                      linalg::GenericOp epilogue,
+                                      tile::FuncOp kernel,
+                                      const OutputMap &outputs,
+                                      ArrayRef<Value> inputArgs,
+                                      const ScheduleOptions &options,
+                                      int64_t &grid, unsigned &numWarps);
+LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op, tile::FuncOp kernel,
+                                 const OutputMap &outputs,
+                                 ArrayRef<Value> inputArgs,
+                                 const ScheduleOptions &options,
+                                 int64_t &grid, unsigned &numWarps);
+
+/// The kernel memref for function argument `tensor` (a block argument of
+/// the original function), or failure with a diagnostic on `user`.
+FailureOr<Value> lookupInput(Value tensor, ArrayRef<Value> inputArgs,
+                             Operation *user);
+
+} // namespace mlir::tcc
+
+#endif // TCC_CONVERSION_LINALGTOTILE_LINALGTOTILE_H

@@ -1,0 +1,326 @@
+//===- ReductionKernels.cpp - row reductions and softmax as programs ------===//
+//
+// Row reduction: BM rows per program; the columns are walked in BN-wide
+// chunks accumulating a [BM, BN] tile with the combiner, then one
+// tile.reduce across the row. Softmax: whole rows per program (max, exp,
+// sum, divide), computed in f32 for 16-bit floats.
+//
+//===----------------------------------------------------------------------===//
+#include "LinalgToTile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+namespace {
+
+/// tile.reduce of a [BM, BN] tile along its rows with a scalar `combine`.
+Value reduceRows(TileKernelBuilder &kb, Value block,
+                 function_ref<Value(OpBuilder &, Location, Value, Value)>
+                     combine) {
+  Type elementType = cast<RankedTensorType>(block.getType()).getElementType();
+  auto reduce = tile::ReduceOp::create(kb.b, kb.loc, kb.rowsType(elementType),
+                                       block, /*axis=*/1u);
+  OpBuilder::InsertionGuard guard(kb.b);
+  Block *region = kb.b.createBlock(&reduce.getCombiner(), {},
+                                   {elementType, elementType},
+                                   {kb.loc, kb.loc});
+  Value combined = combine(kb.b, kb.loc, region->getArgument(0),
+                           region->getArgument(1));
+  tile::ReduceReturnOp::create(kb.b, kb.loc, combined);
+  return reduce.getResult();
+}
+
+/// i1 [BM, BN] tile: column index (k + j) < n.
+Value columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Type i32 = b.getI32Type();
+  Value cols = tile::ArangeOp::create(b, loc, kb.colsType(i32), 0u,
+                                      uint32_t(kb.schedule.blockN));
+  Value k32 = arith::IndexCastOp::create(b, loc, i32, k);
+  Value shifted = arith::AddIOp::create(b, loc, cols,
+                                        kb.splat(k32, kb.colsType(i32)));
+  Value limit = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));
+  Value inBounds =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, shifted,
+                            kb.splat(limit, kb.colsType(i32)));
+  return kb.broadcastCols(inBounds);
+}
+
+/// Re-creates the scalar binary `combiner` on `lhs`, `rhs` (tiles or
+/// scalars: the result type follows `lhs`).
+Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
+                    Value rhs) {
+  OperationState state(loc, combiner->getName(), ValueRange{lhs, rhs},
+                       TypeRange{lhs.getType()}, combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
+unsigned elementBytes(Type type) {
+  return std::max(1u, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+} // namespace
+
+LogicalResult mlir::tcc::buildRowReductionKernel(
+    linalg::GenericOp op, linalg::GenericOp epilogue, tile::FuncOp kernel,
+    const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const ScheduleOptions &options, int64_t &grid, unsigned &numWarps) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  if (op.getNumDpsInits() != 1)
+    return op.emitOpError("row reductions with several results are not "
+                          "supported by convert-linalg-to-tile");
+  AffineMap rowsMap =
+      AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != rowsMap)
+    return op.emitOpError("reduces into an operand not indexed by the rows; "
+                          "convert-linalg-to-tile reduces along the last dim");
+  FailureOr<Value> fillValue = getFillValue(op.getDpsInits()[0]);
+  if (failed(fillValue))
+    return op.emitOpError("reduction init is not a constant fill");
+
+  // The body is `yield combiner(x(inputs...), out)`.
+  Block &body = op.getRegion().front();
+  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  Operation *combiner = yielded.getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 ||
+      combiner->getNumResults() != 1 || combiner->getBlock() != &body ||
+      !llvm::is_contained(combiner->getOperands(), Value(outArg)) ||
+      !outArg.hasOneUse())
+    return op.emitOpError("reduction body is not `combiner(value, acc)`; "
+                          "not supported by convert-linalg-to-tile");
+  Value xValue = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
+                                                   : combiner->getOperand(0);
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral)
+    return combiner->emitOpError("has no known neutral element; cannot mask "
+                                 "a partial row chunk");
+  Type accType = combiner->getResult(0).getType();
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[0], n = ranges[1];
+  unsigned bytes = elementBytes(accType);
+  for (Value input : op.getDpsInputs())
+    bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
+  unsigned vecMax = std::max(1u, options.vectorBytes / bytes);
+  BlockSchedule schedule = chooseBlockSchedule(
+      m, n, bytes, options.numWarps,
+      /*maxBlockN=*/int64_t(vecMax) * options.warpSize * options.numWarps * 2,
+      options);
+
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  TileKernelBuilder kb(b, loc, schedule);
+  Value m0 = kb.blockOrigin(schedule.blockN).first;
+  Value identity = arith::ConstantOp::create(b, loc, *neutral);
+  Value identityBlock = kb.splat(identity, kb.blockType(accType));
+
+  // One BN-wide chunk of columns starting at k, folded into `acc`.
+  auto accumulateChunk = [&](Value k, Value acc) -> FailureOr<Value> {
+    IRMapping mapping;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+      if (failed(memref))
+        return failure();
+      FailureOr<Value> tile = kb.loadOperand(
+          op, *memref, op.getMatchingIndexingMap(input), m0, k);
+      if (failed(tile))
+        return failure();
+      mapping.map(op.getMatchingBlockArgument(input), *tile);
+    }
+    if (failed(kb.cloneBody(body, mapping,
+                            [&](Type type) { return kb.blockType(type); },
+                            {combiner})))
+      return failure();
+    Value x = mapping.lookupOrNull(xValue);
+    if (!x)
+      return op.emitOpError("reduces a value defined outside its body");
+    if (n % schedule.blockN != 0)
+      x = arith::SelectOp::create(b, loc, columnsInBounds(kb, k, n), x,
+                                  identityBlock);
+    return cloneCombiner(b, loc, combiner, acc, x);
+  };
+
+  Value acc;
+  if (n <= schedule.blockN) {
+    FailureOr<Value> chunk = accumulateChunk(kb.index(0), identityBlock);
+    if (failed(chunk))
+      return failure();
+    acc = *chunk;
+  } else {
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, kb.index(0), kb.index(n), kb.index(schedule.blockN),
+        ValueRange{identityBlock},
+        [&](OpBuilder &nested, Location, Value k, ValueRange iterArgs) {
+          FailureOr<Value> chunk = accumulateChunk(k, iterArgs[0]);
+          if (failed(chunk)) {
+            status = failure();
+            scf::YieldOp::create(nested, loc, iterArgs[0]);
+            return;
+          }
+          scf::YieldOp::create(nested, loc, *chunk);
+        });
+    if (failed(status))
+      return failure();
+    acc = loop.getResult(0);
+  }
+  Value rows = reduceRows(kb, acc, [&](OpBuilder &rb, Location l, Value lhs,
+                                       Value rhs) {
+    return cloneCombiner(rb, l, combiner, lhs, rhs);
+  });
+  // A fill other than the neutral element is an initial value: fold it in.
+  auto fillConst = fillValue->getDefiningOp<arith::ConstantOp>();
+  if (fillConst.getValue() != *neutral) {
+    Value init = arith::ConstantOp::create(b, loc, fillConst.getValue());
+    rows = cloneCombiner(b, loc, combiner, rows,
+                         kb.splat(init, kb.rowsType(accType)));
+  }
+
+  // Elementwise consumers of the reduced rows (mean's divide, a cast back
+  // to f16, ...) run on the [BM] rows before the store.
+  Operation *producer = op;
+  SmallVector<std::pair<Value, Value>> results; // (original, rows tile)
+  if (!epilogue) {
+    results.push_back({op.getResult(0), rows});
+  } else {
+    if (!op.getResult(0).hasOneUse())
+      return op.emitOpError("reduced rows are used by more than the "
+                            "epilogue; not supported by convert-linalg-to-tile");
+    if (op.getStaticLoopRanges().front() !=
+            epilogue.getStaticLoopRanges().front() ||
+        epilogue.getNumLoops() != 1 ||
+        !llvm::all_of(epilogue.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return epilogue.emitOpError("is not an elementwise epilogue over the "
+                                  "reduced rows");
+    IRMapping mapping;
+    Block &epilogueBody = epilogue.getRegion().front();
+    for (OpOperand *input : epilogue.getDpsInputOperands()) {
+      Value tile;
+      if (input->get() == op.getResult(0)) {
+        tile = rows;
+      } else {
+        FailureOr<Value> memref = lookupInput(input->get(), inputArgs,
+                                              epilogue);
+        if (failed(memref))
+          return failure();
+        tile = tile::MemRefLoadOp::create(
+            b, loc, kb.rowsType(getElementTypeOrSelf(input->get())), *memref,
+            ValueRange{m0}, Value(), Value());
+      }
+      mapping.map(epilogue.getMatchingBlockArgument(input), tile);
+    }
+    if (failed(kb.cloneBody(epilogueBody, mapping,
+                            [&](Type type) { return kb.rowsType(type); })))
+      return failure();
+    auto yield = cast<linalg::YieldOp>(epilogueBody.getTerminator());
+    for (auto [result, value] :
+         llvm::zip(epilogue.getResults(), yield.getValues())) {
+      Value mapped = mapping.lookupOrNull(value);
+      if (!mapped)
+        return epilogue.emitOpError("yields a value defined outside its body");
+      results.push_back({result, mapped});
+    }
+    producer = epilogue;
+  }
+  for (auto [original, tile] : results) {
+    FailureOr<Value> memref = outputs.lookup(b, loc, original, producer);
+    if (failed(memref))
+      return failure();
+    tile::MemRefStoreOp::create(b, loc, *memref, ValueRange{m0}, tile,
+                                Value());
+  }
+  grid = llvm::divideCeil(m, schedule.blockM);
+  numWarps = schedule.numWarps();
+  return success();
+}
+
+LogicalResult mlir::tcc::buildSoftmaxKernel(linalg::SoftmaxOp op,
+                                            tile::FuncOp kernel,
+                                            const OutputMap &outputs,
+                                            ArrayRef<Value> inputArgs,
+                                            const ScheduleOptions &options,
+                                            int64_t &grid,
+                                            unsigned &numWarps) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  if (int64_t(op.getDimension()) != type.getRank() - 1)
+    return op.emitOpError("softmax over a dim other than the last is not "
+                          "supported by convert-linalg-to-tile");
+  int64_t n = type.getShape().back();
+  int64_t m = type.getNumElements() / n;
+  int64_t blockN = llvm::PowerOf2Ceil(n);
+  if (blockN > options.maxSoftmaxColumns)
+    return op.emitOpError() << "softmax rows of " << n
+                            << " elements exceed max-softmax-columns ("
+                            << options.maxSoftmaxColumns << ")";
+  Type elementType = type.getElementType();
+  unsigned bytes = elementBytes(elementType);
+  // About 16 elements per thread keep a row in registers without spilling.
+  unsigned warps = std::clamp<int64_t>(blockN / (16 * options.warpSize), 1, 16);
+  warps = llvm::bit_floor(warps);
+  ScheduleOptions rowOptions = options;
+  rowOptions.elementsPerProgram = blockN; // one row, or the warps' cover
+  BlockSchedule schedule =
+      chooseBlockSchedule(m, n, bytes, warps, blockN, rowOptions);
+
+  FailureOr<Value> input = lookupInput(op.getInput(), inputArgs, op);
+  if (failed(input))
+    return failure();
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  TileKernelBuilder kb(b, loc, schedule);
+  Value m0 = kb.blockOrigin(blockN).first;
+  Value zero = kb.index(0);
+
+  // Columns past the row end read as -inf: they vanish from max and exp.
+  Value mask, other;
+  if (n != blockN) {
+    mask = columnsInBounds(kb, zero, n);
+    Value negInf = arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(elementType,
+                       APFloat::getInf(cast<FloatType>(elementType)
+                                           .getFloatSemantics(),
+                                       /*Negative=*/true)));
+    other = kb.splat(negInf, kb.blockType(elementType));
+  }
+  Value x = tile::MemRefLoadOp::create(b, loc, kb.blockType(elementType),
+                                       viewAs2D(b, loc, *input),
+                                       ValueRange{m0, zero}, mask, other);
+  Type computeType = elementType.getIntOrFloatBitWidth() < 32
+                         ? Type(b.getF32Type())
+                         : elementType;
+  if (computeType != elementType)
+    x = arith::ExtFOp::create(b, loc, kb.blockType(computeType), x);
+  Value rowMax = reduceRows(kb, x, [](OpBuilder &rb, Location l, Value lhs,
+                                      Value rhs) {
+    return arith::MaximumFOp::create(rb, l, lhs, rhs).getResult();
+  });
+  Value shifted =
+      arith::SubFOp::create(b, loc, x, kb.broadcastRows(rowMax));
+  Value exps = math::ExpOp::create(b, loc, shifted);
+  Value rowSum = reduceRows(kb, exps, [](OpBuilder &rb, Location l, Value lhs,
+                                         Value rhs) {
+    return arith::AddFOp::create(rb, l, lhs, rhs).getResult();
+  });
+  Value y = arith::DivFOp::create(b, loc, exps, kb.broadcastRows(rowSum));
+  if (computeType != elementType)
+    y = arith::TruncFOp::create(b, loc, kb.blockType(elementType), y);
+
+  FailureOr<Value> output = outputs.lookup(b, loc, op.getResult()[0], op);
+  if (failed(output))
+    return failure();
+  tile::MemRefStoreOp::create(b, loc, viewAs2D(b, loc, *output),
+                              ValueRange{m0, zero}, y, Value());
+  grid = llvm::divideCeil(m, schedule.blockM);
+  numWarps = schedule.numWarps();
+  return success();
+}
