@@ -1,0 +1,34 @@
+//===- Pipelines.h - tcc's named pass pipelines -----------------*- C++ -*-===//
+//
+// The compiler's stages as named pipelines, so `tcc-opt` and the Python
+// driver run the very same pass lists.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TCC_PIPELINES_PIPELINES_H
+#define TCC_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::tcc {
+
+struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
+  PassOptions::Option<unsigned> warpSize{
+      *this, "warp-size",
+      llvm::cl::desc("threads per warp (32 NVIDIA, 64 AMD CDNA)"),
+      llvm::cl::init(32)};
+  PassOptions::Option<unsigned> numWarps{
+      *this, "num-warps",
+      llvm::cl::desc("warps per program of elementwise/reduction kernels"),
+      llvm::cl::init(4)};
+};
+
+/// tcc (or linalg on tensors) -> linalg -> fused generics -> tile programs.
+void buildLowerToTilePipeline(OpPassManager &pm,
+                              const LowerToTileOptions &options);
+
+void registerTccPipelines();
+
+} // namespace mlir::tcc
+
+#endif // TCC_PIPELINES_PIPELINES_H

@@ -1,0 +1,34 @@
+//===- Pipelines.cpp - tcc's named pass pipelines -------------------------===//
+#include "tcc/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Transforms/Passes.h"
+#include "tcc/Conversion/Passes.h"
+#include "tcc/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+void mlir::tcc::buildLowerToTilePipeline(OpPassManager &pm,
+                                         const LowerToTileOptions &options) {
+  pm.addPass(createConvertTccToLinalg());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createTccFuseElementwise());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  ConvertLinalgToTileOptions tileOptions;
+  tileOptions.warpSize = options.warpSize;
+  tileOptions.numWarps = options.numWarps;
+  pm.addPass(createConvertLinalgToTile(tileOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::tcc::registerTccPipelines() {
+  PassPipelineRegistration<LowerToTileOptions>(
+      "tcc-lower-to-tile",
+      "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "
+      "convert-tcc-to-linalg, generalize, tcc-fuse-elementwise, "
+      "convert-linalg-to-tile",
+      buildLowerToTilePipeline);
+}
