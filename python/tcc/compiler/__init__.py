@@ -1,0 +1,4 @@
+"""Compiler driver glue: cache, and gpu-module -> artifact compilation.
+
+Importing this package does not import MLIR; only a cache miss does.
+"""

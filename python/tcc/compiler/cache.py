@@ -1,0 +1,166 @@
+"""In-memory + on-disk cache of compiled kernels. MLIR-free.
+
+Layout: ``$TCC_CACHE_DIR`` (default ``$XDG_CACHE_HOME/tcc``, i.e.
+``~/.cache/tcc``) / ``kernels`` / ``key[:2]`` / ``key.tccbin``, each file one
+:class:`KernelArtifact` in its hashed single-file format.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tcc.runtime.artifact import ArtifactError, KernelArtifact
+
+COMPILER_VERSION = "tcc-0.1.0+mlir-22.1.8"
+
+
+def default_cache_dir() -> Path:
+    if env := os.environ.get("TCC_CACHE_DIR"):
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(xdg) / "tcc"
+
+
+def canonical_source(text: str) -> str:
+    """Normalize IR text so formatting noise does not change the key."""
+    lines = (line.rstrip() for line in text.replace("\r\n", "\n").split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def cache_key(
+    source: str,
+    *,
+    target: str,
+    shapes: Sequence[Sequence[int | str]] = (),
+    dtypes: Sequence[str] = (),
+    schedule: Mapping[str, Any] | None = None,
+    compiler_version: str = COMPILER_VERSION,
+) -> str:
+    """sha256 over every input that can change the compiled kernel."""
+    blob = json.dumps(
+        {
+            "source": canonical_source(source),
+            "target": target,
+            "shapes": [list(s) for s in shapes],
+            "dtypes": list(dtypes),
+            "schedule": dict(schedule or {}),
+            "compiler_version": compiler_version,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        default=str,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class KernelCache:
+    """Two-level cache keyed by :func:`cache_key`.
+
+    Memory is an LRU of ``memory_entries`` artifacts. Disk writes go to a
+    temporary file in the same directory and are published with os.replace,
+    so readers never see a partial file; a corrupt or truncated file is
+    deleted and reported as a miss.
+    """
+
+    def __init__(
+        self, directory: str | Path | None = None, *, memory_entries: int = 512,
+        disk: bool = True,
+    ) -> None:
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        self.disk = disk
+        self._memory: OrderedDict[str, KernelArtifact] = OrderedDict()
+        self._limit = memory_entries
+        self._lock = threading.Lock()
+        self.stats = {"memory_hits": 0, "disk_hits": 0, "misses": 0, "corrupt": 0}
+
+    def path_for(self, key: str) -> Path:
+        return self.directory / "kernels" / key[:2] / f"{key}.tccbin"
+
+    def get(self, key: str) -> KernelArtifact | None:
+        with self._lock:
+            art = self._memory.get(key)
+            if art is not None:
+                self._memory.move_to_end(key)
+                self.stats["memory_hits"] += 1
+                return art
+        art = self._read_disk(key) if self.disk else None
+        if art is None:
+            self.stats["misses"] += 1
+            return None
+        self.stats["disk_hits"] += 1
+        self._remember(key, art)
+        return art
+
+    def put(self, key: str, artifact: KernelArtifact) -> None:
+        self._remember(key, artifact)
+        if self.disk:
+            self._write_disk(key, artifact)
+
+    def get_or_build(self, key: str, build: Callable[[], KernelArtifact]) -> KernelArtifact:
+        art = self.get(key)
+        if art is None:
+            art = build()
+            self.put(key, art)
+        return art
+
+    def clear_memory(self) -> None:
+        with self._lock:
+            self._memory.clear()
+
+    # -- internals ---------------------------------------------------------
+    def _remember(self, key: str, artifact: KernelArtifact) -> None:
+        with self._lock:
+            self._memory[key] = artifact
+            self._memory.move_to_end(key)
+            while len(self._memory) > self._limit:
+                self._memory.popitem(last=False)
+
+    def _read_disk(self, key: str) -> KernelArtifact | None:
+        path = self.path_for(key)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            return KernelArtifact.from_bytes(data)
+        except (ArtifactError, ValueError, KeyError, TypeError):
+            # Corrupt (bad hash, truncated, old format): drop it so it is rebuilt.
+            self.stats["corrupt"] += 1
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            return None
+
+    def _write_disk(self, key: str, artifact: KernelArtifact) -> None:
+        path = self.path_for(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(artifact.to_bytes())
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+
+
+_default: KernelCache | None = None
+
+
+def default_cache() -> KernelCache:
+    """The process-wide cache (directory read from the environment once)."""
+    global _default
+    if _default is None:
+        _default = KernelCache()
+    return _default

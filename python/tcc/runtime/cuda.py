@@ -1,0 +1,112 @@
+"""CUDA driver-API launcher backend (cuda-python's ``cuda.bindings.driver``).
+
+Imported lazily by the launcher; importing this module does not touch the
+driver. PTX images are JIT-compiled by the driver (``cuModuleLoadData``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tcc.runtime.errors import LaunchError, RuntimeUnavailableError
+
+
+def _import_driver(arch: str) -> Any:
+    try:
+        from cuda.bindings import driver
+    except ImportError as exc:
+        raise RuntimeUnavailableError(
+            f"cuda-python is not installed: tcc needs it to launch {arch} kernels "
+            "(pip install 'tcc[cuda]', which pins cuda-bindings)"
+        ) from exc
+    return driver
+
+
+class CudaDevice:
+    """The primary context of one CUDA device, and the calls tcc needs on it."""
+
+    vendor = "nvidia"
+
+    def __init__(self, arch: str, device: int = 0) -> None:
+        self.arch = arch
+        drv = _import_driver(arch)
+        self._drv = drv
+        try:
+            (err,) = drv.cuInit(0)
+        except Exception as exc:  # cuda-pathfinder raises its own DynamicLibNotFoundError
+            raise RuntimeUnavailableError(
+                f"CUDA driver library libcuda.so not found: tcc needs an NVIDIA driver "
+                f"to launch {arch} kernels ({exc})"
+            ) from exc
+        if err == drv.CUresult.CUDA_ERROR_NO_DEVICE:
+            raise RuntimeUnavailableError(f"no CUDA device found: cannot launch {arch} kernels")
+        self._check(err, "cuInit")
+        self._dev = self._call("cuDeviceGet", device)
+        self._ctx = self._call("cuDevicePrimaryCtxRetain", self._dev)
+        self._call("cuCtxSetCurrent", self._ctx)
+
+    # -- error handling --------------------------------------------------
+    def _check(self, err: Any, what: str) -> None:
+        if err != self._drv.CUresult.CUDA_SUCCESS:
+            _, name = self._drv.cuGetErrorName(err)
+            raise LaunchError(f"{what} failed: {name.decode() if name else err}")
+
+    def _call(self, fn: str, *args: Any) -> Any:
+        err, *values = getattr(self._drv, fn)(*args)
+        self._check(err, fn)
+        return values[0] if len(values) == 1 else tuple(values)
+
+    # -- modules and launch ------------------------------------------------
+    def load_module(self, image: bytes) -> Any:
+        # PTX must be NUL-terminated for the driver's JIT.
+        if not image.endswith(b"\0"):
+            image += b"\0"
+        return self._call("cuModuleLoadData", image)
+
+    def get_function(self, module: Any, name: str) -> Any:
+        return self._call("cuModuleGetFunction", module, name.encode())
+
+    def launch(
+        self,
+        function: Any,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        shared_mem_bytes: int,
+        stream: int,
+        params_address: int,
+    ) -> None:
+        self._call(
+            "cuLaunchKernel", function, *grid, *block, shared_mem_bytes,
+            self._drv.CUstream(stream), params_address, 0,
+        )
+
+    # -- memory ------------------------------------------------------------
+    def alloc(self, nbytes: int) -> int:
+        return int(self._call("cuMemAlloc", max(nbytes, 1)))
+
+    def free(self, ptr: int) -> None:
+        self._call("cuMemFree", ptr)
+
+    def copy_htod(self, dst: int, src_address: int, nbytes: int) -> None:
+        self._call("cuMemcpyHtoD", dst, src_address, nbytes)
+
+    def copy_dtoh(self, dst_address: int, src: int, nbytes: int) -> None:
+        self._call("cuMemcpyDtoH", dst_address, src, nbytes)
+
+    def synchronize(self, stream: int = 0) -> None:
+        self._call("cuStreamSynchronize", self._drv.CUstream(stream))
+
+    # -- timing ------------------------------------------------------------
+    def time_ms(self, fn: Any, stream: int = 0) -> float:
+        """Run ``fn()`` between two events on ``stream``; return elapsed ms."""
+        start = self._call("cuEventCreate", 0)
+        end = self._call("cuEventCreate", 0)
+        try:
+            self._call("cuEventRecord", start, self._drv.CUstream(stream))
+            fn()
+            self._call("cuEventRecord", end, self._drv.CUstream(stream))
+            self._call("cuEventSynchronize", end)
+            return float(self._call("cuEventElapsedTime", start, end))
+        finally:
+            self._call("cuEventDestroy", start)
+            self._call("cuEventDestroy", end)

@@ -1,0 +1,435 @@
+"""Launch a :class:`KernelArtifact`: validate, pack, compute the grid, launch.
+
+MLIR-free. Arguments may be numpy arrays (copied to the device and back),
+objects exposing ``__cuda_array_interface__`` (cupy, torch CUDA tensors) or
+torch tensors (``data_ptr()``, which also covers ROCm builds of torch), and
+Python/numpy scalars for scalar parameters.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from tcc.runtime.artifact import DTYPES, ArgSpec, KernelArtifact, eval_grid_expr
+from tcc.runtime.errors import ArgumentError
+
+_SCALAR_CTYPES: dict[str, type] = {
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "index": ctypes.c_int64,
+    "f16": ctypes.c_uint16,  # raw bits, converted through numpy
+    "bf16": ctypes.c_uint16,
+}
+_TORCH_DTYPES = {
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "index": "int64",
+}
+
+
+class Device(Protocol):
+    """What the launcher needs from a driver backend (see cuda.py / hip.py)."""
+
+    vendor: str
+
+    def load_module(self, image: bytes) -> Any: ...
+    def get_function(self, module: Any, name: str) -> Any: ...
+    def launch(
+        self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
+        shared_mem_bytes: int, stream: int, params_address: int,
+    ) -> None: ...
+    def alloc(self, nbytes: int) -> int: ...
+    def free(self, ptr: int) -> None: ...
+    def copy_htod(self, dst: int, src_address: int, nbytes: int) -> None: ...
+    def copy_dtoh(self, dst_address: int, src: int, nbytes: int) -> None: ...
+    def synchronize(self, stream: int = 0) -> None: ...
+
+
+_DEVICES: dict[tuple[str, str], Device] = {}
+
+
+def get_device(vendor: str, arch: str) -> Device:
+    """The (cached) driver backend for ``vendor``; raises RuntimeUnavailableError."""
+    key = (vendor, arch)
+    if key not in _DEVICES:
+        if vendor == "nvidia":
+            from tcc.runtime.cuda import CudaDevice
+
+            _DEVICES[key] = CudaDevice(arch)
+        elif vendor == "amd":
+            from tcc.runtime.hip import HipDevice
+
+            _DEVICES[key] = HipDevice(arch)
+        else:
+            raise ValueError(f"unknown GPU vendor {vendor!r}")
+    return _DEVICES[key]
+
+
+@dataclass
+class TensorInfo:
+    """What the launcher needs to know about one array argument."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    typestr: str
+    contiguous: bool
+    on_device: bool
+    obj: Any
+
+
+def _c_contiguous(shape: Sequence[int], strides: Sequence[int] | None, itemsize: int) -> bool:
+    if strides is None:
+        return True
+    expected = itemsize
+    for dim, stride in zip(reversed(shape), reversed(strides), strict=True):
+        if dim != 1 and stride != expected:
+            return False
+        expected *= dim
+    return True
+
+
+def describe(value: Any) -> TensorInfo | None:
+    """Describe an array-like argument, or None if ``value`` is not one."""
+    if isinstance(value, np.ndarray):
+        return TensorInfo(
+            value.ctypes.data, tuple(value.shape), value.dtype.str,
+            value.flags.c_contiguous, False, value,
+        )
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        shape = tuple(cai["shape"])
+        itemsize = int(cai["typestr"][2:])
+        return TensorInfo(
+            int(cai["data"][0]), shape, cai["typestr"],
+            _c_contiguous(shape, cai.get("strides"), itemsize), True, value,
+        )
+    if hasattr(value, "data_ptr") and hasattr(value, "is_contiguous"):  # torch without CAI
+        if not getattr(value, "is_cuda", False):
+            return describe(value.numpy())
+        typestr = _torch_typestr(value)
+        return TensorInfo(
+            int(value.data_ptr()), tuple(value.shape), typestr,
+            bool(value.is_contiguous()), True, value,
+        )
+    if hasattr(value, "__dlpack_device__") and value.__dlpack_device__()[0] == 1:  # kDLCPU
+        return describe(np.from_dlpack(value))
+    return None
+
+
+def _torch_typestr(t: Any) -> str:
+    name = str(t.dtype).removeprefix("torch.")
+    for ours, torch_name in _TORCH_DTYPES.items():
+        if torch_name == name:
+            return DTYPES[ours][0]
+    return f"<torch.{name}>"
+
+
+def _typestr_matches(got: str, dtype: str) -> bool:
+    want = DTYPES[dtype][0]
+    # Byte order markers differ between producers ("<", "=", "|"): compare the rest.
+    return got[1:] == want[1:] or (dtype == "bf16" and got == "<torch.bfloat16>")
+
+
+def dtype_name_of(typestr: str) -> str:
+    for name, (ts, _) in DTYPES.items():
+        if ts[1:] == typestr[1:] and name != "index":
+            return name
+    return typestr
+
+
+def bind_shapes(artifact: KernelArtifact, values: Sequence[Any]) -> dict[str, int]:
+    """Validate ``values`` against the artifact's argument layout.
+
+    Returns the bindings of symbolic dimensions. Raises ArgumentError naming
+    the argument, with expected vs got, before anything touches a device.
+    """
+    if len(values) != len(artifact.args):
+        raise ArgumentError(
+            f"{artifact.kernel_name}: expected {len(artifact.args)} arguments "
+            f"({', '.join(a.name for a in artifact.args)}), got {len(values)}"
+        )
+    symbols: dict[str, int] = {}
+    for spec, value in zip(artifact.args, values, strict=True):
+        where = f"{artifact.kernel_name}: argument {spec.name!r}"
+        if spec.kind == "scalar":
+            _check_scalar(where, spec, value)
+            continue
+        info = describe(value)
+        if info is None:
+            raise ArgumentError(
+                f"{where}: expected an array of {spec.dtype} with shape {list(spec.shape)}, "
+                f"got {type(value).__name__}"
+            )
+        if not _typestr_matches(info.typestr, spec.dtype):
+            raise ArgumentError(
+                f"{where}: expected dtype {spec.dtype}, got {dtype_name_of(info.typestr)}"
+            )
+        if len(info.shape) != spec.rank:
+            raise ArgumentError(
+                f"{where}: expected rank {spec.rank} shape {list(spec.shape)}, "
+                f"got shape {list(info.shape)}"
+            )
+        for axis, (want, got) in enumerate(zip(spec.shape, info.shape, strict=True)):
+            # A symbol binds at its first occurrence; later ones must agree.
+            ok = want == got if isinstance(want, int) else symbols.setdefault(want, got) == got
+            if not ok:
+                expected = [symbols.get(d, d) if isinstance(d, str) else d for d in spec.shape]
+                raise ArgumentError(
+                    f"{where}: expected shape {expected} (dim {axis}), got {list(info.shape)}"
+                )
+        if not info.contiguous:
+            raise ArgumentError(f"{where}: expected a C-contiguous array, got strided")
+    return symbols
+
+
+def _check_scalar(where: str, spec: ArgSpec, value: Any) -> None:
+    is_int = isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if spec.dtype.startswith("f"):
+        if not (is_int or isinstance(value, float | np.floating)):
+            raise ArgumentError(f"{where}: expected a {spec.dtype} scalar, got {value!r}")
+    elif spec.dtype == "i1":
+        if not isinstance(value, bool | np.bool_ | int):
+            raise ArgumentError(f"{where}: expected a bool scalar, got {value!r}")
+    elif not is_int:
+        raise ArgumentError(f"{where}: expected an {spec.dtype} scalar, got {value!r}")
+    elif spec.dtype in ("i8", "i16", "i32"):
+        bits = int(spec.dtype[1:])
+        if not -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1):
+            raise ArgumentError(f"{where}: {value} does not fit in {spec.dtype}")
+
+
+def compute_grid(
+    artifact: KernelArtifact, values: Sequence[Any], symbols: dict[str, int]
+) -> tuple[int, int, int]:
+    """Evaluate the artifact's grid rule for these (validated) arguments."""
+    shapes: list[tuple[int, ...]] = []
+    names: dict[str, int] = dict(artifact.launch.constants)
+    names.update(symbols)
+    for spec, value in zip(artifact.args, values, strict=True):
+        if spec.kind == "scalar":
+            shapes.append(())
+            names[spec.name] = int(value)
+        else:
+            info = describe(value)
+            assert info is not None
+            shapes.append(info.shape)
+    grid = tuple(eval_grid_expr(e, shapes, names) for e in artifact.launch.grid)
+    if any(g <= 0 for g in grid):
+        raise ArgumentError(f"{artifact.kernel_name}: grid {grid} is empty for these shapes")
+    return grid  # type: ignore[return-value]
+
+
+@dataclass
+class PackedArgs:
+    """``void**`` kernel parameters; keeps the ctypes storage alive."""
+
+    storage: list[Any]
+    array: Any
+
+    @property
+    def address(self) -> int:
+        return ctypes.addressof(self.array)
+
+    def __len__(self) -> int:
+        return len(self.storage)
+
+
+def pack_args(
+    artifact: KernelArtifact, pointers: Sequence[int | None], values: Sequence[Any]
+) -> PackedArgs:
+    """Pack device pointers (array args) and scalar values in ABI order.
+
+    ``bare``: one pointer per memref. ``descriptor``: the MLIR memref
+    descriptor flattened (allocated ptr, aligned ptr, offset, sizes, strides).
+    """
+    storage: list[Any] = []
+    for spec, ptr, value in zip(artifact.args, pointers, values, strict=True):
+        if spec.kind == "scalar":
+            ctype = _SCALAR_CTYPES[spec.dtype]
+            if spec.dtype in ("f16", "bf16"):
+                value = _half_bits(spec.dtype, value)
+            storage.append(ctype(value))
+            continue
+        storage.append(ctypes.c_void_p(ptr))
+        if artifact.call_conv == "descriptor":
+            shape = describe(value).shape  # type: ignore[union-attr]
+            storage.append(ctypes.c_void_p(ptr))
+            storage.append(ctypes.c_int64(0))
+            storage.extend(ctypes.c_int64(d) for d in shape)
+            stride = 1
+            strides = []
+            for d in reversed(shape):
+                strides.append(stride)
+                stride *= d
+            storage.extend(ctypes.c_int64(s) for s in reversed(strides))
+    array = (ctypes.c_void_p * max(len(storage), 1))(*[ctypes.addressof(s) for s in storage])
+    return PackedArgs(storage, array)
+
+
+def _half_bits(dtype: str, value: Any) -> int:
+    if dtype == "f16":
+        return int(np.array(value, dtype=np.float16).view(np.uint16))
+    return int(np.array(value, dtype=np.float32).view(np.uint32)) >> 16
+
+
+def _allocate_like(spec: ArgSpec, shape: tuple[int, ...], like: Any) -> Any:
+    module = type(like).__module__.split(".")[0] if like is not None else "numpy"
+    if module == "torch":
+        import torch
+
+        dtype = getattr(torch, _TORCH_DTYPES[spec.dtype])
+        return torch.empty(shape, dtype=dtype, device=like.device)
+    if module == "cupy":
+        import cupy
+
+        return cupy.empty(shape, dtype=np.dtype(DTYPES[spec.dtype][0]))
+    return np.empty(shape, dtype=np.dtype(DTYPES[spec.dtype][0]))
+
+
+def _current_stream(values: Sequence[Any]) -> int:
+    """The framework's current stream when device tensors come from one."""
+    for value in values:
+        module = type(value).__module__.split(".")[0]
+        if module == "torch" and getattr(value, "is_cuda", False):
+            import torch
+
+            return int(torch.cuda.current_stream(value.device).cuda_stream)
+        if module == "cupy":
+            import cupy
+
+            return int(cupy.cuda.get_current_stream().ptr)
+    return 0
+
+
+class CompiledKernel:
+    """A callable kernel: ``kernel(*inputs, out=None, stream=None)``.
+
+    Pass every argument positionally, or only the non-output ones and let
+    outputs be allocated (or given through ``out=``). Returns the outputs
+    (one value, or a tuple when there are several).
+    """
+
+    def __init__(self, artifact: KernelArtifact, device: Device | None = None) -> None:
+        self.artifact = artifact
+        self._device = device
+        self._function: Any = None
+
+    @property
+    def device(self) -> Device:
+        if self._device is None:
+            self._device = get_device(self.artifact.vendor, self.artifact.target)
+        return self._device
+
+    def _load(self) -> Any:
+        if self._function is None:
+            art = self.artifact
+            if art.vendor == "amd" and art.binary is None:
+                raise ArgumentError(
+                    f"artifact for {art.kernel_name} ({art.target}) has no hsaco code object: "
+                    "recompile with ld.lld available (ROCm's /opt/rocm/llvm/bin/ld.lld or "
+                    "Debian's lld-22 package)"
+                )
+            image = art.binary if art.binary is not None else art.asm.encode()
+            device = self.device
+            self._function = device.get_function(device.load_module(image), art.kernel_name)
+        return self._function
+
+    def bind(self, args: Sequence[Any], out: Any = None) -> list[Any]:
+        """Full argument list in kernel order (outputs allocated if needed)."""
+        specs = self.artifact.args
+        outputs = [i for i, s in enumerate(specs) if s.role == "output"]
+        if len(args) == len(specs):
+            if out is not None:
+                raise ArgumentError("outputs given both positionally and through out=")
+            return list(args)
+        if len(args) != len(specs) - len(outputs):
+            raise ArgumentError(
+                f"{self.artifact.kernel_name}: expected {len(specs) - len(outputs)} inputs "
+                f"({', '.join(s.name for s in specs if s.role != 'output')}) or all "
+                f"{len(specs)} arguments, got {len(args)}"
+            )
+        given = list(out) if isinstance(out, tuple | list) else [out] * (out is not None)
+        if given and len(given) != len(outputs):
+            raise ArgumentError(f"out=: expected {len(outputs)} outputs, got {len(given)}")
+        it = iter(args)
+        full: list[Any] = [None if i in outputs else next(it) for i in range(len(specs))]
+        symbols = bind_shapes_partial(self.artifact, full)
+        like = next((v for v in full if describe(v) is not None), None)
+        for n, i in enumerate(outputs):
+            if given:
+                full[i] = given[n]
+                continue
+            spec = specs[i]
+            shape = []
+            for d in spec.shape:
+                if isinstance(d, str) and d not in symbols:
+                    raise ArgumentError(
+                        f"{self.artifact.kernel_name}: cannot allocate output {spec.name!r}: "
+                        f"dimension {d!r} is not determined by the inputs; pass out="
+                    )
+                shape.append(symbols[d] if isinstance(d, str) else d)
+            full[i] = _allocate_like(spec, tuple(shape), like)
+        return full
+
+    def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
+        art = self.artifact
+        full = self.bind(args, out)
+        symbols = bind_shapes(art, full)  # validates everything before any launch
+        grid = compute_grid(art, full, symbols)
+        function = self._load()
+        device = self.device
+        stream = _current_stream(full) if stream is None else stream
+
+        pointers: list[int | None] = []
+        staged: list[tuple[int, TensorInfo, ArgSpec]] = []  # host arrays copied in/out
+        try:
+            for spec, value in zip(art.args, full, strict=True):
+                info = describe(value) if spec.kind == "pointer" else None
+                if info is None:
+                    pointers.append(None)
+                elif info.on_device:
+                    pointers.append(info.ptr)
+                else:
+                    nbytes = int(info.obj.nbytes)
+                    dptr = device.alloc(nbytes)
+                    staged.append((dptr, info, spec))
+                    if spec.role != "output":
+                        device.copy_htod(dptr, info.ptr, nbytes)
+                    pointers.append(dptr)
+            packed = pack_args(art, pointers, full)
+            device.launch(
+                function, grid, art.launch.block, art.launch.shared_mem_bytes, stream,
+                packed.address,
+            )
+            if staged:
+                device.synchronize(stream)
+                for dptr, info, spec in staged:
+                    if spec.role != "input":
+                        device.copy_dtoh(info.ptr, dptr, int(info.obj.nbytes))
+        finally:
+            for dptr, _, _ in staged:
+                device.free(dptr)
+        results = [full[i] for i, s in enumerate(art.args) if s.role != "input"]
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def bind_shapes_partial(artifact: KernelArtifact, values: Sequence[Any]) -> dict[str, int]:
+    """Symbol bindings from the array arguments that are present (no validation)."""
+    symbols: dict[str, int] = {}
+    for spec, value in zip(artifact.args, values, strict=True):
+        info = describe(value) if value is not None and spec.kind == "pointer" else None
+        if info is not None and len(info.shape) == spec.rank:
+            for want, got in zip(spec.shape, info.shape, strict=True):
+                if isinstance(want, str):
+                    symbols.setdefault(want, got)
+    return symbols

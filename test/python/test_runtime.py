@@ -1,0 +1,216 @@
+"""The launch runtime: MLIR-free import, validation, packing, grid, launch errors."""
+
+import ctypes
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from tcc.runtime import (
+    ArgSpec,
+    ArgumentError,
+    CompiledKernel,
+    KernelArtifact,
+    LaunchSpec,
+    RuntimeUnavailableError,
+)
+from tcc.runtime.artifact import eval_grid_expr
+from tcc.runtime.launcher import bind_shapes, compute_grid, pack_args
+
+
+def _run_isolated(code: str) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.check_output([sys.executable, "-c", code], text=True, env=env).strip()
+
+
+def test_runtime_imports_without_mlir():
+    out = _run_isolated(
+        "import sys, tcc.runtime, tcc.runtime.cuda, tcc.runtime.hip, tcc.compiler.cache\n"
+        "print(sorted(m for m in sys.modules if m == 'mlir' or m.startswith('mlir.')))"
+    )
+    assert out == "[]"
+
+
+def test_import_tcc_then_mlir_still_registers_dialects():
+    out = _run_isolated(
+        "import tcc\nfrom mlir import ir\n"
+        "with ir.Context() as c: print(c.is_registered_operation('tcc.add'))"
+    )
+    assert out == "True"
+
+
+def _vadd(n="N", conv="bare", vendor="nvidia", target="sm_90", binary=None):
+    return KernelArtifact(
+        target=target, vendor=vendor, kernel_name="vadd", asm="// ptx", binary=binary,
+        launch=LaunchSpec(block=(128, 1, 1), grid=("cdiv(N, BLOCK * 4)", 1, 1),
+                          constants={"BLOCK": 128}),
+        args=(ArgSpec("a", "pointer", "f32", (n,)), ArgSpec("b", "pointer", "f32", (n,)),
+              ArgSpec("c", "pointer", "f32", (n,), "output"), ArgSpec("alpha", "scalar", "f32")),
+        call_conv=conv,
+    )
+
+
+class FakeDevice:
+    """Host memory pretending to be a device; runs c = a + alpha * b on launch."""
+
+    vendor = "nvidia"
+
+    def __init__(self):
+        self.buffers, self.launches, self.freed = {}, [], []
+
+    def load_module(self, image):
+        self.image = image
+        return "module"
+
+    def get_function(self, module, name):
+        return (module, name)
+
+    def alloc(self, nbytes):
+        buf = ctypes.create_string_buffer(nbytes)
+        self.buffers[ctypes.addressof(buf)] = buf
+        return ctypes.addressof(buf)
+
+    def free(self, ptr):
+        self.freed.append(ptr)
+
+    def copy_htod(self, dst, src, nbytes):
+        ctypes.memmove(dst, src, nbytes)
+
+    def copy_dtoh(self, dst, src, nbytes):
+        ctypes.memmove(dst, src, nbytes)
+
+    def synchronize(self, stream=0):
+        pass
+
+    def launch(self, function, grid, block, shmem, stream, params_address):
+        self.launches.append((function, grid, block, shmem, stream))
+        params = ctypes.cast(params_address, ctypes.POINTER(ctypes.c_void_p))
+        ptrs = [ctypes.cast(params[i], ctypes.POINTER(ctypes.c_void_p))[0] for i in range(3)]
+        alpha = ctypes.cast(params[3], ctypes.POINTER(ctypes.c_float))[0]
+        n = len(self.buffers[ptrs[0]]) // 4
+        a, b, c = (np.frombuffer((ctypes.c_float * n).from_address(p), np.float32) for p in ptrs)
+        c[:] = a + alpha * b
+
+
+def test_launch_flow_with_numpy_copies_in_and_out():
+    dev = FakeDevice()
+    kernel = CompiledKernel(_vadd(), device=dev)
+    a = np.arange(1000, dtype=np.float32)
+    b = np.ones(1000, dtype=np.float32)
+    c = kernel(a, b, 2.0)  # output allocated
+    np.testing.assert_array_equal(c, a + 2.0)
+    assert dev.launches[0][1:3] == ((2, 1, 1), (128, 1, 1))  # cdiv(1000, 512)
+    assert len(dev.freed) == 3
+    out = np.empty(1000, np.float32)
+    assert kernel(a, b, out, 0.5) is out  # all arguments positionally
+    np.testing.assert_array_equal(out, a + 0.5)
+    assert kernel(a, b, 1.0, out=out) is out
+    assert dev.image == b"// ptx"
+
+
+def test_validation_errors_name_the_argument():
+    kernel = CompiledKernel(_vadd(), device=FakeDevice())
+    a = np.zeros(8, np.float32)
+    with pytest.raises(ArgumentError, match=r"argument 'b': expected dtype f32, got f64"):
+        kernel(a, np.zeros(8), 1.0)
+    shape_msg = r"argument 'b': expected shape \[8\] \(dim 0\), got \[9\]"
+    with pytest.raises(ArgumentError, match=shape_msg):
+        kernel(a, np.zeros(9, np.float32), 1.0)
+    with pytest.raises(ArgumentError, match=r"argument 'a': expected rank 1"):
+        kernel(np.zeros((2, 4), np.float32), a, 1.0)
+    with pytest.raises(ArgumentError, match=r"argument 'a': expected a C-contiguous"):
+        kernel(np.zeros(16, np.float32)[::2], a, 1.0)
+    with pytest.raises(ArgumentError, match=r"argument 'alpha': expected a f32 scalar"):
+        kernel(a, a, "x")
+    with pytest.raises(ArgumentError, match=r"argument 'b': expected an array"):
+        kernel(a, [1.0] * 8, 1.0)
+    with pytest.raises(ArgumentError, match=r"expected 3 inputs \(a, b, alpha\)"):
+        kernel(a)
+
+
+def test_static_shape_and_int_range_checks():
+    art = KernelArtifact(
+        target="sm_90", vendor="nvidia", kernel_name="k", asm="", binary=None,
+        launch=LaunchSpec(block=(32, 1, 1), grid=(1, 1, 1)),
+        args=(ArgSpec("x", "pointer", "f16", (4, 8)), ArgSpec("n", "scalar", "i32")),
+    )
+    bind_shapes(art, [np.zeros((4, 8), np.float16), 3])
+    shape_msg = r"'x': expected shape \[4, 8\] \(dim 1\), got \[4, 9\]"
+    with pytest.raises(ArgumentError, match=shape_msg):
+        bind_shapes(art, [np.zeros((4, 9), np.float16), 3])
+    with pytest.raises(ArgumentError, match=r"'n': 4294967296 does not fit in i32"):
+        bind_shapes(art, [np.zeros((4, 8), np.float16), 2**32])
+
+
+def test_pack_bare_and_descriptor():
+    art = _vadd()
+    vals = [np.zeros(10, np.float32)] * 3 + [1.5]
+    packed = pack_args(art, [0x1000, 0x2000, 0x3000, None], vals)
+    assert len(packed) == 4
+    params = ctypes.cast(packed.address, ctypes.POINTER(ctypes.c_void_p))
+    assert ctypes.cast(params[1], ctypes.POINTER(ctypes.c_void_p))[0] == 0x2000
+    assert ctypes.cast(params[3], ctypes.POINTER(ctypes.c_float))[0] == 1.5
+    desc = pack_args(_vadd(conv="descriptor"), [0x1000, 0x2000, 0x3000, None], vals)
+    # 3 memrefs x (allocated, aligned, offset, size, stride) + 1 scalar
+    assert len(desc) == 16
+    params = ctypes.cast(desc.address, ctypes.POINTER(ctypes.c_void_p))
+    i64 = [ctypes.cast(params[i], ctypes.POINTER(ctypes.c_int64))[0] for i in (2, 3, 4)]
+    assert i64 == [0, 10, 1]
+
+
+def test_grid_rules():
+    assert eval_grid_expr("cdiv(shape(0, 1), 64) * 2", [(3, 130)], {}) == 6
+    assert eval_grid_expr("max(numel(0) // T, 1)", [(4, 4)], {"T": 32}) == 1
+    assert eval_grid_expr(7, [], {}) == 7
+    with pytest.raises(ValueError, match="not allowed"):
+        eval_grid_expr("__import__('os')", [], {})
+    with pytest.raises(ValueError, match="unknown name 'M'"):
+        eval_grid_expr("cdiv(M, 4)", [], {})
+    art = _vadd()
+    vals = [np.zeros(4096, np.float32)] * 3 + [1.0]
+    assert compute_grid(art, vals, bind_shapes(art, vals)) == (8, 1, 1)
+
+
+def test_cuda_launch_without_driver_is_a_clear_error():
+    # This machine has cuda-python but no NVIDIA driver.
+    from tcc.runtime import launcher
+
+    launcher._DEVICES.clear()
+    kernel = CompiledKernel(_vadd())
+    a = np.zeros(8, np.float32)
+    missing = r"(libcuda\.so not found|cuda-python).*sm_90"
+    with pytest.raises(RuntimeUnavailableError, match=missing):
+        kernel(a, a, 1.0)
+
+
+def test_cuda_python_missing_is_a_clear_error(monkeypatch):
+    from tcc.runtime import cuda, launcher
+
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)  # makes the import fail
+    launcher._DEVICES.clear()
+    with pytest.raises(RuntimeUnavailableError, match=r"cuda-python is not installed.*sm_90"):
+        cuda.CudaDevice("sm_90")
+
+
+def test_hip_launch_without_rocm_is_a_clear_error():
+    from tcc.runtime import launcher
+
+    launcher._DEVICES.clear()
+    kernel = CompiledKernel(_vadd(vendor="amd", target="gfx942", binary=b"\x7fELF"))
+    a = np.zeros(8, np.float32)
+    with pytest.raises(RuntimeUnavailableError, match=r"(libamdhip64|hip-python).*gfx942"):
+        kernel(a, a, 1.0)
+
+
+def test_amd_artifact_without_hsaco_is_rejected_before_loading():
+    kernel = CompiledKernel(_vadd(vendor="amd", target="gfx942"), device=FakeDevice())
+    a = np.zeros(8, np.float32)
+    with pytest.raises(ArgumentError, match="no hsaco code object.*lld-22"):
+        kernel(a, a, 1.0)
+
+
+def test_validation_happens_before_the_driver_is_touched():
+    kernel = CompiledKernel(_vadd())  # no device: would raise RuntimeUnavailableError
+    with pytest.raises(ArgumentError):
+        kernel(np.zeros(8, np.float32), np.zeros(8, np.int32), 1.0)
