@@ -1,0 +1,67 @@
+// RUN: tcc-opt %s -split-input-file --convert-linalg-to-tile="max-softmax-columns=1024" -verify-diagnostics
+
+// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<?x8xf32>'; convert-linalg-to-tile needs static-shaped tensors (specialize the program's shapes first)}}
+func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  return %x : tensor<?x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// expected-error @+1 {{'func.func' op needs 2 kernels; convert-linalg-to-tile builds one kernel per program}}
+func.func @two_kernels(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @+1 {{kernel op: linalg.generic}}
+  %s = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  // expected-note @+1 {{kernel op: linalg.generic}}
+  %m = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s, %m : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+func.func @softmax_dim0(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e = tensor.empty() : tensor<8x64xf32>
+  // expected-error @+1 {{softmax over a dim other than the last is not supported by convert-linalg-to-tile}}
+  %0 = linalg.softmax dimension(0) ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
+  return %0 : tensor<8x64xf32>
+}
+
+// -----
+
+func.func @softmax_too_long(%x: tensor<8x2000xf32>) -> tensor<8x2000xf32> {
+  %e = tensor.empty() : tensor<8x2000xf32>
+  // expected-error @+1 {{softmax rows of 2000 elements exceed max-softmax-columns (1024)}}
+  %0 = linalg.softmax dimension(1) ins(%x : tensor<8x2000xf32>) outs(%e : tensor<8x2000xf32>) -> tensor<8x2000xf32>
+  return %0 : tensor<8x2000xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+func.func @transposed(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  // expected-error @+1 {{operand indexing map affine_map<(d0, d1) -> (d1, d0)> is not supported by convert-linalg-to-tile (identity, or a broadcast of the rows or columns)}}
+  %0 = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}

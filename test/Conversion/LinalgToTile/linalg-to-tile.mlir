@@ -1,0 +1,209 @@
+// RUN: tcc-opt %s -split-input-file --convert-linalg-to-tile --canonicalize | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// Elementwise with a bias row: 16-byte vectors along the row (4 x f32), a
+// warp along 128 columns, 4 warps along the 1024-wide block, 4 rows per
+// program (4096 elements), 16 programs.
+// CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[BLK]]}>
+// CHECK-LABEL: tile.func @bias_tanh
+// CHECK-SAME: (%[[X:.*]]: memref<64x1024xf32>, %[[B:.*]]: memref<1024xf32>, %[[OUT:.*]]: memref<64x1024xf32>)
+// CHECK-SAME: tcc.grid = array<i64: 16, 1, 1>, tcc.num_inputs = 2 : i32, tcc.num_warps = 4 : i32
+// CHECK: %[[PID:.*]] = tile.program_id 0 : i32
+// CHECK: %[[P:.*]] = arith.index_cast %[[PID]] : i32 to index
+// CHECK: %[[M0:.*]] = arith.muli %[[P]], %c4 : index
+// CHECK: %[[XT:.*]] = tile.memref_load %[[X]][%[[M0]], %c0] : memref<64x1024xf32> -> tensor<4x1024xf32, #[[BLK]]>
+// CHECK: %[[BT:.*]] = tile.memref_load %[[B]][%c0] : memref<1024xf32> -> tensor<1024xf32, #[[COLS]]>
+// CHECK: %[[BE:.*]] = tile.expand_dims %[[BT]] {axis = 0 : i32} : tensor<1024xf32, #[[COLS]]> -> tensor<1x1024xf32, #[[BLK]]>
+// CHECK: %[[BB:.*]] = tile.broadcast %[[BE]] : tensor<1x1024xf32, #[[BLK]]> -> tensor<4x1024xf32, #[[BLK]]>
+// CHECK: %[[S:.*]] = arith.addf %[[XT]], %[[BB]] : tensor<4x1024xf32, #[[BLK]]>
+// CHECK: %[[T:.*]] = math.tanh %[[S]] : tensor<4x1024xf32, #[[BLK]]>
+// CHECK: tile.memref_store %[[OUT]][%[[M0]], %c0], %[[T]] : memref<64x1024xf32>, tensor<4x1024xf32, #[[BLK]]>
+// CHECK: tile.return
+// CHECK-NOT: func.func
+func.func @bias_tanh(%x: tensor<64x1024xf32>, %b: tensor<1024xf32>) -> tensor<64x1024xf32> {
+  %e = tensor.empty() : tensor<64x1024xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<64x1024xf32>, tensor<1024xf32>) outs(%e : tensor<64x1024xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %t = math.tanh %s : f32
+    linalg.yield %t : f32
+  } -> tensor<64x1024xf32>
+  return %0 : tensor<64x1024xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// Rank 1 runs as one row of a [1, n] view; 8 x f16 per vector; a captured
+// constant is splatted.
+// CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-LABEL: tile.func @scale
+// CHECK-SAME: tcc.grid = array<i64: 3, 1, 1>
+// CHECK: %[[C:.*]] = arith.constant 2.000000e+00 : f16
+// CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %c2048 : index
+// CHECK: %[[V:.*]] = memref.expand_shape %arg0 {{\[\[}}0, 1]] output_shape [1, 5000] : memref<5000xf16> into memref<1x5000xf16>
+// CHECK: %[[T:.*]] = tile.memref_load %[[V]][%{{.*}}, %[[N0]]] : memref<1x5000xf16> -> tensor<1x2048xf16, #[[BLK]]>
+// CHECK: %[[CS:.*]] = tile.splat %[[C]] : f16 -> tensor<1x2048xf16, #[[BLK]]>
+// CHECK: arith.mulf %[[T]], %[[CS]] : tensor<1x2048xf16, #[[BLK]]>
+func.func @scale(%x: tensor<5000xf16>) -> tensor<5000xf16> {
+  %two = arith.constant 2.0 : f16
+  %e = tensor.empty() : tensor<5000xf16>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<5000xf16>) outs(%e : tensor<5000xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %m = arith.mulf %a, %two : f16
+    linalg.yield %m : f16
+  } -> tensor<5000xf16>
+  return %0 : tensor<5000xf16>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+
+// A per-row operand (column broadcast); a row length of 777 allows no
+// vector wider than one element.
+// CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[BLK]]}>
+// CHECK-LABEL: tile.func @row_scale
+// CHECK-SAME: tcc.grid = array<i64: 250, 1, 1>
+// CHECK: %[[S:.*]] = tile.memref_load %arg1[%{{.*}}] : memref<1000xf32> -> tensor<4xf32, #[[ROWS]]>
+// CHECK: %[[SE:.*]] = tile.expand_dims %[[S]] {axis = 1 : i32} : tensor<4xf32, #[[ROWS]]> -> tensor<4x1xf32, #[[BLK]]>
+// CHECK: tile.broadcast %[[SE]] : tensor<4x1xf32, #[[BLK]]> -> tensor<4x1024xf32, #[[BLK]]>
+func.func @row_scale(%x: tensor<1000x777xf32>, %s: tensor<1000xf32>) -> tensor<1000x777xf32> {
+  %e = tensor.empty() : tensor<1000x777xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<1000x777xf32>, tensor<1000xf32>) outs(%e : tensor<1000x777xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<1000x777xf32>
+  return %0 : tensor<1000x777xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+#id1 = affine_map<(d0) -> (d0)>
+
+// Row sum of f16 in f32 with a cast-back epilogue: the partial chunk is
+// masked to the neutral element, then one tile.reduce per row block.
+// CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-DAG: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[BLK]]}>
+// CHECK-DAG: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[BLK]]}>
+// CHECK-LABEL: tile.func @row_sum
+// CHECK-SAME: (%[[X:.*]]: memref<1000x777xf16>, %[[OUT:.*]]: memref<1000xf16>)
+// CHECK-SAME: tcc.grid = array<i64: 250, 1, 1>
+// CHECK: %[[ZERO:.*]] = tile.splat %{{.*}} : f32 -> tensor<4x1024xf32, #[[BLK]]>
+// CHECK: %[[T:.*]] = tile.memref_load %[[X]][%[[M0:.*]], %c0] : memref<1000x777xf16> -> tensor<4x1024xf16, #[[BLK]]>
+// CHECK: %[[W:.*]] = arith.extf %[[T]]
+// CHECK: %[[IDX:.*]] = tile.arange {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #[[COLS]]>
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<1024xi32, #[[COLS]]>
+// CHECK: %[[MASK:.*]] = tile.broadcast
+// CHECK: %[[SEL:.*]] = arith.select %[[MASK]], %[[W]], %[[ZERO]]
+// CHECK: %[[ACC:.*]] = arith.addf %[[ZERO]], %[[SEL]]
+// CHECK: %[[R:.*]] = tile.reduce %[[ACC]] {axis = 1 : i32} ({
+// CHECK: arith.addf
+// CHECK: }) : tensor<4x1024xf32, #[[BLK]]> -> tensor<4xf32, #[[ROWS]]>
+// CHECK: %[[H:.*]] = arith.truncf %[[R]] : tensor<4xf32, #[[ROWS]]> to tensor<4xf16, #[[ROWS]]>
+// CHECK: tile.memref_store %[[OUT]][%[[M0]]], %[[H]] : memref<1000xf16>, tensor<4xf16, #[[ROWS]]>
+func.func @row_sum(%x: tensor<1000x777xf16>) -> tensor<1000xf16> {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<1000xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<1000xf32>) -> tensor<1000xf32>
+  %r = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<1000x777xf16>) outs(%f : tensor<1000xf32>) {
+  ^bb0(%a: f16, %o: f32):
+    %w = arith.extf %a : f16 to f32
+    %s = arith.addf %w, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<1000xf32>
+  %e = tensor.empty() : tensor<1000xf16>
+  %h = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%r : tensor<1000xf32>) outs(%e : tensor<1000xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<1000xf16>
+  return %h : tensor<1000xf16>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// Rows longer than one chunk loop over 1024-wide chunks; keepdims' reshape
+// is undone on the output buffer; no mask when chunks divide the row.
+// CHECK-LABEL: tile.func @row_max_keepdims
+// CHECK-SAME: (%[[X:.*]]: memref<64x8192xf32>, %[[OUT:.*]]: memref<64x1xf32>)
+// CHECK: %[[NINF:.*]] = tile.splat %{{.*}} : f32 -> tensor<4x1024xf32, #{{.*}}>
+// CHECK: %[[ACC:.*]] = scf.for %[[K:.*]] = %c0 to %c8192 step %c1024 iter_args(%[[A:.*]] = %[[NINF]])
+// CHECK: %[[T:.*]] = tile.memref_load %[[X]][%{{.*}}, %[[K]]]
+// CHECK-NOT: arith.select
+// CHECK: %[[M:.*]] = arith.maximumf %[[A]], %[[T]]
+// CHECK: scf.yield %[[M]]
+// CHECK: tile.reduce %[[ACC]] {axis = 1 : i32}
+// CHECK: %[[V:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1]] : memref<64x1xf32> into memref<64xf32>
+// CHECK: tile.memref_store %[[V]]
+func.func @row_max_keepdims(%x: tensor<64x8192xf32>) -> tensor<64x1xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %i = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%i : tensor<64xf32>) -> tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x8192xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  %k = tensor.expand_shape %r [[0, 1]] output_shape [64, 1] : tensor<64xf32> into tensor<64x1xf32>
+  return %k : tensor<64x1xf32>
+}
+
+// -----
+
+// Softmax keeps a whole 4096-wide f16 row in registers: 8 warps of 32
+// lanes x 8 halves, f32 math, one program per row.
+// CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 8], order = [1, 0]}>
+// CHECK-LABEL: tile.func @softmax
+// CHECK-SAME: tcc.grid = array<i64: 128, 1, 1>
+// CHECK-SAME: tcc.num_warps = 8 : i32
+// CHECK: %[[X:.*]] = tile.memref_load %arg0[%{{.*}}, %c0] : memref<128x4096xf16> -> tensor<1x4096xf16, #[[BLK]]>
+// CHECK: %[[XF:.*]] = arith.extf %[[X]] : tensor<1x4096xf16, #[[BLK]]> to tensor<1x4096xf32, #[[BLK]]>
+// CHECK: %[[MAX:.*]] = tile.reduce %[[XF]] {axis = 1 : i32}
+// CHECK: arith.maximumf
+// CHECK: %[[SUB:.*]] = arith.subf %[[XF]], %{{.*}}
+// CHECK: %[[E:.*]] = math.exp %[[SUB]]
+// CHECK: %[[SUM:.*]] = tile.reduce %[[E]] {axis = 1 : i32}
+// CHECK: arith.addf
+// CHECK: %[[Y:.*]] = arith.divf %[[E]], %{{.*}}
+// CHECK: %[[YH:.*]] = arith.truncf %[[Y]]
+// CHECK: tile.memref_store %arg1[%{{.*}}, %c0], %[[YH]]
+func.func @softmax(%x: tensor<128x4096xf16>) -> tensor<128x4096xf16> {
+  %e = tensor.empty() : tensor<128x4096xf16>
+  %0 = linalg.softmax dimension(1) ins(%x : tensor<128x4096xf16>) outs(%e : tensor<128x4096xf16>) -> tensor<128x4096xf16>
+  return %0 : tensor<128x4096xf16>
+}
+
+// -----
+
+// A row shorter than its power-of-two block reads -inf past its end.
+// CHECK-LABEL: tile.func @softmax_tail
+// CHECK-SAME: tcc.grid = array<i64: 100, 1, 1>
+// CHECK-SAME: tcc.num_warps = 2 : i32
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF80 : bf16
+// CHECK: %[[MASK:.*]] = tile.expand_dims %{{.*}} {axis = 0 : i32} : tensor<1024xi1, #{{.*}}> -> tensor<1x1024xi1, #{{.*}}>
+// CHECK: %[[OTHER:.*]] = tile.splat %[[NINF]] : bf16 -> tensor<1x1024xbf16, #{{.*}}>
+// CHECK: tile.memref_load %arg0[%{{.*}}, %c0], %[[MASK]], %[[OTHER]] : memref<100x777xbf16> -> tensor<1x1024xbf16, #{{.*}}>
+func.func @softmax_tail(%x: tensor<100x777xbf16>) -> tensor<100x777xbf16> {
+  %e = tensor.empty() : tensor<100x777xbf16>
+  %0 = linalg.softmax dimension(1) ins(%x : tensor<100x777xbf16>) outs(%e : tensor<100x777xbf16>) -> tensor<100x777xbf16>
+  return %0 : tensor<100x777xbf16>
+}

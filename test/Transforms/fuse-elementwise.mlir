@@ -1,0 +1,93 @@
+// RUN: tcc-opt %s -split-input-file --tcc-fuse-elementwise | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// A bias add feeding a tanh: one generic reading both inputs.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[B]] : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK: arith.addf
+// CHECK-NEXT: math.tanh
+// CHECK-NOT: linalg.generic
+func.func @chain(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %0 = arith.addf %a, %c : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x16xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = math.tanh %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x16xf32>
+  return %t : tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A producer with two consumers is not duplicated into each.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK-COUNT-3: linalg.generic
+func.func @shared_producer(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = math.exp %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x16xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = math.tanh %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x16xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = math.sqrt %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<8x16xf32>
+  return %t, %u : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// A widening cast fuses into the row sum; the keepdims reshape stays after
+// the reduction instead of being pushed through it.
+// CHECK-LABEL: func.func @keepdims_sum
+// CHECK-NOT: tensor.expand_shape %arg0
+// CHECK: %[[R:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%arg0 : tensor<4x64xf16>)
+// CHECK: arith.extf
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+func.func @keepdims_sum(%x: tensor<4x64xf16>) -> tensor<4x1xf32> {
+  %e = tensor.empty() : tensor<4x64xf32>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x64xf16>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    linalg.yield %0 : f32
+  } -> tensor<4x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%w : tensor<4x64xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.addf %a, %o : f32
+    linalg.yield %0 : f32
+  } -> tensor<4xf32>
+  %k = tensor.expand_shape %r [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  return %k : tensor<4x1xf32>
+}
