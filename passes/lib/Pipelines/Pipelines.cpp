@@ -9,13 +9,16 @@
 using namespace mlir;
 using namespace mlir::tcc;
 
-void mlir::tcc::buildLowerToTilePipeline(OpPassManager &pm,
-                                         const LowerToTileOptions &options) {
+void mlir::tcc::buildTensorToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertTccToLinalg());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());
   pm.addPass(createTccFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
+                                          const LowerToTileOptions &options) {
   ConvertLinalgToTileOptions tileOptions;
   tileOptions.warpSize = options.warpSize;
   tileOptions.numWarps = options.numWarps;
@@ -24,7 +27,24 @@ void mlir::tcc::buildLowerToTilePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+void mlir::tcc::buildLowerToTilePipeline(OpPassManager &pm,
+                                         const LowerToTileOptions &options) {
+  buildTensorToLinalgPipeline(pm);
+  buildLinalgToTilePipeline(pm, options);
+}
+
 void mlir::tcc::registerTccPipelines() {
+  PassPipelineRegistration<>(
+      "tcc-tensor-to-linalg",
+      "stage 'linalg': tcc ops to linalg on tensors, generalized and fused "
+      "(convert-tcc-to-linalg, linalg-generalize-named-ops, "
+      "tcc-fuse-elementwise, canonicalize, cse)",
+      buildTensorToLinalgPipeline);
+  PassPipelineRegistration<LowerToTileOptions>(
+      "tcc-linalg-to-tile",
+      "stage 'tile': fused linalg kernels to scheduled tile programs "
+      "(convert-linalg-to-tile, canonicalize, cse)",
+      buildLinalgToTilePipeline);
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-lower-to-tile",
       "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "

@@ -23,7 +23,12 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       llvm::cl::init(4)};
 };
 
-/// tcc (or linalg on tensors) -> linalg -> fused generics -> tile programs.
+/// Stage "linalg": tcc ops -> linalg on tensors, generalized and fused.
+void buildTensorToLinalgPipeline(OpPassManager &pm);
+/// Stage "tile": fused linalg kernels -> scheduled tile programs.
+void buildLinalgToTilePipeline(OpPassManager &pm,
+                               const LowerToTileOptions &options);
+/// Both stages: tcc (or linalg on tensors) -> tile programs.
 void buildLowerToTilePipeline(OpPassManager &pm,
                               const LowerToTileOptions &options);
 

@@ -1,0 +1,267 @@
+"""``tcc.compile``: a tensor program to a launchable kernel for one GPU target.
+
+Stages (each a named pipeline in tcc-opt, so ``tcc-opt`` and Python agree):
+
+==========  ===========================================================
+``source``  the program as given: tcc dialect or linalg on tensors
+``linalg``  ``tcc-tensor-to-linalg``: linalg on tensors, fused
+``tile``    ``tcc-linalg-to-tile``: one scheduled tile-dialect kernel
+``gpu``     ``tcc-tile-to-gpu``: gpu.module / gpu.func, per-thread code
+``llvm``    the target's NVVM or ROCDL LLVM dialect
+==========  ===========================================================
+
+then PTX (NVIDIA, in process) or AMDGCN + hsaco (AMD's LLVM). The artifact
+is cached (key: canonical source, target, schedule, compiler version; the
+shapes and dtypes are in the source, which must be static by then), and a
+cache hit for a text source runs no MLIR at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from tcc.compiler.cache import COMPILER_VERSION, KernelCache, cache_key, default_cache
+from tcc.runtime.artifact import ArgSpec, KernelArtifact, LaunchSpec
+from tcc.runtime.launcher import CompiledKernel
+
+if TYPE_CHECKING:
+    from mlir import ir
+
+STAGES = ("source", "linalg", "tile", "gpu", "llvm")
+
+# Targets tcc compiles for, with their warp size (kept MLIR-free so a cache
+# hit does not import the backends).
+_WARP_SIZE = {
+    "sm_80": 32, "sm_86": 32, "sm_89": 32, "sm_90": 32, "sm_90a": 32,
+    "gfx90a": 64, "gfx942": 64, "gfx950": 64,
+}
+
+
+class CompilationError(RuntimeError):
+    """A program tcc cannot compile; the message names the stage and the cause."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Knobs of the schedule (part of the cache key)."""
+
+    num_warps: int = 4
+
+    def as_dict(self) -> dict[str, int]:
+        return {"num_warps": self.num_warps}
+
+
+@dataclass
+class Kernel:
+    """A compiled program: callable on the GPU, inspectable everywhere.
+
+    ``asm`` is PTX (NVIDIA) or AMDGCN assembly, ``binary`` the loadable code
+    object when one was produced (hsaco on AMD; NVIDIA ships PTX, which the
+    driver JIT-compiles), ``ir`` maps each stage name to its IR text, and
+    ``launch``/``args`` are the host launch contract.
+    """
+
+    artifact: KernelArtifact
+    source: str
+    schedule: Schedule
+    _ir: dict[str, str] | None = field(default=None, repr=False)
+    _callable: CompiledKernel | None = field(default=None, repr=False)
+
+    @property
+    def target(self) -> str:
+        return self.artifact.target
+
+    @property
+    def name(self) -> str:
+        return self.artifact.kernel_name
+
+    @property
+    def asm(self) -> str:
+        return self.artifact.asm
+
+    @property
+    def binary(self) -> bytes | None:
+        return self.artifact.binary
+
+    @property
+    def launch(self) -> LaunchSpec:
+        return self.artifact.launch
+
+    @property
+    def args(self) -> tuple[ArgSpec, ...]:
+        return self.artifact.args
+
+    @property
+    def ir(self) -> dict[str, str]:
+        """IR of every stage (recomputed on demand after a cache hit)."""
+        if self._ir is None:
+            self._ir = run_stages(self.source, self.target, self.schedule)[0]
+        return self._ir
+
+    def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
+        """Launch on the GPU: inputs in order; outputs allocated unless ``out=``."""
+        if self._callable is None:
+            self._callable = CompiledKernel(self.artifact)
+        return self._callable(*args, out=out, stream=stream)
+
+
+def compile(  # noqa: A001  (tcc.compile is the public name)
+    source: Any,
+    target: str = "sm_90",
+    *,
+    num_warps: int = 4,
+    cache: KernelCache | Literal[False] | None = None,
+    **sizes: int,
+) -> Kernel:
+    """Compile ``source`` for ``target`` ("sm_80", "sm_90", "gfx90a", "gfx942").
+
+    ``source`` is a ``tcc.frontend`` program (symbolic sizes bound by
+    ``sizes``, e.g. ``M=1024``), MLIR text, or an ``mlir.ir.Module``, in the
+    tcc dialect or linalg on tensors, with one function of static shapes.
+    ``cache=False`` bypasses the artifact cache.
+    """
+    if target not in _WARP_SIZE:
+        raise ValueError(
+            f"unknown target {target!r}; tcc compiles for {', '.join(sorted(_WARP_SIZE))}"
+        )
+    if num_warps not in (1, 2, 4, 8, 16):
+        raise ValueError(f"num_warps must be a power of two from 1 to 16, got {num_warps}")
+    text = _source_text(source, sizes)
+    schedule = Schedule(num_warps=num_warps)
+    key = cache_key(text, target=target, schedule=schedule.as_dict(),
+                    compiler_version=COMPILER_VERSION)
+    built_ir: dict[str, str] = {}
+
+    def build() -> KernelArtifact:
+        stages, artifact = run_stages(text, target, schedule, emit=True)
+        built_ir.update(stages)
+        assert artifact is not None
+        return artifact
+
+    if cache is False:
+        artifact = build()
+    else:
+        artifact = (cache or default_cache()).get_or_build(key, build)
+    return Kernel(artifact, text, schedule, dict(built_ir) or None)
+
+
+def _source_text(source: Any, sizes: Mapping[str, int]) -> str:
+    """The program as MLIR text (a frontend program is specialized first)."""
+    if isinstance(source, str):
+        if sizes:
+            raise TypeError(
+                f"sizes {sorted(sizes)} only apply to tcc.frontend programs; specialize "
+                "the MLIR text's shapes instead"
+            )
+        return source
+    if hasattr(source, "specialize") and hasattr(source, "to_module"):
+        program = source.specialize(**sizes) if sizes else source
+        return str(program.to_module())
+    if type(source).__name__ == "Module" and hasattr(source, "operation"):
+        return str(source)
+    raise TypeError(
+        f"cannot compile a {type(source).__name__}: pass a tcc.frontend program, "
+        "MLIR text or an mlir.ir.Module"
+    )
+
+
+def run_stages(
+    text: str, target: str, schedule: Schedule, *, emit: bool = False
+) -> tuple[dict[str, str], KernelArtifact | None]:
+    """Run every stage on ``text``; with ``emit``, also produce the artifact."""
+    from mlir import ir
+    from mlir.passmanager import PassManager
+
+    import tcc  # noqa: F401  (registers tcc's dialects and passes)
+    from tcc.backends import get_target
+
+    backend = get_target(target)
+    warp = backend.warp_size
+    pipelines = {
+        "linalg": "tcc-tensor-to-linalg",
+        "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps}}}",
+        "gpu": f"tcc-tile-to-gpu{{warp-size={warp}}}",
+    }
+    stages: dict[str, str] = {"source": text}
+    with ir.Context(), ir.Location.unknown():
+        try:
+            module = ir.Module.parse(text)
+        except ir.MLIRError as err:
+            raise CompilationError(f"source: cannot parse the program:\n{err}") from err
+        _check_static(module)
+        launch_info: dict[str, Any] = {}
+        for stage, pipeline in pipelines.items():
+            try:
+                PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
+            except ir.MLIRError as err:
+                raise CompilationError(f"stage {stage!r} ({pipeline}) failed:\n{err}") from err
+            stages[stage] = str(module)
+            if stage == "tile":
+                launch_info = _read_tile_kernel(module)
+        backend.lower_to_llvm(module)
+        stages["llvm"] = str(module)
+        if not emit:
+            return stages, None
+        asm, binary = backend.emit(module)
+    args = tuple(
+        ArgSpec(f"arg{i}", "pointer", dtype, shape,
+                "input" if i < launch_info["num_inputs"] else "output")
+        for i, (dtype, shape) in enumerate(launch_info["args"])
+    )
+    artifact = KernelArtifact(
+        target=target,
+        vendor=backend.vendor,
+        kernel_name=launch_info["name"],
+        asm=asm,
+        binary=binary,
+        launch=LaunchSpec(
+            block=(launch_info["num_warps"] * warp, 1, 1),
+            grid=launch_info["grid"],
+        ),
+        args=args,
+        call_conv="bare",
+        compiler_version=COMPILER_VERSION,
+    )
+    return stages, artifact
+
+
+def _check_static(module: ir.Module) -> None:
+    funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+    if len(funcs) != 1:
+        raise CompilationError(
+            f"source: expected one func.func (the program), found {len(funcs)}"
+        )
+    fn = funcs[0].operation
+    ftype = str(fn.attributes["function_type"])
+    if "?" in ftype:
+        name = str(fn.attributes["sym_name"]).strip('"')
+        raise CompilationError(
+            f"source: @{name} has dynamic shapes {ftype}; compile a specialization "
+            "(tcc.frontend: tcc.compile(program, M=..., N=...), or static MLIR types)"
+        )
+
+
+def _read_tile_kernel(module: ir.Module) -> dict[str, Any]:
+    """The launch contract convert-linalg-to-tile wrote on the tile.func."""
+    from mlir import ir
+
+    kernels = [op.operation for op in module.body.operations
+               if op.operation.name == "tile.func"]
+    if len(kernels) != 1:
+        raise CompilationError(f"stage 'tile': expected one kernel, found {len(kernels)}")
+    k = kernels[0]
+    ftype = ir.FunctionType(ir.TypeAttr(k.attributes["function_type"]).value)
+    args = []
+    for t in ftype.inputs:
+        mt = ir.MemRefType(t)
+        args.append((str(mt.element_type), tuple(mt.shape)))
+    grid = tuple(int(v) for v in ir.DenseI64ArrayAttr(k.attributes["tcc.grid"]))
+    return {
+        "name": ir.StringAttr(k.attributes["sym_name"]).value,
+        "args": args,
+        "grid": grid,
+        "num_warps": ir.IntegerAttr(k.attributes["tcc.num_warps"]).value,
+        "num_inputs": ir.IntegerAttr(k.attributes["tcc.num_inputs"]).value,
+    }

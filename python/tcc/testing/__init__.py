@@ -1,0 +1,1 @@
+"""Helpers for testing tcc programs without a GPU."""
