@@ -2,34 +2,351 @@
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "tcc/Dialect/Tile/IR/TileDialect.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tcc::tile;
 
+#include "tcc/Dialect/Tile/IR/TileAttrInterfaces.cpp.inc"
 #include "tcc/Dialect/Tile/IR/TileEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "tcc/Dialect/Tile/IR/TileAttrs.cpp.inc"
 
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+using EmitErrorFn = function_ref<InFlightDiagnostic()>;
+
+static unsigned product(ArrayRef<unsigned> values) {
+  unsigned p = 1;
+  for (unsigned v : values)
+    p *= v;
+  return p;
+}
+
+static InFlightDiagnostic &printList(InFlightDiagnostic &diag,
+                                     ArrayRef<unsigned> values) {
+  diag << "[";
+  llvm::interleaveComma(values, diag);
+  return diag << "]";
+}
+
+/// Every entry of `values` is positive.
+static LogicalResult verifyPositive(EmitErrorFn emitError, StringRef attr,
+                                    StringRef param,
+                                    ArrayRef<unsigned> values) {
+  if (llvm::is_contained(values, 0u)) {
+    InFlightDiagnostic diag = emitError();
+    diag << "#tile." << attr << ": " << param << " entries must be positive, got ";
+    return printList(diag, values);
+  }
+  return success();
+}
+
+/// `order` is a permutation of [0, rank).
+static LogicalResult verifyOrder(EmitErrorFn emitError, StringRef attr,
+                                 ArrayRef<unsigned> order) {
+  llvm::SmallVector<bool> seen(order.size(), false);
+  for (unsigned d : order) {
+    if (d >= order.size() || seen[d]) {
+      InFlightDiagnostic diag = emitError();
+      diag << "#tile." << attr << ": order ";
+      printList(diag, order);
+      return diag << " is not a permutation of [0, " << order.size() << ")";
+    }
+    seen[d] = true;
+  }
+  return success();
+}
+
+/// Warps of an accumulator layout: a 2-D grid of positive counts whose
+/// product (the program's warp count) is a power of two.
+static LogicalResult verifyWarps(EmitErrorFn emitError, StringRef attr,
+                                 ArrayRef<unsigned> warpsPerCTA,
+                                 std::optional<size_t> rank) {
+  if (rank && warpsPerCTA.size() != *rank) {
+    InFlightDiagnostic diag = emitError();
+    diag << "#tile." << attr << ": warpsPerCTA must have rank " << *rank
+         << ", got ";
+    return printList(diag, warpsPerCTA);
+  }
+  if (failed(verifyPositive(emitError, attr, "warpsPerCTA", warpsPerCTA)))
+    return failure();
+  if (!llvm::isPowerOf2_32(product(warpsPerCTA))) {
+    InFlightDiagnostic diag = emitError();
+    diag << "#tile." << attr
+         << ": number of warps (product of warpsPerCTA ";
+    printList(diag, warpsPerCTA);
+    return diag << ") must be a power of two";
+  }
+  return success();
+}
+
+static unsigned rankOf(Attribute layout) {
+  return cast<LayoutEncodingAttr>(layout).getRank();
+}
+
+SmallVector<unsigned> mlir::tcc::tile::getWarpsPerCTA(Attribute layout) {
+  return TypeSwitch<Attribute, SmallVector<unsigned>>(layout)
+      .Case<BlockedEncodingAttr, NvidiaMmaEncodingAttr, AMDMfmaEncodingAttr>(
+          [](auto attr) { return SmallVector<unsigned>(attr.getWarpsPerCTA()); })
+      .Case([](DotOperandEncodingAttr attr) {
+        return getWarpsPerCTA(attr.getParent());
+      })
+      .Case([](SliceEncodingAttr attr) {
+        // Warps along the sliced dimension hold replicas.
+        SmallVector<unsigned> warps = getWarpsPerCTA(attr.getParent());
+        if (attr.getDim() < warps.size())
+          warps.erase(warps.begin() + attr.getDim());
+        return warps;
+      })
+      .Default([](Attribute) { return SmallVector<unsigned>(); });
+}
+
+LogicalResult mlir::tcc::tile::verifyLayoutRank(Attribute layout,
+                                                ArrayRef<int64_t> shape,
+                                                EmitErrorFn emitError) {
+  unsigned rank = rankOf(layout);
+  if (rank != shape.size())
+    return emitError() << "rank-" << shape.size()
+                       << " tile cannot carry layout " << layout
+                       << " of rank " << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.blocked
+//===----------------------------------------------------------------------===//
+
+unsigned BlockedEncodingAttr::getRank() const { return getOrder().size(); }
+
 LogicalResult
-BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+BlockedEncodingAttr::verify(EmitErrorFn emitError,
                             ArrayRef<unsigned> sizePerThread,
                             ArrayRef<unsigned> threadsPerWarp,
                             ArrayRef<unsigned> warpsPerCTA,
                             ArrayRef<unsigned> order) {
   size_t rank = sizePerThread.size();
+  if (rank == 0)
+    return emitError() << "#tile.blocked: rank must be at least 1";
   if (threadsPerWarp.size() != rank || warpsPerCTA.size() != rank ||
       order.size() != rank)
-    return emitError() << "blocked encoding: sizePerThread, threadsPerWarp, "
-                          "warpsPerCTA and order must have the same rank";
+    return emitError() << "#tile.blocked: sizePerThread, threadsPerWarp, "
+                          "warpsPerCTA and order must have the same rank, got "
+                       << rank << ", " << threadsPerWarp.size() << ", "
+                       << warpsPerCTA.size() << " and " << order.size();
+  if (failed(verifyPositive(emitError, "blocked", "sizePerThread",
+                            sizePerThread)) ||
+      failed(verifyPositive(emitError, "blocked", "threadsPerWarp",
+                            threadsPerWarp)) ||
+      failed(verifyWarps(emitError, "blocked", warpsPerCTA, std::nullopt)) ||
+      failed(verifyOrder(emitError, "blocked", order)))
+    return failure();
+  // The warp size is the target's: 32 on NVIDIA, 64 on AMD CDNA.
+  unsigned warpSize = product(threadsPerWarp);
+  if (warpSize != 32 && warpSize != 64) {
+    InFlightDiagnostic diag = emitError();
+    diag << "#tile.blocked: threadsPerWarp ";
+    printList(diag, threadsPerWarp);
+    return diag << " has " << warpSize
+                << " threads; a warp has 32 (NVIDIA) or 64 (AMD CDNA)";
+  }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// #tile.shared
+//===----------------------------------------------------------------------===//
+
+unsigned SharedEncodingAttr::getRank() const { return getOrder().size(); }
+
+LogicalResult SharedEncodingAttr::verify(EmitErrorFn emitError, unsigned vec,
+                                         unsigned perPhase, unsigned maxPhase,
+                                         ArrayRef<unsigned> order) {
+  for (auto [name, value] : {std::pair<StringRef, unsigned>{"vec", vec},
+                             {"perPhase", perPhase},
+                             {"maxPhase", maxPhase}})
+    if (!llvm::isPowerOf2_32(value))
+      return emitError() << "#tile.shared: " << name
+                         << " must be a power of two, got " << value;
+  if (order.empty())
+    return emitError() << "#tile.shared: rank (order size) must be at least 1";
+  return verifyOrder(emitError, "shared", order);
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.nvidia_mma
+//===----------------------------------------------------------------------===//
+
+unsigned NvidiaMmaEncodingAttr::getRank() const {
+  return getWarpsPerCTA().size();
+}
+
+LogicalResult NvidiaMmaEncodingAttr::verify(EmitErrorFn emitError,
+                                            unsigned version,
+                                            ArrayRef<unsigned> warpsPerCTA,
+                                            ArrayRef<unsigned> instrShape) {
+  if (failed(verifyWarps(emitError, "nvidia_mma", warpsPerCTA, 2)))
+    return failure();
+  if (version == 2) {
+    // mma.sync m16n8k{8,16,32}: the accumulator tile is always 16x8.
+    if (instrShape != ArrayRef<unsigned>{16, 8}) {
+      InFlightDiagnostic diag = emitError();
+      diag << "#tile.nvidia_mma: version 2 (mma.sync) needs instrShape "
+              "[16, 8], got ";
+      return printList(diag, instrShape);
+    }
+    return success();
+  }
+  if (version == 3) {
+    // wgmma m64nNkK: a warpgroup of 4 warps along M issues it; K is 256 bits
+    // of operands (8 for tf32, 16 for f16/bf16, 32 for 8-bit types).
+    if (instrShape.size() != 3 || instrShape[0] != 16 || instrShape[1] == 0 ||
+        instrShape[1] % 8 != 0 || instrShape[1] > 256 ||
+        !llvm::is_contained({8u, 16u, 32u}, instrShape[2])) {
+      InFlightDiagnostic diag = emitError();
+      diag << "#tile.nvidia_mma: version 3 (wgmma) needs instrShape "
+              "[16, N, K] with N a multiple of 8 in [8, 256] and K in "
+              "{8, 16, 32}, got ";
+      return printList(diag, instrShape);
+    }
+    if (warpsPerCTA[0] % 4 != 0)
+      return emitError() << "#tile.nvidia_mma: version 3 (wgmma) needs "
+                            "warpsPerCTA[0] a multiple of 4 (a warpgroup), got "
+                         << warpsPerCTA[0];
+    return success();
+  }
+  return emitError() << "#tile.nvidia_mma: version must be 2 (mma.sync) or 3 "
+                        "(wgmma), got "
+                     << version;
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.amd_mfma
+//===----------------------------------------------------------------------===//
+
+unsigned AMDMfmaEncodingAttr::getRank() const {
+  return getWarpsPerCTA().size();
+}
+
+LogicalResult AMDMfmaEncodingAttr::verify(EmitErrorFn emitError,
+                                          unsigned version,
+                                          ArrayRef<unsigned> warpsPerCTA,
+                                          ArrayRef<unsigned> instrShape,
+                                          bool isTransposed) {
+  if (version != 2 && version != 3)
+    return emitError() << "#tile.amd_mfma: version must be 2 (CDNA2, gfx90a) "
+                          "or 3 (CDNA3, gfx942), got "
+                       << version;
+  if (failed(verifyWarps(emitError, "amd_mfma", warpsPerCTA, 2)))
+    return failure();
+  if (instrShape != ArrayRef<unsigned>{32, 32} &&
+      instrShape != ArrayRef<unsigned>{16, 16}) {
+    InFlightDiagnostic diag = emitError();
+    diag << "#tile.amd_mfma: instrShape must be [32, 32] or [16, 16], got ";
+    return printList(diag, instrShape);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.dot_operand
+//===----------------------------------------------------------------------===//
+
+unsigned DotOperandEncodingAttr::getRank() const {
+  return rankOf(getParent());
+}
+
+LogicalResult DotOperandEncodingAttr::verify(EmitErrorFn emitError,
+                                             unsigned opIdx, Attribute parent,
+                                             unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "#tile.dot_operand: opIdx must be 0 (A) or 1 (B), got "
+                       << opIdx;
+  if (isa<BlockedEncodingAttr>(parent)) {
+    if (kWidth != 0)
+      return emitError() << "#tile.dot_operand: kWidth must be 0 for a "
+                            "blocked (FMA) parent, got "
+                         << kWidth;
+    return success();
+  }
+  if (!isa<NvidiaMmaEncodingAttr, AMDMfmaEncodingAttr>(parent))
+    return emitError() << "#tile.dot_operand: parent must be #tile.nvidia_mma, "
+                          "#tile.amd_mfma or #tile.blocked, got "
+                       << parent;
+  if (!llvm::isPowerOf2_32(kWidth))
+    return emitError() << "#tile.dot_operand: kWidth must be a positive power "
+                          "of two for an MMA parent, got "
+                       << kWidth;
+  auto mma = dyn_cast<NvidiaMmaEncodingAttr>(parent);
+  if (mma && mma.getVersion() == 3 && opIdx != 0)
+    return emitError() << "#tile.dot_operand: wgmma (nvidia_mma version 3) "
+                          "reads B from shared memory; only opIdx 0 may live "
+                          "in registers";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.slice
+//===----------------------------------------------------------------------===//
+
+unsigned SliceEncodingAttr::getRank() const { return rankOf(getParent()) - 1; }
+
+LogicalResult SliceEncodingAttr::verify(EmitErrorFn emitError, unsigned dim,
+                                        Attribute parent) {
+  if (!isa<DistributedEncodingAttr>(parent))
+    return emitError() << "#tile.slice: parent must be a distributed layout "
+                          "(blocked, nvidia_mma, amd_mfma, dot_operand, "
+                          "slice), got "
+                       << parent;
+  unsigned parentRank = rankOf(parent);
+  if (parentRank < 2)
+    return emitError() << "#tile.slice: parent must have rank >= 2, got rank "
+                       << parentRank;
+  if (dim >= parentRank)
+    return emitError() << "#tile.slice: dim " << dim
+                       << " is out of range for a parent of rank "
+                       << parentRank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Registration and aliases
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Prints layouts as `#blocked`, `#mma`, ... aliases, as Triton does: tile
+/// types repeat them everywhere.
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    StringRef name = TypeSwitch<Attribute, StringRef>(attr)
+                         .Case([](BlockedEncodingAttr) { return "blocked"; })
+                         .Case([](SharedEncodingAttr) { return "shared"; })
+                         .Case([](NvidiaMmaEncodingAttr) { return "mma"; })
+                         .Case([](AMDMfmaEncodingAttr) { return "mfma"; })
+                         .Case([](DotOperandEncodingAttr) { return "dot_op"; })
+                         .Case([](SliceEncodingAttr) { return "slice"; })
+                         .Default([](Attribute) { return StringRef(); });
+    if (name.empty())
+      return AliasResult::NoAlias;
+    os << name;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
 
 void TileDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "tcc/Dialect/Tile/IR/TileAttrs.cpp.inc"
       >();
+  addInterfaces<TileOpAsmInterface>();
 }

@@ -14,6 +14,18 @@ using namespace mlir::tcc::tile;
 #define GET_TYPEDEF_CLASSES
 #include "tcc/Dialect/Tile/IR/TileTypes.cpp.inc"
 
+LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              Type pointeeType, int addressSpace) {
+  if (!isa<IntegerType, FloatType, PtrType>(pointeeType))
+    return emitError() << "!tile.ptr: pointee must be an integer, float or "
+                          "!tile.ptr type, got "
+                       << pointeeType;
+  if (addressSpace < 0)
+    return emitError() << "!tile.ptr: address space must be non-negative, got "
+                       << addressSpace;
+  return success();
+}
+
 void TileDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

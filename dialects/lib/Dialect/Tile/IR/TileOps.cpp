@@ -2,9 +2,644 @@
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tcc::tile;
 
 #define GET_OP_CLASSES
 #include "tcc/Dialect/Tile/IR/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+static Type elementTypeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType();
+  return type;
+}
+
+static Attribute layoutOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getEncoding();
+  return {};
+}
+
+/// `elem`, as a tile with `shapeOf`'s shape and layout when that is a tile.
+static Type tileLike(Type shapeOf, Type elem) {
+  if (auto tensor = dyn_cast<RankedTensorType>(shapeOf))
+    return RankedTensorType::get(tensor.getShape(), elem, tensor.getEncoding());
+  return elem;
+}
+
+/// What a load through `ptrLike` gives (null if it holds no pointers).
+static Type pointeeTileOf(Type ptrLike) {
+  auto ptr = dyn_cast<PtrType>(elementTypeOf(ptrLike));
+  return ptr ? tileLike(ptrLike, ptr.getPointeeType()) : Type();
+}
+
+/// `64x128` for diagnostics.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string str;
+  llvm::raw_string_ostream os(str);
+  llvm::interleave(shape, os, "x");
+  return str;
+}
+
+static LogicalResult verifySameElementType(Operation *op, Type src, Type res) {
+  if (elementTypeOf(src) != elementTypeOf(res))
+    return op->emitOpError("result element type ")
+           << elementTypeOf(res) << " must match 'src' element type "
+           << elementTypeOf(src);
+  return success();
+}
+
+static LogicalResult verifySameLayout(Operation *op, Type src, Type res) {
+  if (layoutOf(src) != layoutOf(res))
+    return op->emitOpError("result layout ")
+           << layoutOf(res) << " must match 'src' layout " << layoutOf(src);
+  return success();
+}
+
+/// `b` is a scalar when `a` is, else a tile of `a`'s shape and layout.
+static LogicalResult verifyShapedLike(Operation *op, StringRef aName, Type a,
+                                      StringRef bName, Type b) {
+  auto aTile = dyn_cast<RankedTensorType>(a);
+  auto bTile = dyn_cast<RankedTensorType>(b);
+  if (!aTile && !bTile)
+    return success();
+  if (!aTile || !bTile || aTile.getShape() != bTile.getShape() ||
+      aTile.getEncoding() != bTile.getEncoding())
+    return op->emitOpError("'")
+           << bName << "' type " << b << " must have the shape and layout of '"
+           << aName << "' type " << a;
+  return success();
+}
+
+/// The mask and `other` value of an access moving data of type `dataType`.
+static LogicalResult verifyMaskAndOther(Operation *op, Type dataType,
+                                        Value mask, Value other) {
+  if (mask) {
+    Type expected = tileLike(dataType, IntegerType::get(op->getContext(), 1));
+    if (mask.getType() != expected)
+      return op->emitOpError("'mask' type ")
+             << mask.getType() << " must be " << expected
+             << " (i1, shaped like the data)";
+  }
+  if (other) {
+    if (!mask)
+      return op->emitOpError("'other' requires a 'mask'");
+    if (other.getType() != dataType)
+      return op->emitOpError("'other' type ")
+             << other.getType() << " must match the loaded type " << dataType;
+  }
+  return success();
+}
+
+/// A memref window: one offset per memref dimension, a tile of its rank and
+/// element type.
+static LogicalResult verifyMemRefWindow(Operation *op, MemRefType memref,
+                                        size_t numOffsets, Type tile,
+                                        StringRef tileName) {
+  int64_t rank = memref.getRank();
+  if (static_cast<int64_t>(numOffsets) != rank)
+    return op->emitOpError("expects ")
+           << rank << " offsets for a rank-" << rank << " memref, got "
+           << numOffsets;
+  auto tileType = cast<RankedTensorType>(tile);
+  if (tileType.getRank() != rank)
+    return op->emitOpError("'")
+           << tileName << "' rank " << tileType.getRank()
+           << " must equal the memref rank " << rank;
+  if (tileType.getElementType() != memref.getElementType())
+    return op->emitOpError("'")
+           << tileName << "' element type " << tileType.getElementType()
+           << " must match the memref element type "
+           << memref.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel form
+//===----------------------------------------------------------------------===//
+
+void FuncOp::build(OpBuilder &builder, OperationState &state, StringRef name,
+                   FunctionType type, unsigned gridRank,
+                   DictionaryAttr constexprs) {
+  state.addAttribute(SymbolTable::getSymbolAttrName(),
+                     builder.getStringAttr(name));
+  state.addAttribute(getFunctionTypeAttrName(state.name), TypeAttr::get(type));
+  state.addAttribute(getGridRankAttrName(state.name),
+                     builder.getI32IntegerAttr(gridRank));
+  if (constexprs)
+    state.addAttribute(getConstexprsAttrName(state.name), constexprs);
+  // Kernels always have a body: create the entry block with the arguments.
+  Block *entry = new Block();
+  state.addRegion()->push_back(entry);
+  for (Type input : type.getInputs())
+    entry->addArgument(input, state.location);
+}
+
+ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void FuncOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+LogicalResult FuncOp::verify() {
+  int64_t gridRank = getGridRankAttr().getInt();
+  if (gridRank < 1 || gridRank > 3)
+    return emitOpError("grid_rank must be 1, 2 or 3, got ") << gridRank;
+  if (getFunctionType().getNumResults() != 0)
+    return emitOpError("a kernel returns nothing (it writes through "
+                       "pointers), but the signature has ")
+           << getFunctionType().getNumResults() << " result(s)";
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes()))
+    if (!isa<IntegerType, IndexType, FloatType, PtrType, MemRefType>(type))
+      return emitOpError("argument #")
+             << i << " has type " << type
+             << "; kernel arguments are integers, floats, !tile.ptr or memrefs";
+  if (DictionaryAttr constexprs = getConstexprsAttr())
+    for (NamedAttribute entry : constexprs)
+      if (!isa<IntegerAttr>(entry.getValue()))
+        return emitOpError("constexpr '")
+               << entry.getName().getValue()
+               << "' must be an integer or bool attribute, got "
+               << entry.getValue();
+  if (isExternal())
+    return emitOpError("a kernel needs a body");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Grid queries
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::tcc::tile::verifyGridAxis(Operation *op, int32_t axis) {
+  if (axis < 0 || axis > 2)
+    return op->emitOpError("axis must be 0, 1 or 2, got ") << axis;
+  // Outside a kernel (e.g. while one is being built) there is no grid yet.
+  auto func = op->getParentOfType<FuncOp>();
+  if (!func || !func.getGridRankAttr())
+    return success();
+  int64_t gridRank = func.getGridRankAttr().getInt();
+  if (axis >= gridRank)
+    return op->emitOpError("axis ")
+           << axis << " is out of range for the enclosing tile.func @"
+           << func.getSymName() << " with grid_rank " << gridRank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Building and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArangeOp::verify() {
+  RankedTensorType type = getType();
+  if (type.getRank() != 1)
+    return emitOpError("result must be a 1-D tile, got rank ")
+           << type.getRank();
+  int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
+  if (end <= start)
+    return emitOpError("end (") << end << ") must be greater than start ("
+                                << start << ")";
+  int64_t length = end - start;
+  if (length != type.getDimSize(0))
+    return emitOpError("end - start = ")
+           << length << " does not match the result length "
+           << type.getDimSize(0);
+  if (!llvm::isPowerOf2_64(length))
+    return emitOpError("length ") << length << " must be a power of two";
+  return success();
+}
+
+LogicalResult SplatOp::verify() {
+  if (getType().getElementType() != getSrc().getType())
+    return emitOpError("result element type ")
+           << getType().getElementType() << " must match the 'src' type "
+           << getSrc().getType();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType src = getSrc().getType(), res = getType();
+  if (failed(verifySameElementType(*this, src, res)) ||
+      failed(verifySameLayout(*this, src, res)))
+    return failure();
+  if (src.getRank() != res.getRank())
+    return emitOpError("result rank ")
+           << res.getRank() << " must equal 'src' rank " << src.getRank();
+  for (int64_t i = 0, e = src.getRank(); i < e; ++i)
+    if (src.getDimSize(i) != res.getDimSize(i) && src.getDimSize(i) != 1)
+      return emitOpError("dimension ")
+             << i << " of 'src' has size " << src.getDimSize(i)
+             << " and the result " << res.getDimSize(i)
+             << "; only size-1 dimensions broadcast";
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  RankedTensorType src = getSrc().getType(), res = getType();
+  if (failed(verifySameElementType(*this, src, res)))
+    return failure();
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError("axis ") << axis << " is out of range [0, "
+                                << src.getRank() << "]";
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (res.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape ")
+           << shapeStr(res.getShape()) << " must be 'src' shape "
+           << shapeStr(src.getShape()) << " with a 1 at axis " << axis << " ("
+           << shapeStr(expected) << ")";
+  Attribute srcLayout = src.getEncoding(), resLayout = res.getEncoding();
+  if (!srcLayout && !resLayout)
+    return success();
+  if (!srcLayout || !resLayout)
+    return emitOpError("'src' and result must both have layouts or neither");
+  auto slice = dyn_cast<SliceEncodingAttr>(srcLayout);
+  if (!slice || slice.getDim() != axis || slice.getParent() != resLayout)
+    return emitOpError("'src' layout must be the result layout sliced at axis ")
+           << axis << " ("
+           << SliceEncodingAttr::get(getContext(), axis, resLayout)
+           << "), got " << srcLayout;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType src = getSrc().getType(), res = getType();
+  if (failed(verifySameElementType(*this, src, res)))
+    return failure();
+  if (src.getNumElements() != res.getNumElements())
+    return emitOpError("'src' has ")
+           << src.getNumElements() << " elements but the result has "
+           << res.getNumElements();
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  RankedTensorType src = getSrc().getType(), res = getType();
+  if (failed(verifySameElementType(*this, src, res)))
+    return failure();
+  if (src.getShape() != res.getShape())
+    return emitOpError("result shape ")
+           << shapeStr(res.getShape()) << " must equal 'src' shape "
+           << shapeStr(src.getShape());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  return verifyShapedLike(*this, "ptr", getPtr().getType(), "offset",
+                          getOffset().getType());
+}
+
+/// Operands after the address (`%mask, %other` / `%value, %mask`).
+static ParseResult parseTrailingOperands(
+    OpAsmParser &parser, size_t min, size_t max,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+    StringRef expected) {
+  SMLoc loc = parser.getCurrentLocation();
+  size_t before = operands.size();
+  if (succeeded(parser.parseOptionalComma()) &&
+      parser.parseOperandList(operands))
+    return failure();
+  size_t parsed = operands.size() - before;
+  if (parsed < min || parsed > max)
+    return parser.emitError(loc, "expected ") << expected;
+  return success();
+}
+
+static ParseResult
+resolveAll(OpAsmParser &parser,
+           ArrayRef<OpAsmParser::UnresolvedOperand> operands,
+           ArrayRef<Type> types, OperationState &result) {
+  for (auto [operand, type] : llvm::zip(operands, types))
+    if (parser.resolveOperand(operand, type, result.operands))
+      return failure();
+  return success();
+}
+
+/// `%ptr, <trailing> attr-dict : ptr-type`; returns the ptr type and the
+/// pointee tile it implies.
+static ParseResult parsePtrAccess(
+    OpAsmParser &parser, OperationState &result, size_t minTrailing,
+    size_t maxTrailing, StringRef expected,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands, Type &ptrType,
+    Type &valueType) {
+  operands.emplace_back();
+  if (parser.parseOperand(operands.front()) ||
+      parseTrailingOperands(parser, minTrailing, maxTrailing, operands,
+                            expected) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  SMLoc typeLoc = parser.getCurrentLocation();
+  if (parser.parseColonType(ptrType))
+    return failure();
+  valueType = pointeeTileOf(ptrType);
+  if (!valueType)
+    return parser.emitError(typeLoc,
+                            "expected !tile.ptr or a tile of !tile.ptr, got ")
+           << ptrType;
+  return success();
+}
+
+ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 3> operands;
+  Type ptrType, valueType;
+  if (parsePtrAccess(parser, result, 0, 2, "'ptr', optional 'mask', 'other'",
+                     operands, ptrType, valueType))
+    return failure();
+  Type maskType = tileLike(ptrType, parser.getBuilder().getI1Type());
+  if (resolveAll(parser, operands, {ptrType, maskType, valueType}, result))
+    return failure();
+  result.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, operands.size() > 1, operands.size() > 2};
+  result.addTypes(valueType);
+  return success();
+}
+
+void LoadOp::print(OpAsmPrinter &p) {
+  p << ' ' << getOperation()->getOperands();
+  p.printOptionalAttrDict((*this)->getAttrs(), {"operandSegmentSizes"});
+  p << " : " << getPtr().getType();
+}
+
+LogicalResult LoadOp::verify() {
+  Type expected = pointeeTileOf(getPtr().getType());
+  if (getType() != expected)
+    return emitOpError("result type ")
+           << getType() << " must be " << expected
+           << ", the pointee tile of 'ptr'";
+  return verifyMaskAndOther(*this, getType(), getMask(), getOther());
+}
+
+ParseResult StoreOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 3> operands;
+  Type ptrType, valueType;
+  if (parsePtrAccess(parser, result, 1, 2, "'ptr', 'value', optional 'mask'",
+                     operands, ptrType, valueType))
+    return failure();
+  Type maskType = tileLike(ptrType, parser.getBuilder().getI1Type());
+  return resolveAll(parser, operands, {ptrType, valueType, maskType}, result);
+}
+
+void StoreOp::print(OpAsmPrinter &p) {
+  p << ' ' << getOperation()->getOperands();
+  p.printOptionalAttrDict((*this)->getAttrs());
+  p << " : " << getPtr().getType();
+}
+
+LogicalResult StoreOp::verify() {
+  Type expected = pointeeTileOf(getPtr().getType());
+  if (getValue().getType() != expected)
+    return emitOpError("'value' type ")
+           << getValue().getType() << " must be " << expected
+           << ", the pointee tile of 'ptr'";
+  return verifyMaskAndOther(*this, expected, getMask(), Value());
+}
+
+/// `%memref[%offsets], <trailing> attr-dict : memref-type <sep> tile-type`.
+/// Resolves the memref and offsets; the caller resolves the trailing
+/// operands, whose types follow from the tile type.
+static ParseResult parseMemRefAccess(
+    OpAsmParser &parser, OperationState &result, size_t minTrailing,
+    size_t maxTrailing, StringRef expected, StringRef sep,
+    SmallVectorImpl<OpAsmParser::UnresolvedOperand> &trailing,
+    size_t &numOffsets, RankedTensorType &tileType) {
+  OpAsmParser::UnresolvedOperand memref;
+  SmallVector<OpAsmParser::UnresolvedOperand, 4> offsets;
+  MemRefType memrefType;
+  if (parser.parseOperand(memref) ||
+      parser.parseOperandList(offsets, OpAsmParser::Delimiter::Square) ||
+      parseTrailingOperands(parser, minTrailing, maxTrailing, trailing,
+                            expected) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(memrefType))
+    return failure();
+  if ((sep == "->" ? parser.parseArrow() : parser.parseComma()) ||
+      parser.parseType(tileType) ||
+      parser.resolveOperand(memref, memrefType, result.operands) ||
+      parser.resolveOperands(offsets, parser.getBuilder().getIndexType(),
+                             result.operands))
+    return failure();
+  numOffsets = offsets.size();
+  return success();
+}
+
+static void printMemRefAccess(OpAsmPrinter &p, Operation *op, Value memref,
+                              ValueRange offsets, ValueRange trailing,
+                              StringRef sep, Type tileType) {
+  p << ' ' << memref << '[' << offsets << ']';
+  if (!trailing.empty())
+    p << ", " << trailing;
+  p.printOptionalAttrDict(op->getAttrs(), {"operandSegmentSizes"});
+  p << " : " << memref.getType() << ' ' << sep << ' ' << tileType;
+}
+
+ParseResult MemRefLoadOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 2> trailing;
+  size_t numOffsets;
+  RankedTensorType tileType;
+  if (parseMemRefAccess(parser, result, 0, 2, "optional 'mask', 'other'",
+                        "->", trailing, numOffsets, tileType))
+    return failure();
+  Type maskType = tileLike(tileType, parser.getBuilder().getI1Type());
+  if (resolveAll(parser, trailing, {maskType, tileType}, result))
+    return failure();
+  result.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, static_cast<int32_t>(numOffsets), !trailing.empty(),
+      trailing.size() > 1};
+  result.addTypes(tileType);
+  return success();
+}
+
+void MemRefLoadOp::print(OpAsmPrinter &p) {
+  SmallVector<Value, 2> trailing;
+  if (getMask())
+    trailing.push_back(getMask());
+  if (getOther())
+    trailing.push_back(getOther());
+  printMemRefAccess(p, *this, getMemref(), getOffsets(), trailing, "->",
+                    getType());
+}
+
+LogicalResult MemRefLoadOp::verify() {
+  if (failed(verifyMemRefWindow(*this, getMemref().getType(),
+                                getOffsets().size(), getType(), "result")))
+    return failure();
+  return verifyMaskAndOther(*this, getType(), getMask(), getOther());
+}
+
+ParseResult MemRefStoreOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 2> trailing;
+  size_t numOffsets;
+  RankedTensorType tileType;
+  if (parseMemRefAccess(parser, result, 1, 2, "'value', optional 'mask'", ",",
+                        trailing, numOffsets, tileType))
+    return failure();
+  Type maskType = tileLike(tileType, parser.getBuilder().getI1Type());
+  if (resolveAll(parser, trailing, {tileType, maskType}, result))
+    return failure();
+  result.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, static_cast<int32_t>(numOffsets), 1, trailing.size() > 1};
+  return success();
+}
+
+void MemRefStoreOp::print(OpAsmPrinter &p) {
+  SmallVector<Value, 2> trailing{getValue()};
+  if (getMask())
+    trailing.push_back(getMask());
+  printMemRefAccess(p, *this, getMemref(), getOffsets(), trailing, ",",
+                    getValue().getType());
+}
+
+LogicalResult MemRefStoreOp::verify() {
+  if (failed(verifyMemRefWindow(*this, getMemref().getType(),
+                                getOffsets().size(), getValue().getType(),
+                                "value")))
+    return failure();
+  return verifyMaskAndOther(*this, getValue().getType(), getMask(), Value());
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+/// Operand `opIdx` of a dot whose accumulator layout is `accLayout`.
+static LogicalResult verifyDotOperandLayout(Operation *op, StringRef name,
+                                            unsigned opIdx, Attribute layout,
+                                            Attribute accLayout) {
+  if (!accLayout) {
+    if (layout)
+      return op->emitOpError("'")
+             << name << "' has layout " << layout
+             << " but the accumulator has none";
+    return success();
+  }
+  // wgmma reads its operands (B always, A optionally) from shared memory.
+  auto mma = dyn_cast<NvidiaMmaEncodingAttr>(accLayout);
+  if (mma && mma.getVersion() == 3 && isa_and_nonnull<SharedEncodingAttr>(layout))
+    return success();
+  auto dotOp = dyn_cast_or_null<DotOperandEncodingAttr>(layout);
+  if (!dotOp || dotOp.getOpIdx() != opIdx || dotOp.getParent() != accLayout)
+    return op->emitOpError("'")
+           << name << "' layout must be #tile.dot_operand with opIdx = "
+           << opIdx << " and parent = " << accLayout
+           << (mma && mma.getVersion() == 3 ? " (or #tile.shared for wgmma)"
+                                            : "")
+           << ", got " << layout;
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   acc = getAcc().getType();
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"a", a},
+                            {"b", b},
+                            {"acc", acc}})
+    if (type.getRank() != 2)
+      return emitOpError("'") << name << "' must be a 2-D tile, got rank "
+                              << type.getRank();
+  Type elem = a.getElementType();
+  if (!elem.isF16() && !elem.isBF16() && !elem.isF32())
+    return emitOpError("'a' element type must be f16, bf16 or f32, got ")
+           << elem;
+  if (b.getElementType() != elem)
+    return emitOpError("'b' element type ")
+           << b.getElementType() << " must match 'a' element type " << elem;
+  if (!acc.getElementType().isF32())
+    return emitOpError("'acc' element type must be f32, got ")
+           << acc.getElementType();
+  int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = b.getDimSize(1);
+  if (b.getDimSize(0) != k)
+    return emitOpError("K mismatch: 'a' is MxK = ")
+           << shapeStr(a.getShape()) << " but 'b' is KxN = "
+           << shapeStr(b.getShape());
+  if (acc.getDimSize(0) != m || acc.getDimSize(1) != n)
+    return emitOpError("'acc' shape ")
+           << shapeStr(acc.getShape()) << " must be MxN = " << m << "x" << n
+           << " (M from 'a', N from 'b')";
+  Attribute accLayout = acc.getEncoding();
+  if (failed(verifyDotOperandLayout(*this, "a", 0, a.getEncoding(),
+                                    accLayout)) ||
+      failed(verifyDotOperandLayout(*this, "b", 1, b.getEncoding(),
+                                    accLayout)))
+    return failure();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType src = getSrc().getType();
+  int64_t axis = getAxisAttr().getInt(), rank = src.getRank();
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank-"
+                                << rank << " 'src'";
+  Type elem = src.getElementType();
+  if (rank == 1) {
+    if (getType() != elem)
+      return emitOpError("reducing a 1-D tile gives a scalar ")
+             << elem << ", got " << getType();
+    return success();
+  }
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + axis);
+  auto res = dyn_cast<RankedTensorType>(getType());
+  if (!res || res.getShape() != ArrayRef<int64_t>(shape) ||
+      res.getElementType() != elem)
+    return emitOpError("result must be a ")
+           << shapeStr(shape) << "x" << elem << " tile ('src' without axis "
+           << axis << "), got " << getType();
+  Attribute srcLayout = src.getEncoding();
+  Attribute expected =
+      srcLayout ? SliceEncodingAttr::get(getContext(), axis, srcLayout)
+                : Attribute();
+  if (res.getEncoding() == expected)
+    return success();
+  if (!expected)
+    return emitOpError("result layout must be absent as 'src' has none, got ")
+           << res.getEncoding();
+  return emitOpError("result layout must be ")
+         << expected << " ('src' layout sliced at axis " << axis << "), got "
+         << res.getEncoding();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  Type elem = getSrc().getType().getElementType();
+  Block &body = getCombiner().front();
+  if (body.getNumArguments() != 2 ||
+      llvm::any_of(body.getArgumentTypes(),
+                   [&](Type type) { return type != elem; })) {
+    InFlightDiagnostic diag = emitOpError("combiner must take two ")
+                              << elem << " arguments, got (";
+    llvm::interleaveComma(body.getArgumentTypes(), diag);
+    return diag << ")";
+  }
+  auto ret = body.empty() ? nullptr : dyn_cast<ReduceReturnOp>(body.back());
+  if (!ret)
+    return emitOpError("combiner must end with tile.reduce.return");
+  if (ret.getResult().getType() != elem)
+    return emitOpError("combiner returns ")
+           << ret.getResult().getType() << " but must return " << elem;
+  return success();
+}

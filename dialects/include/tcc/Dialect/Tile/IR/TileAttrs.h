@@ -4,8 +4,22 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "tcc/Dialect/Tile/IR/TileDialect.h"
+#include "llvm/ADT/SmallVector.h"
 
+namespace mlir::tcc::tile {
+/// Warps along each dimension of a distributed layout (blocked, MMA, MFMA,
+/// dot operand, slice); empty for anything else.
+llvm::SmallVector<unsigned> getWarpsPerCTA(Attribute layout);
+/// Checks that a tile of `shape` may carry `layout` (ranks agree).
+llvm::LogicalResult
+verifyLayoutRank(Attribute layout, llvm::ArrayRef<int64_t> shape,
+                 llvm::function_ref<InFlightDiagnostic()> emitError);
+} // namespace mlir::tcc::tile
+
+#include "tcc/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
 #include "tcc/Dialect/Tile/IR/TileEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES

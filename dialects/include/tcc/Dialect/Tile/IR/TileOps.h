@@ -6,6 +6,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
@@ -13,6 +17,11 @@
 
 #define GET_TYPEDEF_CLASSES
 #include "tcc/Dialect/Tile/IR/TileTypes.h.inc"
+
+namespace mlir::tcc::tile {
+/// Checks a grid query's `axis` against the enclosing tile.func's grid_rank.
+LogicalResult verifyGridAxis(Operation *op, int32_t axis);
+} // namespace mlir::tcc::tile
 
 #define GET_OP_CLASSES
 #include "tcc/Dialect/Tile/IR/TileOps.h.inc"

@@ -1,4 +1,12 @@
 //===- TileOps.td - tile dialect ops -----------------------*- tablegen -*-===//
+//
+// Tiles are builtin statically shaped tensors whose encoding is a tile layout
+// (or none before layout assignment); elementwise math on them is upstream
+// arith/math. These ops add what arith/math cannot say: the launch grid,
+// index tiles, shape changes that keep layouts consistent, memory access
+// through pointers and memrefs, dot and reduce.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TCC_DIALECT_TILE_IR_TILEOPS_TD
 #define TCC_DIALECT_TILE_IR_TILEOPS_TD
@@ -7,14 +15,282 @@ include "tcc/Dialect/Tile/IR/TileDialect.td"
 include "tcc/Dialect/Tile/IR/TileAttrs.td"
 include "tcc/Dialect/Tile/IR/TileTypes.td"
 include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
-def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
-  let summary = "index of the running program along a grid axis";
-  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+//===----------------------------------------------------------------------===//
+// Kernel form
+//===----------------------------------------------------------------------===//
+
+def Tile_FuncOp : Tile_Op<"func", [
+    AutomaticAllocationScope, FunctionOpInterface, IsolatedFromAbove]> {
+  let summary = "a kernel: one program of a launch grid";
+  let description = [{
+    The body runs once per program of a `grid_rank`-dimensional launch grid
+    (1 to 3). `constexprs` names the compile-time constants the kernel was
+    specialized for (integer or bool attributes); they are not arguments.
+    Arguments are scalars, `!tile.ptr`s or memrefs; kernels return nothing.
+
+    ```mlir
+    tile.func @add(%x: !tile.ptr<f32>, %n: i32)
+        attributes {constexprs = {BLOCK = 128 : i32}, grid_rank = 1 : i32} {
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<StrAttr>:$sym_visibility,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       I32Attr:$grid_rank,
+                       OptionalAttr<DictionaryAttr>:$constexprs);
+  let regions = (region AnyRegion:$body);
+  let builders = [OpBuilder<(ins "::llvm::StringRef":$name,
+                                 "::mlir::FunctionType":$type,
+                                 "unsigned":$gridRank,
+                                 CArg<"::mlir::DictionaryAttr", "{}">:$constexprs)>];
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() {
+      return isExternal() ? nullptr : &getBody();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    bool isDeclaration() { return isExternal(); }
+  }];
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, HasParent<"FuncOp">, ReturnLike,
+                                       Terminator]> {
+  let summary = "ends a kernel's program";
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Grid queries
+//===----------------------------------------------------------------------===//
+
+// The axis must exist in the enclosing kernel's grid.
+class Tile_GridQueryOp<string mnemonic, string opSummary>
+    : Tile_Op<mnemonic, [Pure]> {
+  let summary = opSummary;
+  let arguments = (ins I32Attr:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyGridAxis(getOperation(), getAxis());
+    }
+  }];
+}
+
+def Tile_ProgramIdOp
+    : Tile_GridQueryOp<"program_id", "index of the running program along a grid axis">;
+def Tile_NumProgramsOp
+    : Tile_GridQueryOp<"num_programs", "number of programs along a grid axis">;
+
+//===----------------------------------------------------------------------===//
+// Building and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+  let summary = "1-D tile of consecutive i32 values [start, end)";
+  let description = [{
+    `tile.arange {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #l>`.
+    The length `end - start` is the tile's and a power of two.
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs StaticShapeTensorOf<[I32]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+// One tile (or scalar) in, one tile out: `op %src : A -> B`.
+class Tile_ShapeOp<string mnemonic> : Tile_Op<mnemonic, [Pure]> {
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_ShapeOp<"splat"> {
+  let summary = "tile with every element equal to a scalar";
+  let arguments = (ins Tile_Scalar:$src);
+}
+
+def Tile_BroadcastOp : Tile_ShapeOp<"broadcast"> {
+  let summary = "expand size-1 dimensions of a tile";
+  let description = [{
+    `tile.broadcast %t : tensor<1x128xf32, #l> -> tensor<64x128xf32, #l>`:
+    same rank, element type and layout; only size-1 dimensions change.
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+}
+
+def Tile_ExpandDimsOp : Tile_ShapeOp<"expand_dims"> {
+  let summary = "insert a size-1 dimension at `axis`";
+  let description = [{
+    `tile.expand_dims %t {axis = 0 : i32} : tensor<128xf32, #tile.slice<{dim
+    = 0, parent = #b}>> -> tensor<1x128xf32, #b>`: an operand layout must be
+    the slice of the result layout along `axis`.
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+}
+
+def Tile_ReshapeOp : Tile_ShapeOp<"reshape"> {
+  let summary = "reinterpret a tile's shape (same element count, row-major)";
+  let arguments = (ins Tile_Tensor:$src);
+}
+
+def Tile_ConvertLayoutOp : Tile_ShapeOp<"convert_layout"> {
+  let summary = "move a tile to another layout (same shape and elements)";
+  let description = [{
+    What layout passes insert where producer and consumer layouts differ;
+    it may go through shared memory.
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "offset pointers by element counts";
+  let description = [{
+    `tile.addptr %p, %off : tensor<128x!tile.ptr<f32>, #l>, tensor<128xi32, #l>`
+    or `tile.addptr %p, %i : !tile.ptr<f32>, i32`. Offsets count elements
+    of the pointee type; tile operands have one shape and layout.
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = [{
+    $ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+                                   MemoryEffects<[MemRead]>]> {
+  let summary = "load a tile (or scalar) through pointers";
+  let description = [{
+    `tile.load %ptrs, %mask, %other : tensor<128x!tile.ptr<f32>, #l>` gives
+    `tensor<128xf32, #l>`. Lanes whose `mask` bit is false are not read and
+    take `other` (undefined without it); `other` needs `mask`. Mask, other
+    and result have the pointers' shape and layout.
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_ScalarOrTensor>:$other);
+  let results = (outs Tile_ScalarOrTensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store a tile (or scalar) through pointers";
+  let description = [{
+    `tile.store %ptrs, %value, %mask : tensor<128x!tile.ptr<f32>, #l>`; lanes
+    whose `mask` bit is false are not written.
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_ScalarOrTensor:$value,
+                       Optional<Tile_BoolLike>:$mask);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_MemRefLoadOp : Tile_Op<"memref_load", [AttrSizedOperandSegments]> {
+  let summary = "load a tile from a memref window";
+  let description = [{
+    `tile.memref_load %m[%i, %j], %mask, %other : memref<?x?xf32> ->
+    tensor<64x64xf32, #l>` reads the window of the result's shape whose first
+    element is at the offsets. Elements outside the memref or whose `mask`
+    bit is false are not read and take `other` (zero without it); `other`
+    needs `mask`.
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$memref,
+                       Variadic<Index>:$offsets,
+                       Optional<Tile_BoolTensor>:$mask,
+                       Optional<Tile_Tensor>:$other);
+  let results = (outs Tile_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_MemRefStoreOp : Tile_Op<"memref_store", [AttrSizedOperandSegments]> {
+  let summary = "store a tile into a memref window";
+  let description = [{
+    `tile.memref_store %m[%i, %j], %value, %mask : memref<?x?xf32>,
+    tensor<64x64xf32, #l>`; elements outside the memref or whose `mask` bit
+    is false are not written.
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemWrite]>:$memref,
+                       Variadic<Index>:$offsets,
+                       Tile_Tensor:$value,
+                       Optional<Tile_BoolTensor>:$mask);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "tile matrix multiply-accumulate: a * b + acc";
+  let description = [{
+    `tile.dot %a, %b, %acc : tensor<MxKxf16, #dA>, tensor<KxNxf16, #dB> ->
+    tensor<MxNxf32, #mma>`. Operands are f16, bf16 or f32 (one type), the
+    accumulator f32. With an accumulator layout, operand layouts are
+    `#tile.dot_operand` of it (opIdx 0 for a, 1 for b), or `#tile.shared`
+    when it is wgmma's (`#tile.nvidia_mma` version 3).
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
+                                       SingleBlock]> {
+  let summary = "reduce a tile along an axis with a combiner region";
+  let description = [{
+    ```mlir
+    %r = tile.reduce %t {axis = 1 : i32} ({
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      tile.reduce.return %s : f32
+    }) : tensor<64x128xf32, #b> -> tensor<64xf32, #tile.slice<{dim = 1, parent = #b}>>
+    ```
+    The result drops `axis` (a scalar for a 1-D operand); its layout is the
+    operand's sliced along `axis`. The combiner must be associative and
+    commutative.
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_ScalarOrTensor:$result);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    $src attr-dict `(` $combiner `)` `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ReduceReturnOp : Tile_Op<"reduce.return", [
+    Pure, HasParent<"ReduceOp">, ReturnLike, Terminator]> {
+  let summary = "yield the combined value of a tile.reduce combiner";
+  let arguments = (ins Tile_Scalar:$result);
+  let assemblyFormat = "$result attr-dict `:` type($result)";
 }
 
 #endif // TCC_DIALECT_TILE_IR_TILEOPS_TD

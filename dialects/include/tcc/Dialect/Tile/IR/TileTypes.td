@@ -6,13 +6,15 @@
 include "tcc/Dialect/Tile/IR/TileDialect.td"
 include "mlir/IR/BuiltinTypeInterfaces.td"
 
-// A pointer to global (or another address space's) memory. Tiles of pointers
+// A pointer to global (or another address space's) memory. Address spaces
+// follow NVVM/AMDGPU numbering: 1 global (the default), 3 shared. Tiles of pointers
 // are `tensor<...x!tile.ptr<f16>>`, offset elementwise with `tile.addptr`.
 def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
   let summary = "pointer to elements in an address space";
   let parameters = (ins "::mlir::Type":$pointeeType,
                         DefaultValuedParameter<"int", "1">:$addressSpace);
   let assemblyFormat = "`<` $pointeeType (`,` $addressSpace^)? `>`";
+  let genVerifyDecl = 1;
   let builders = [
     TypeBuilderWithInferredContext<(ins "::mlir::Type":$pointeeType,
                                         CArg<"int", "1">:$addressSpace), [{
@@ -20,5 +22,29 @@ def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
     }]>
   ];
 }
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Tile_Ptr : Type<CPred<"::llvm::isa<::mlir::tcc::tile::PtrType>($_self)">,
+                    "!tile.ptr", "::mlir::tcc::tile::PtrType">;
+def Tile_Scalar : AnyTypeOf<[AnySignlessIntegerOrIndex, AnyFloat, Tile_Ptr],
+                            "tile element (integer, float or !tile.ptr)">;
+def Tile_Int : AnyTypeOf<[AnySignlessIntegerOrIndex]>;
+
+// A tile: a statically shaped tensor, with a layout encoding once assigned.
+def Tile_Tensor : StaticShapeTensorOf<[Tile_Scalar]>;
+def Tile_IntTensor : StaticShapeTensorOf<[AnySignlessIntegerOrIndex]>;
+def Tile_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Tile_PtrTensor : StaticShapeTensorOf<[Tile_Ptr]>;
+def Tile_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
+
+def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor],
+                             "!tile.ptr or tile of !tile.ptr">;
+def Tile_IntLike : AnyTypeOf<[Tile_Int, Tile_IntTensor],
+                             "integer or tile of integers">;
+def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor], "i1 or tile of i1">;
+def Tile_ScalarOrTensor : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
 
 #endif // TCC_DIALECT_TILE_IR_TILETYPES_TD
