@@ -1,0 +1,432 @@
+//===- MemoryOpsToGPU.cpp - pointers, loads and stores --------------------===//
+//
+// Memref form (tile.memref_load / tile.memref_store): each thread moves its
+// runs of contiguous elements along the layout's fastest dim. A run is at
+// most 16 bytes; it is one vector.load / vector.store (aligned to its size)
+// when it is in bounds, unmasked and aligned, and element by element under
+// scf.if otherwise (tails, masks, odd strides).
+//
+// Pointer form (tile.addptr / tile.load / tile.store): llvm.getelementptr on
+// the per-thread vector of pointers, then one llvm.load / llvm.store per
+// element, under scf.if when masked.
+//
+//===----------------------------------------------------------------------===//
+#include "TileToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::tile_to_gpu;
+
+/// Widest access, in bytes: 16 gives ld.global.v4.f32 / global_load_dwordx4.
+static constexpr int64_t kMaxAccessBytes = 16;
+
+namespace {
+
+/// Where one thread's runs of a memref-form access land, and which of them
+/// may take the vector fast path.
+class MemRefAccessPlan {
+public:
+  MemRefAccessPlan(OpBuilder &b, Location loc, const TileLayout &layout,
+                   Value memref, ValueRange offsets, unsigned warpSize)
+      : b(b), loc(loc), layout(layout), memref(memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    Type elem = type.getElementType();
+    fastDim = layout.getOrder()[0];
+    // Runs are contiguous in memory only when the fastest tile dim has unit
+    // stride in the memref.
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    bool strided = succeeded(type.getStridesAndOffset(strides, offset));
+    width = 1;
+    if (strided && strides[fastDim] == 1 && elem.isIntOrFloat() &&
+        elem.getIntOrFloatBitWidth() % 8 == 0) {
+      int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+      width = std::min(layout.getSizePerThread(fastDim),
+                       std::max<int64_t>(1, kMaxAccessBytes / bytes));
+      alignmentBytes = width * bytes;
+    }
+    ThreadIds ids = emitThreadIds(b, loc, warpSize);
+    base = layout.emitThreadBase(b, loc, ids);
+    for (unsigned d = 0; d < layout.getRank(); ++d) {
+      base[d] = arith::AddIOp::create(b, loc, base[d], offsets[d]);
+      if (type.isDynamicDim(d))
+        dims.push_back(memref::DimOp::create(b, loc, memref, d));
+      else
+        dims.push_back(cst(type.getDimSize(d)));
+    }
+    if (width > 1)
+      aligned = emitAligned(type, strided, strides, offset, offsets);
+  }
+
+  int64_t getWidth() const { return width; }
+  int64_t getNumRuns() const { return layout.getNumElems() / width; }
+  int64_t getAlignment() const { return alignmentBytes; }
+
+  /// Memref indices of element `e` of this thread.
+  SmallVector<Value> indicesOf(int64_t e) {
+    SmallVector<int64_t> idx = layout.delinearize(e);
+    SmallVector<Value> indices;
+    for (unsigned d = 0; d < layout.getRank(); ++d)
+      indices.push_back(arith::AddIOp::create(
+          b, loc, base[d], cst(layout.getElemOffset(d, idx[d]))));
+    return indices;
+  }
+
+  /// Whether every dim of `indices` but the fast one is in bounds, and the
+  /// fast one for `count` elements from its index.
+  Value inBounds(ArrayRef<Value> indices, int64_t count) {
+    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (unsigned d = 0; d < indices.size(); ++d) {
+      Value inDim = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          indices[d], dims[d]);
+      ok = arith::AndIOp::create(b, loc, ok, inDim);
+    }
+    if (count > 1) {
+      Value end = arith::AddIOp::create(b, loc, indices[fastDim], cst(count));
+      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                         end, dims[fastDim]);
+      ok = arith::AndIOp::create(b, loc, ok, fits);
+    }
+    return ok;
+  }
+
+  /// Condition of the vector fast path for the run starting at `indices`.
+  Value fastPath(ArrayRef<Value> indices, Value maskAll) {
+    Value ok = arith::AndIOp::create(b, loc, inBounds(indices, width), aligned);
+    return maskAll ? arith::AndIOp::create(b, loc, ok, maskAll) : ok;
+  }
+
+  /// `indices` with the fast dim moved `delta` elements on.
+  SmallVector<Value> shifted(ArrayRef<Value> indices, int64_t delta) {
+    SmallVector<Value> result(indices);
+    if (delta)
+      result[fastDim] =
+          arith::AddIOp::create(b, loc, result[fastDim], cst(delta));
+    return result;
+  }
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+private:
+  /// Runs start `width`-aligned along the fast dim; the start of every run
+  /// is then `width`-aligned in memory when the memref offset, the window
+  /// offset and the other dims' strides are (memref bases are assumed
+  /// aligned to 16 bytes, which cudaMalloc/hipMalloc guarantee).
+  Value emitAligned(MemRefType type, bool strided, ArrayRef<int64_t> strides,
+                    int64_t offset, ValueRange offsets) {
+    bool dynamic = !strided || ShapedType::isDynamic(offset) ||
+                   llvm::any_of(strides, ShapedType::isDynamic);
+    memref::ExtractStridedMetadataOp meta;
+    if (dynamic)
+      meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    auto strideOf = [&](unsigned d) -> Value {
+      return ShapedType::isDynamic(strides[d]) ? meta.getStrides()[d]
+                                               : cst(strides[d]);
+    };
+    Value linear = ShapedType::isDynamic(offset) ? meta.getOffset()
+                                                 : cst(offset);
+    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+    Value zero = cst(0), w = cst(width);
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      linear = arith::AddIOp::create(
+          b, loc, linear, arith::MulIOp::create(b, loc, offsets[d], strideOf(d)));
+      if (d == fastDim)
+        continue;
+      Value rem = arith::RemUIOp::create(b, loc, strideOf(d), w);
+      ok = arith::AndIOp::create(
+          b, loc, ok,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero));
+    }
+    Value rem = arith::RemUIOp::create(b, loc, linear, w);
+    return arith::AndIOp::create(
+        b, loc, ok,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero));
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const TileLayout &layout;
+  Value memref;
+  unsigned fastDim = 0;
+  int64_t width = 1, alignmentBytes = 0;
+  SmallVector<Value> base, dims;
+  Value aligned;
+};
+
+/// And-reduction of `mask[first, first + count)` (null mask: null).
+static Value maskAllOf(OpBuilder &b, Location loc, Value mask, int64_t first,
+                       int64_t count) {
+  if (!mask)
+    return {};
+  if (count == 1)
+    return vector::ExtractOp::create(b, loc, mask, first);
+  Value slice = vector::ExtractStridedSliceOp::create(
+      b, loc, mask, ArrayRef<int64_t>{first}, ArrayRef<int64_t>{count},
+      ArrayRef<int64_t>{1});
+  return vector::ReductionOp::create(b, loc, vector::CombiningKind::AND, slice);
+}
+
+static Value andOpt(OpBuilder &b, Location loc, Value a, Value maybe) {
+  return maybe ? arith::AndIOp::create(b, loc, a, maybe) : a;
+}
+
+struct MemRefLoadLowering : public TilePattern<tile::MemRefLoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::MemRefLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileLayout layout = layoutOf(op.getType());
+    VectorType vecType = vectorTypeOf(op.getType());
+    Type elem = vecType.getElementType();
+    Value memref = adaptor.getMemref(), mask = adaptor.getMask(),
+          other = adaptor.getOther();
+    MemRefAccessPlan plan(rewriter, loc, layout, memref, adaptor.getOffsets(),
+                          info.warpSize);
+    int64_t width = plan.getWidth();
+    VectorType runType = VectorType::get({width}, elem);
+
+    // Element by element: scf.if (in bounds && mask) load else other.
+    auto slowRun = [&](OpBuilder &b, Location loc,
+                       ArrayRef<Value> indices, int64_t first) -> Value {
+      SmallVector<Value> elems;
+      for (int64_t i = 0; i < width; ++i) {
+        SmallVector<Value> at = plan.shifted(indices, i);
+        Value cond = andOpt(b, loc, plan.inBounds(at, 1),
+                            mask ? vector::ExtractOp::create(b, loc, mask,
+                                                             first + i)
+                                       .getResult()
+                                 : Value());
+        auto ifOp = scf::IfOp::create(
+            b, loc, cond,
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc, memref::LoadOp::create(b, loc, memref, at).getResult());
+            },
+            [&](OpBuilder &b, Location loc) {
+              Value fallback =
+                  other ? vector::ExtractOp::create(b, loc, other, first + i)
+                              .getResult()
+                        : emitZero(b, loc, elem);
+              scf::YieldOp::create(b, loc, fallback);
+            });
+        elems.push_back(ifOp.getResult(0));
+      }
+      if (width == 1)
+        return elems.front();
+      return vector::FromElementsOp::create(b, loc, runType, elems);
+    };
+
+    Value result = other ? other
+                         : arith::ConstantOp::create(
+                               rewriter, loc,
+                               cast<TypedAttr>(rewriter.getZeroAttr(vecType)))
+                               .getResult();
+    for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
+      int64_t first = run * width;
+      SmallVector<Value> indices = plan.indicesOf(first);
+      if (width == 1) {
+        result = vector::InsertOp::create(
+            rewriter, loc, slowRun(rewriter, loc, indices, first), result,
+            first);
+        continue;
+      }
+      Value fast = plan.fastPath(indices,
+                                 maskAllOf(rewriter, loc, mask, first, width));
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, fast,
+          [&](OpBuilder &b, Location loc) {
+            auto load = vector::LoadOp::create(b, loc, runType, memref,
+                                               indices);
+            load.setAlignment(plan.getAlignment());
+            scf::YieldOp::create(b, loc, load.getResult());
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, slowRun(b, loc, indices, first));
+          });
+      result = vector::InsertStridedSliceOp::create(
+          rewriter, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
+          ArrayRef<int64_t>{1});
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::MemRefStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileLayout layout = layoutOf(op.getValue().getType());
+    Value memref = adaptor.getMemref(), mask = adaptor.getMask(),
+          value = adaptor.getValue();
+    MemRefAccessPlan plan(rewriter, loc, layout, memref, adaptor.getOffsets(),
+                          info.warpSize);
+    int64_t width = plan.getWidth();
+
+    auto slowRun = [&](OpBuilder &b, Location loc, ArrayRef<Value> indices,
+                       int64_t first) {
+      for (int64_t i = 0; i < width; ++i) {
+        SmallVector<Value> at = plan.shifted(indices, i);
+        Value cond = andOpt(b, loc, plan.inBounds(at, 1),
+                            mask ? vector::ExtractOp::create(b, loc, mask,
+                                                             first + i)
+                                       .getResult()
+                                 : Value());
+        scf::IfOp::create(b, loc, cond, [&](OpBuilder &b, Location loc) {
+          Value v = vector::ExtractOp::create(b, loc, value, first + i);
+          memref::StoreOp::create(b, loc, v, memref, at);
+          scf::YieldOp::create(b, loc);
+        });
+      }
+    };
+
+    for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
+      int64_t first = run * width;
+      SmallVector<Value> indices = plan.indicesOf(first);
+      if (width == 1) {
+        slowRun(rewriter, loc, indices, first);
+        continue;
+      }
+      Value fast = plan.fastPath(indices,
+                                 maskAllOf(rewriter, loc, mask, first, width));
+      scf::IfOp::create(
+          rewriter, loc, fast,
+          [&](OpBuilder &b, Location loc) {
+            Value chunk = vector::ExtractStridedSliceOp::create(
+                b, loc, value, ArrayRef<int64_t>{first},
+                ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
+            auto store = vector::StoreOp::create(b, loc, chunk, memref, indices);
+            store.setAlignment(plan.getAlignment());
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &b, Location loc) {
+            slowRun(b, loc, indices, first);
+            scf::YieldOp::create(b, loc);
+          });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pointer form
+//===----------------------------------------------------------------------===//
+
+struct AddPtrLowering : public TilePattern<tile::AddPtrOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type ptrType = op.getType();
+    if (auto tile = dyn_cast<RankedTensorType>(ptrType))
+      ptrType = tile.getElementType();
+    Type pointee = getTypeConverter()->convertType(
+        cast<tile::PtrType>(ptrType).getPointeeType());
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, resultType, pointee,
+                                             adaptor.getPtr(),
+                                             ValueRange{adaptor.getOffset()});
+    return success();
+  }
+};
+
+/// Loads through one pointer: `mask ? *ptr : other`.
+static Value emitGuardedLoad(OpBuilder &b, Location loc, Type type, Value ptr,
+                             Value mask, Value other) {
+  if (!mask)
+    return LLVM::LoadOp::create(b, loc, type, ptr);
+  auto ifOp = scf::IfOp::create(
+      b, loc, mask,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc,
+                             LLVM::LoadOp::create(b, loc, type, ptr).getResult());
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, other ? other : emitZero(b, loc, type));
+      });
+  return ifOp.getResult(0);
+}
+
+static void emitGuardedStore(OpBuilder &b, Location loc, Value value,
+                             Value ptr, Value mask) {
+  if (!mask) {
+    LLVM::StoreOp::create(b, loc, value, ptr);
+    return;
+  }
+  scf::IfOp::create(b, loc, mask, [&](OpBuilder &b, Location loc) {
+    LLVM::StoreOp::create(b, loc, value, ptr);
+    scf::YieldOp::create(b, loc);
+  });
+}
+
+static Value elementOf(OpBuilder &b, Location loc, Value vec, int64_t e) {
+  return vec ? vector::ExtractOp::create(b, loc, vec, e).getResult() : Value();
+}
+
+struct LoadLowering : public TilePattern<tile::LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = getTypeConverter()->convertType(op.getType());
+    Value ptr = adaptor.getPtr(), mask = adaptor.getMask(),
+          other = adaptor.getOther();
+    auto vecType = dyn_cast<VectorType>(type);
+    if (!vecType) {
+      rewriter.replaceOp(op, emitGuardedLoad(rewriter, loc, type, ptr, mask,
+                                             other));
+      return success();
+    }
+    SmallVector<Value> elems;
+    for (int64_t e = 0; e < vecType.getNumElements(); ++e)
+      elems.push_back(emitGuardedLoad(
+          rewriter, loc, vecType.getElementType(),
+          elementOf(rewriter, loc, ptr, e), elementOf(rewriter, loc, mask, e),
+          elementOf(rewriter, loc, other, e)));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vecType, elems);
+    return success();
+  }
+};
+
+struct StoreLowering : public TilePattern<tile::StoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value ptr = adaptor.getPtr(), mask = adaptor.getMask(),
+          value = adaptor.getValue();
+    auto vecType = dyn_cast<VectorType>(value.getType());
+    if (!vecType) {
+      emitGuardedStore(rewriter, loc, value, ptr, mask);
+    } else {
+      for (int64_t e = 0; e < vecType.getNumElements(); ++e)
+        emitGuardedStore(rewriter, loc, elementOf(rewriter, loc, value, e),
+                         elementOf(rewriter, loc, ptr, e),
+                         elementOf(rewriter, loc, mask, e));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tcc::tile_to_gpu::populateTileToGPUMemoryPatterns(
+    TileTypeConverter &converter, const KernelInfo &info,
+    RewritePatternSet &patterns) {
+  patterns.add<MemRefLoadLowering, MemRefStoreLowering, AddPtrLowering,
+               LoadLowering, StoreLowering>(converter, info);
+}

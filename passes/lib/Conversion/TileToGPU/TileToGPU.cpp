@@ -1,0 +1,473 @@
+//===- TileToGPU.cpp - convert-tile-to-gpu: pass, types, kernels ----------===//
+//
+// The pass, its type converter and the kernel-level lowering
+// (tile.func/tile.return -> gpu.module/gpu.func/gpu.return). Op families
+// live next to this file: LayoutOpsToGPU.cpp (grid queries, index tiles,
+// shape ops, elementwise arith/math), MemoryOpsToGPU.cpp (pointers, loads,
+// stores), ReduceOpToGPU.cpp (tile.reduce). Index math: LayoutUtils.
+//
+//===----------------------------------------------------------------------===//
+#include "TileToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "tcc/Conversion/Passes.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+
+namespace mlir::tcc {
+#define GEN_PASS_DEF_CONVERTTILETOGPU
+#include "tcc/Conversion/Passes.h.inc"
+} // namespace mlir::tcc
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::tile_to_gpu;
+
+//===----------------------------------------------------------------------===//
+// Type converter and shared helpers
+//===----------------------------------------------------------------------===//
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx, unsigned warpSize)
+    : ctx(ctx), warpSize(warpSize) {
+  addConversion([](Type type) { return type; });
+  addConversion([ctx](tile::PtrType type) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, type.getAddressSpace());
+  });
+  addConversion([this](RankedTensorType type) -> std::optional<Type> {
+    FailureOr<TileLayout> layout = TileLayout::get(type, this->warpSize);
+    if (failed(layout))
+      return std::nullopt;
+    Type elem = convertType(type.getElementType());
+    if (!elem)
+      return std::nullopt;
+    return VectorType::get({layout->getNumElems()}, elem);
+  });
+}
+
+TileLayout TileTypeConverter::getLayout(RankedTensorType type) const {
+  FailureOr<TileLayout> layout = TileLayout::get(type, warpSize);
+  assert(succeeded(layout) && "tile types are checked before conversion");
+  return *layout;
+}
+
+Type mlir::tcc::tile_to_gpu::getScratchStorageType(Type elemType) {
+  if (elemType.isInteger(1))
+    return IntegerType::get(elemType.getContext(), 8);
+  return elemType;
+}
+
+void KernelInfo::requestScratch(Type elemType, int64_t numElems) {
+  Type storage = getScratchStorageType(elemType);
+  for (auto &[type, size] : scratch)
+    if (type == storage) {
+      size = std::max(size, numElems);
+      return;
+    }
+  scratch.emplace_back(storage, numElems);
+}
+
+Value mlir::tcc::tile_to_gpu::getScratchBuffer(Operation *op,
+                                               const KernelInfo &info,
+                                               Type elemType) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  Type storage = getScratchStorageType(elemType);
+  for (auto [i, entry] : llvm::enumerate(info.scratch))
+    if (entry.first == storage)
+      return func.getWorkgroupAttributions()[i];
+  llvm_unreachable("scratch requested by the kernel analysis");
+}
+
+ThreadIds mlir::tcc::tile_to_gpu::emitThreadIds(OpBuilder &b, Location loc,
+                                                unsigned warpSize) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value ws = arith::ConstantIndexOp::create(b, loc, warpSize);
+  return {arith::RemUIOp::create(b, loc, tid, ws),
+          arith::DivUIOp::create(b, loc, tid, ws)};
+}
+
+Value mlir::tcc::tile_to_gpu::emitZero(OpBuilder &b, Location loc, Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return LLVM::ZeroOp::create(b, loc, type);
+  return arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type)));
+}
+
+Value mlir::tcc::tile_to_gpu::toStorage(OpBuilder &b, Location loc,
+                                        Value value) {
+  Type storage = getScratchStorageType(value.getType());
+  if (storage == value.getType())
+    return value;
+  return arith::ExtUIOp::create(b, loc, storage, value);
+}
+
+Value mlir::tcc::tile_to_gpu::fromStorage(OpBuilder &b, Location loc,
+                                          Value stored, Type type) {
+  if (stored.getType() == type)
+    return stored;
+  return arith::TruncIOp::create(b, loc, type, stored);
+}
+
+Value mlir::tcc::tile_to_gpu::emitRelayoutThroughScratch(
+    OpBuilder &b, Location loc, Value src, const TileLayout &srcLayout,
+    const TileLayout &dstLayout, Value buffer, ThreadIds ids) {
+  auto vecType = cast<VectorType>(src.getType());
+  Type elem = vecType.getElementType();
+  // Write: element e of this thread goes to its row-major index.
+  SmallVector<Value> srcBase = srcLayout.emitThreadBase(b, loc, ids);
+  auto coordOf = [&](const TileLayout &layout, ArrayRef<Value> base,
+                     int64_t e) {
+    SmallVector<int64_t> idx = layout.delinearize(e);
+    SmallVector<Value> coord;
+    for (unsigned d = 0; d < layout.getRank(); ++d)
+      coord.push_back(arith::AddIOp::create(
+          b, loc, base[d],
+          arith::ConstantIndexOp::create(b, loc,
+                                         layout.getElemOffset(d, idx[d]))));
+    return emitRowMajorIndex(b, loc, coord, layout.getShape());
+  };
+  for (int64_t e = 0; e < srcLayout.getNumElems(); ++e) {
+    Value v = vector::ExtractOp::create(b, loc, src, e);
+    memref::StoreOp::create(b, loc, toStorage(b, loc, v), buffer,
+                            coordOf(srcLayout, srcBase, e));
+  }
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> dstBase = dstLayout.emitThreadBase(b, loc, ids);
+  SmallVector<Value> elems;
+  for (int64_t e = 0; e < dstLayout.getNumElems(); ++e) {
+    Value v = memref::LoadOp::create(b, loc, buffer,
+                                     coordOf(dstLayout, dstBase, e));
+    elems.push_back(fromStorage(b, loc, v, elem));
+  }
+  gpu::BarrierOp::create(b, loc);
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({dstLayout.getNumElems()}, elem), elems);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel analysis
+//===----------------------------------------------------------------------===//
+
+/// Checks every tile type of `func` (supported layout, one warp count) and
+/// collects what the kernel-level lowering needs up front.
+static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
+                                           unsigned warpSize,
+                                           unsigned defaultNumWarps) {
+  KernelInfo info;
+  info.warpSize = warpSize;
+  Operation *warpOwner = nullptr;
+  Attribute warpLayout;
+
+  auto checkType = [&](Operation *op, Type type) -> LogicalResult {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    if (!tile)
+      return success();
+    FailureOr<TileLayout> layout =
+        TileLayout::get(tile, warpSize, [&] { return op->emitOpError(); });
+    if (failed(layout))
+      return failure();
+    if (!warpOwner) {
+      info.numWarps = layout->getNumWarps();
+      warpOwner = op;
+      warpLayout = tile.getEncoding();
+      return success();
+    }
+    if (layout->getNumWarps() != info.numWarps) {
+      InFlightDiagnostic diag =
+          op->emitOpError("uses layout ")
+          << tile.getEncoding() << " with " << layout->getNumWarps()
+          << " warps, but the kernel's tiles already use " << info.numWarps
+          << " warps (layout " << warpLayout
+          << "); every distributed layout of a kernel must agree on the "
+             "number of warps";
+      diag.attachNote(warpOwner->getLoc()) << "first layout used here";
+      return failure();
+    }
+    return success();
+  };
+
+  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    for (Type type : op->getOperandTypes())
+      if (failed(checkType(op, type)))
+        return WalkResult::interrupt();
+    for (Type type : op->getResultTypes())
+      if (failed(checkType(op, type)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Type type : block.getArgumentTypes())
+          if (failed(checkType(op, type)))
+            return WalkResult::interrupt();
+
+    if (isa<tile::DotOp>(op)) {
+      op->emitOpError("is not supported by convert-tile-to-gpu yet");
+      return WalkResult::interrupt();
+    }
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      RankedTensorType src = reduce.getSrc().getType();
+      TileLayout layout = *TileLayout::get(src, warpSize);
+      unsigned axis = reduce.getAxis();
+      int64_t warps = layout.getDistinctWarps(axis);
+      if (warps > 1) {
+        int64_t outElems = src.getNumElements() / src.getDimSize(axis);
+        info.requestScratch(src.getElementType(), warps * outElems);
+      }
+    }
+    if (isa<tile::ConvertLayoutOp, tile::ReshapeOp>(op)) {
+      auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+      auto dst = cast<RankedTensorType>(op->getResult(0).getType());
+      if (isa<tile::ConvertLayoutOp>(op) &&
+          TileLayout::get(src, warpSize)->isSameDistribution(
+              *TileLayout::get(dst, warpSize)))
+        return WalkResult::advance();
+      if (isa<tile::PtrType>(src.getElementType())) {
+        op->emitOpError("cannot move a tile of pointers between layouts "
+                        "through shared memory; convert the offsets instead");
+        return WalkResult::interrupt();
+      }
+      info.requestScratch(src.getElementType(), src.getNumElements());
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (!info.numWarps)
+    info.numWarps = defaultNumWarps;
+  return info;
+}
+
+//===----------------------------------------------------------------------===//
+// tile.func / tile.return
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether a memref argument can stay as it is under the bare-pointer
+/// calling convention (static shape, strides and offset).
+static bool isBarePointerCompatible(MemRefType type) {
+  if (!type.hasStaticShape())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return !ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic);
+}
+
+struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
+  FuncOpLowering(const TypeConverter &converter, MLIRContext *ctx,
+                 const KernelInfo &info)
+      : OpConversionPattern(converter, ctx), info(info) {}
+
+  LogicalResult
+  matchAndRewrite(tile::FuncOp func, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = func.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    rewriter.setInsertionPoint(func);
+    auto gpuModule = gpu::GPUModuleOp::create(
+        rewriter, loc, (func.getSymName() + "_module").str());
+    rewriter.setInsertionPointToStart(gpuModule.getBody());
+
+    // New signature: memrefs the bare-pointer convention cannot pass become
+    // memref<1xT> plus one index per dynamic size, stride and offset.
+    struct ArgPlan {
+      unsigned first = 0, count = 1;
+      MemRefType view; // set when the memref is rebuilt in the kernel
+    };
+    SmallVector<ArgPlan> plans;
+    SmallVector<Type> argTypes;
+    for (Type type : func.getArgumentTypes()) {
+      ArgPlan plan;
+      plan.first = argTypes.size();
+      auto memref = dyn_cast<MemRefType>(type);
+      if (memref && !isBarePointerCompatible(memref)) {
+        plan.view = memref;
+        argTypes.push_back(MemRefType::get({1}, memref.getElementType(),
+                                           MemRefLayoutAttrInterface(),
+                                           memref.getMemorySpace()));
+        SmallVector<int64_t> strides;
+        int64_t offset;
+        if (failed(memref.getStridesAndOffset(strides, offset)))
+          return rewriter.notifyMatchFailure(func, "non-strided memref");
+        int64_t extra = memref.getNumDynamicDims();
+        if (!memref.getLayout().isIdentity())
+          extra += llvm::count_if(strides, ShapedType::isDynamic) +
+                   ShapedType::isDynamic(offset);
+        argTypes.append(extra, rewriter.getIndexType());
+        plan.count = 1 + extra;
+      } else {
+        argTypes.push_back(getTypeConverter()->convertType(type));
+      }
+      plans.push_back(plan);
+    }
+    SmallVector<Type> workgroup;
+    auto wgSpace = gpu::AddressSpaceAttr::get(
+        ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+    for (auto [type, size] : info.scratch)
+      workgroup.push_back(MemRefType::get({size}, type,
+                                          MemRefLayoutAttrInterface(),
+                                          wgSpace));
+    auto gpuFunc = gpu::GPUFuncOp::create(
+        rewriter, loc, func.getSymName(),
+        rewriter.getFunctionType(argTypes, {}), workgroup);
+    unsigned threads = info.numWarps * info.warpSize;
+    gpuFunc->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                     rewriter.getUnitAttr());
+    gpuFunc.setKnownBlockSizeAttr(
+        rewriter.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+    gpuFunc->setAttr("tcc.num_warps", rewriter.getI32IntegerAttr(info.numWarps));
+    gpuFunc->setAttr("tcc.threads", rewriter.getI32IntegerAttr(threads));
+    gpuFunc->setAttr("tcc.grid_rank", func.getGridRankAttr());
+    if (DictionaryAttr constexprs = func.getConstexprsAttr())
+      gpuFunc->setAttr("tcc.constexprs", constexprs);
+
+    // Values replacing the old arguments.
+    Block *entry = &gpuFunc.getBody().front();
+    rewriter.setInsertionPointToStart(entry);
+    SmallVector<Value> replacements;
+    for (auto [i, plan] : llvm::enumerate(plans)) {
+      Value first = entry->getArgument(plan.first);
+      if (!plan.view) {
+        replacements.push_back(first);
+        continue;
+      }
+      replacements.push_back(rebuildMemRef(
+          rewriter, loc, plan.view, first,
+          entry->getArguments().slice(plan.first + 1, plan.count - 1)));
+    }
+    Block *oldEntry = &func.getBody().front();
+    rewriter.inlineRegionBefore(func.getBody(), gpuFunc.getBody(),
+                                gpuFunc.getBody().end());
+    rewriter.mergeBlocks(oldEntry, entry, replacements);
+    rewriter.eraseOp(func);
+    return success();
+  }
+
+  /// `memref.reinterpret_cast` of the base pointer to the original view.
+  static Value rebuildMemRef(OpBuilder &b, Location loc, MemRefType view,
+                             Value base, ValueRange extra) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    (void)view.getStridesAndOffset(strides, offset);
+    unsigned next = 0;
+    SmallVector<OpFoldResult> sizes, strideValues;
+    for (int64_t size : view.getShape())
+      sizes.push_back(ShapedType::isDynamic(size)
+                          ? OpFoldResult(extra[next++])
+                          : OpFoldResult(b.getIndexAttr(size)));
+    OpFoldResult offsetValue = b.getIndexAttr(0);
+    if (view.getLayout().isIdentity()) {
+      // Row-major strides from the sizes.
+      OpFoldResult stride = b.getIndexAttr(1);
+      strideValues.assign(view.getRank(), OpFoldResult());
+      for (int64_t d = view.getRank() - 1; d >= 0; --d) {
+        strideValues[d] = stride;
+        if (d == 0)
+          break;
+        auto mul = [&](OpFoldResult x) -> Value {
+          if (auto v = dyn_cast<Value>(x))
+            return v;
+          return arith::ConstantIndexOp::create(
+              b, loc, cast<IntegerAttr>(cast<Attribute>(x)).getInt());
+        };
+        if (isa<Attribute>(stride) && isa<Attribute>(sizes[d]))
+          stride = b.getIndexAttr(
+              cast<IntegerAttr>(cast<Attribute>(stride)).getInt() *
+              cast<IntegerAttr>(cast<Attribute>(sizes[d])).getInt());
+        else
+          stride = OpFoldResult(
+              arith::MulIOp::create(b, loc, mul(stride), mul(sizes[d]))
+                  .getResult());
+      }
+    } else {
+      for (int64_t stride : strides)
+        strideValues.push_back(ShapedType::isDynamic(stride)
+                                   ? OpFoldResult(extra[next++])
+                                   : OpFoldResult(b.getIndexAttr(stride)));
+      offsetValue = ShapedType::isDynamic(offset)
+                        ? OpFoldResult(extra[next++])
+                        : OpFoldResult(b.getIndexAttr(offset));
+    }
+    return memref::ReinterpretCastOp::create(b, loc, view, base, offsetValue,
+                                             sizes, strideValues);
+  }
+
+  const KernelInfo &info;
+};
+
+struct ReturnOpLowering : public OpConversionPattern<tile::ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ReturnOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertTileToGPUPass
+    : public tcc::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (warpSize != 32 && warpSize != 64) {
+      module.emitError("convert-tile-to-gpu: warp-size must be 32 or 64, got ")
+          << warpSize;
+      return signalPassFailure();
+    }
+    SmallVector<tile::FuncOp> funcs(module.getOps<tile::FuncOp>());
+    if (funcs.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(ctx));
+    for (tile::FuncOp func : funcs) {
+      FailureOr<KernelInfo> info =
+          analyzeKernel(func, warpSize, defaultNumWarps);
+      if (failed(info))
+        return signalPassFailure();
+      std::string moduleName = (func.getSymName() + "_module").str();
+
+      TileTypeConverter converter(ctx, warpSize);
+      RewritePatternSet patterns(ctx);
+      ConversionTarget target(*ctx);
+      target.addIllegalDialect<tile::TileDialect>();
+      target.addLegalOp<gpu::GPUModuleOp, gpu::GPUFuncOp>();
+      target.markUnknownOpDynamicallyLegal(
+          [&](Operation *op) { return converter.isLegal(op); });
+      scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                           target);
+      patterns.add<FuncOpLowering>(converter, ctx, *info);
+      patterns.add<ReturnOpLowering>(converter, ctx);
+      populateTileToGPUCorePatterns(converter, *info, patterns);
+      populateTileToGPUMemoryPatterns(converter, *info, patterns);
+      populateTileToGPUReducePatterns(converter, *info, patterns);
+      if (failed(applyPartialConversion(func.getOperation(), target,
+                                        std::move(patterns))))
+        return signalPassFailure();
+
+      // Fold the bounds checks that are static, share the thread-id math.
+      auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(moduleName);
+      OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
+      cleanup.addPass(createCanonicalizerPass());
+      cleanup.addPass(createCSEPass());
+      if (gpuModule && failed(runPipeline(cleanup, gpuModule)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,97 @@
+//===- TileToGPU.h - convert-tile-to-gpu internals --------------*- C++ -*-===//
+//
+// Shared by the pattern files of convert-tile-to-gpu: the type converter,
+// what the pass learned about a kernel before converting it, and helpers
+// every pattern family uses.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TCC_CONVERSION_TILETOGPU_TILETOGPU_H
+#define TCC_CONVERSION_TILETOGPU_TILETOGPU_H
+
+#include "LayoutUtils.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tcc::tile_to_gpu {
+
+/// tile tensors -> per-thread vectors, !tile.ptr -> !llvm.ptr, everything
+/// else unchanged.
+class TileTypeConverter : public TypeConverter {
+public:
+  TileTypeConverter(MLIRContext *ctx, unsigned warpSize);
+  unsigned getWarpSize() const { return warpSize; }
+  MLIRContext &getContext() const { return *ctx; }
+  /// The layout of a tile type; asserts it is supported (the pass checks
+  /// every tile type before converting).
+  TileLayout getLayout(RankedTensorType type) const;
+
+private:
+  MLIRContext *ctx;
+  unsigned warpSize;
+};
+
+/// What the pass learned about one kernel before converting it.
+struct KernelInfo {
+  unsigned numWarps = 0;
+  unsigned warpSize = 32;
+  /// Workgroup scratch buffers, one per storage element type, in the order
+  /// of the gpu.func's workgroup attributions: (element type, elements).
+  SmallVector<std::pair<Type, int64_t>> scratch;
+
+  /// Asks for `numElems` elements of scratch of `elemType`'s storage type.
+  void requestScratch(Type elemType, int64_t numElems);
+};
+
+/// The type scratch memory stores `elemType` as (i1 is kept as i8).
+Type getScratchStorageType(Type elemType);
+/// The workgroup buffer of the enclosing gpu.func holding `elemType`.
+Value getScratchBuffer(Operation *op, const KernelInfo &info, Type elemType);
+
+/// A zero of `type` (int, float or !llvm.ptr).
+Value emitZero(OpBuilder &b, Location loc, Type type);
+
+/// The running thread's lane and warp ids.
+ThreadIds emitThreadIds(OpBuilder &b, Location loc, unsigned warpSize);
+
+/// Scalar `value` converted to / from its scratch storage type.
+Value toStorage(OpBuilder &b, Location loc, Value value);
+Value fromStorage(OpBuilder &b, Location loc, Value stored, Type type);
+
+/// Writes every element of a per-thread vector to row-major scratch, syncs,
+/// reads back the elements of `dst` (same element count) and syncs again.
+/// Reshapes and layout conversions go through it.
+Value emitRelayoutThroughScratch(OpBuilder &b, Location loc, Value src,
+                                 const TileLayout &srcLayout,
+                                 const TileLayout &dstLayout, Value buffer,
+                                 ThreadIds ids);
+
+/// Base of the patterns that need the kernel info or tile layouts.
+template <typename Op>
+struct TilePattern : public OpConversionPattern<Op> {
+  TilePattern(TileTypeConverter &converter, const KernelInfo &info)
+      : OpConversionPattern<Op>(converter, &converter.getContext()),
+        info(info), tileConverter(converter) {}
+  TileLayout layoutOf(Type type) const {
+    return tileConverter.getLayout(cast<RankedTensorType>(type));
+  }
+  VectorType vectorTypeOf(Type type) const {
+    return cast<VectorType>(tileConverter.convertType(type));
+  }
+  const KernelInfo &info;
+  TileTypeConverter &tileConverter;
+};
+
+void populateTileToGPUCorePatterns(TileTypeConverter &converter,
+                                   const KernelInfo &info,
+                                   RewritePatternSet &patterns);
+void populateTileToGPUMemoryPatterns(TileTypeConverter &converter,
+                                     const KernelInfo &info,
+                                     RewritePatternSet &patterns);
+void populateTileToGPUReducePatterns(TileTypeConverter &converter,
+                                     const KernelInfo &info,
+                                     RewritePatternSet &patterns);
+
+} // namespace mlir::tcc::tile_to_gpu
+
+#endif // TCC_CONVERSION_TILETOGPU_TILETOGPU_H
