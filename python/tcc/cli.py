@@ -1,7 +1,9 @@
-"""The `tcc` command line: `tcc demo`, `tcc opt`.
+"""The `tcc` command line: `tcc compile`, `tcc demo`, `tcc opt`.
 
-`tcc demo` is the built-in end-to-end example that README's install command
-runs: it builds the bias+GELU program, verifies it and prints its IR.
+`tcc compile FILE.mlir --target sm_90 -o k.ptx` compiles a program (any
+stage with `--emit`); `tcc demo` is the built-in end-to-end example that
+README's install command runs: bias+GELU compiled for sm_90 and gfx942, and
+launched when an NVIDIA GPU is present.
 """
 
 from __future__ import annotations
@@ -10,21 +12,36 @@ import argparse
 import sys
 
 
-def _demo(args: argparse.Namespace) -> int:
-    from mlir import ir
-    from mlir.passmanager import PassManager
+EMIT_CHOICES = ("source", "linalg", "tile", "gpu", "llvm", "asm")
 
-    import tcc  # noqa: F401  (registers tcc's dialects)
-    from tcc.examples import example_source
 
-    source = example_source(args.example)
-    with ir.Context():
-        module = ir.Module.parse(source)
-        module.operation.verify()
-        PassManager.parse("builtin.module(canonicalize,cse)").run(module.operation)
-        print(f"// tcc demo: {args.example} (tensor dialect, verified and canonicalized)")
-        print(module)
+def _compile(args: argparse.Namespace) -> int:
+    from tcc.compiler.compile import CompilationError
+    from tcc.compiler.compile import compile as tcc_compile
+
+    text = sys.stdin.read() if args.file == "-" else open(args.file).read()
+    try:
+        kernel = tcc_compile(text, args.target, num_warps=args.num_warps,
+                             cache=False if args.no_cache else None)
+        output = kernel.asm if args.emit == "asm" else kernel.ir[args.emit]
+    except (CompilationError, ValueError, TypeError) as err:
+        print(f"tcc compile: {err}", file=sys.stderr)
+        return 1
+    if args.output in (None, "-"):
+        sys.stdout.write(output)
+    else:
+        with open(args.output, "w") as f:
+            f.write(output)
+        if args.emit == "asm" and kernel.binary is not None and args.output.endswith(".s"):
+            with open(args.output[:-2] + ".hsaco", "wb") as f:
+                f.write(kernel.binary)
     return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from tcc.demo import run_demo
+
+    return run_demo(args.example, launch=not args.no_launch)
 
 
 def _opt(args: argparse.Namespace) -> int:
@@ -49,8 +66,19 @@ def _opt(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tcc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    comp = sub.add_parser("compile", help="compile a program for a GPU target")
+    comp.add_argument("file", help="MLIR file (tcc dialect or linalg on tensors), or -")
+    comp.add_argument("--target", default="sm_90",
+                      help="sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx950")
+    comp.add_argument("--emit", choices=EMIT_CHOICES, default="asm",
+                      help="what to write: a stage's IR or the target assembly (default)")
+    comp.add_argument("-o", "--output", help="output file (default: stdout)")
+    comp.add_argument("--num-warps", type=int, default=4)
+    comp.add_argument("--no-cache", action="store_true", help="bypass the artifact cache")
+    comp.set_defaults(run=_compile)
     demo = sub.add_parser("demo", help="build and print the built-in example program")
     demo.add_argument("--example", default="bias_gelu")
+    demo.add_argument("--no-launch", action="store_true", help="compile only")
     demo.set_defaults(run=_demo)
     opt = sub.add_parser("opt", help="parse IR (file or -), run a pass pipeline, print it")
     opt.add_argument("file")

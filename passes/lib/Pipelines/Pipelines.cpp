@@ -27,6 +27,15 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+void mlir::tcc::buildTileToGPUPipeline(OpPassManager &pm,
+                                       const TileToGPUOptions &options) {
+  ConvertTileToGPUOptions gpuOptions;
+  gpuOptions.warpSize = options.warpSize;
+  pm.addPass(createConvertTileToGPU(gpuOptions));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void mlir::tcc::buildLowerToTilePipeline(OpPassManager &pm,
                                          const LowerToTileOptions &options) {
   buildTensorToLinalgPipeline(pm);
@@ -45,6 +54,11 @@ void mlir::tcc::registerTccPipelines() {
       "stage 'tile': fused linalg kernels to scheduled tile programs "
       "(convert-linalg-to-tile, canonicalize, cse)",
       buildLinalgToTilePipeline);
+  PassPipelineRegistration<TileToGPUOptions>(
+      "tcc-tile-to-gpu",
+      "stage 'gpu': tile programs to gpu.module/gpu.func with per-thread "
+      "vector code (convert-tile-to-gpu, canonicalize, cse)",
+      buildTileToGPUPipeline);
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-lower-to-tile",
       "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "

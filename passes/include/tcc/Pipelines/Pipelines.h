@@ -23,11 +23,20 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       llvm::cl::init(4)};
 };
 
+struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {
+  PassOptions::Option<unsigned> warpSize{
+      *this, "warp-size",
+      llvm::cl::desc("threads per warp (32 NVIDIA, 64 AMD CDNA)"),
+      llvm::cl::init(32)};
+};
+
 /// Stage "linalg": tcc ops -> linalg on tensors, generalized and fused.
 void buildTensorToLinalgPipeline(OpPassManager &pm);
 /// Stage "tile": fused linalg kernels -> scheduled tile programs.
 void buildLinalgToTilePipeline(OpPassManager &pm,
                                const LowerToTileOptions &options);
+/// Stage "gpu": tile programs -> gpu.module / gpu.func on per-thread vectors.
+void buildTileToGPUPipeline(OpPassManager &pm, const TileToGPUOptions &options);
 /// Both stages: tcc (or linalg on tensors) -> tile programs.
 void buildLowerToTilePipeline(OpPassManager &pm,
                               const LowerToTileOptions &options);
