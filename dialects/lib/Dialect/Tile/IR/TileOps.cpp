@@ -454,7 +454,7 @@ static void printMemRefAccess(OpAsmPrinter &p, Operation *op, Value memref,
   if (!trailing.empty())
     p << ", " << trailing;
   p.printOptionalAttrDict(op->getAttrs(), {"operandSegmentSizes"});
-  p << " : " << memref.getType() << ' ' << sep << ' ' << tileType;
+  p << " : " << memref.getType() << (sep == "," ? ", " : " -> ") << tileType;
 }
 
 ParseResult MemRefLoadOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -607,9 +607,9 @@ LogicalResult ReduceOp::verify() {
   auto res = dyn_cast<RankedTensorType>(getType());
   if (!res || res.getShape() != ArrayRef<int64_t>(shape) ||
       res.getElementType() != elem)
-    return emitOpError("result must be a ")
-           << shapeStr(shape) << "x" << elem << " tile ('src' without axis "
-           << axis << "), got " << getType();
+    return emitOpError("result type ")
+           << getType() << " must be " << RankedTensorType::get(shape, elem)
+           << " ('src' without axis " << axis << ")";
   Attribute srcLayout = src.getEncoding();
   Attribute expected =
       srcLayout ? SliceEncodingAttr::get(getContext(), axis, srcLayout)

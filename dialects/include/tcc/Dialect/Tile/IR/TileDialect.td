@@ -21,8 +21,10 @@ def Tile_Dialect : Dialect {
     Programs index a launch grid (`tile.program_id`), build index tiles
     (`tile.arange`), move tiles between memory and registers (`tile.load`,
     `tile.store`, with masks), and compute with `tile.dot`, `tile.reduce` and
-    arith/math on tile-shaped tensors. Layout encodings (`#tile.blocked`,
-    `#tile.shared`, `#tile.mma`, ...) ride on the tensor types.
+    arith/math on tile-shaped tensors. Kernels are `tile.func`s stating their
+    grid rank and constexprs. Layout encodings (`#tile.blocked`,
+    `#tile.shared`, `#tile.nvidia_mma`, `#tile.amd_mfma`,
+    `#tile.dot_operand`, `#tile.slice`) ride on the tensor types.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;

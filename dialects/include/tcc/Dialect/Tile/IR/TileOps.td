@@ -280,7 +280,7 @@ def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
   let results = (outs Tile_ScalarOrTensor:$result);
   let regions = (region SizedRegion<1>:$combiner);
   let assemblyFormat = [{
-    $src attr-dict `(` $combiner `)` `:` type($src) `->` type($result)
+    $src attr-dict ` ` `(` $combiner `)` `:` type($src) `->` type($result)
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;

@@ -38,7 +38,6 @@ def Tile_Tensor : StaticShapeTensorOf<[Tile_Scalar]>;
 def Tile_IntTensor : StaticShapeTensorOf<[AnySignlessIntegerOrIndex]>;
 def Tile_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Tile_PtrTensor : StaticShapeTensorOf<[Tile_Ptr]>;
-def Tile_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
 
 def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor],
                              "!tile.ptr or tile of !tile.ptr">;

@@ -1,0 +1,656 @@
+// One case per tile verifier error (layouts, types, ops); none may crash.
+// RUN: tcc-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+// expected-error@+1 {{#tile.blocked: sizePerThread, threadsPerWarp, warpsPerCTA and order must have the same rank, got 2, 1, 2 and 2}}
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32], warpsPerCTA = [1, 1], order = [1, 0]}>
+
+// -----
+
+// expected-error@+1 {{#tile.blocked: sizePerThread entries must be positive, got [0, 4]}}
+#b = #tile.blocked<{sizePerThread = [0, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+
+// -----
+
+// expected-error@+1 {{#tile.blocked: number of warps (product of warpsPerCTA [3, 1]) must be a power of two}}
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [3, 1], order = [1, 0]}>
+
+// -----
+
+// expected-error@+1 {{#tile.blocked: order [1, 1] is not a permutation of [0, 2)}}
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 1]}>
+
+// -----
+
+// expected-error@+1 {{#tile.blocked: threadsPerWarp [4, 4] has 16 threads; a warp has 32 (NVIDIA) or 64 (AMD CDNA)}}
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+
+// -----
+
+// expected-error@+1 {{#tile.shared: perPhase must be a power of two, got 3}}
+#s = #tile.shared<{vec = 8, perPhase = 3, maxPhase = 8, order = [1, 0]}>
+
+// -----
+
+// expected-error@+1 {{#tile.shared: order [0, 0] is not a permutation of [0, 2)}}
+#s = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0, 0]}>
+
+// -----
+
+// expected-error@+1 {{#tile.nvidia_mma: warpsPerCTA must have rank 2, got [4]}}
+#m = #tile.nvidia_mma<{version = 2, warpsPerCTA = [4], instrShape = [16, 8]}>
+
+// -----
+
+// expected-error@+1 {{#tile.nvidia_mma: version 2 (mma.sync) needs instrShape [16, 8], got [16, 16]}}
+#m = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 16]}>
+
+// -----
+
+// expected-error@+1 {{#tile.nvidia_mma: version 3 (wgmma) needs instrShape [16, N, K] with N a multiple of 8 in [8, 256] and K in {8, 16, 32}, got [16, 264, 16]}}
+#m = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 264, 16]}>
+
+// -----
+
+// expected-error@+1 {{#tile.nvidia_mma: version 3 (wgmma) needs warpsPerCTA[0] a multiple of 4 (a warpgroup), got 2}}
+#m = #tile.nvidia_mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 64, 16]}>
+
+// -----
+
+// expected-error@+1 {{#tile.nvidia_mma: version must be 2 (mma.sync) or 3 (wgmma), got 1}}
+#m = #tile.nvidia_mma<{version = 1, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+
+// -----
+
+// expected-error@+1 {{#tile.amd_mfma: version must be 2 (CDNA2, gfx90a) or 3 (CDNA3, gfx942), got 4}}
+#m = #tile.amd_mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [32, 32], isTransposed = false}>
+
+// -----
+
+// expected-error@+1 {{#tile.amd_mfma: instrShape must be [32, 32] or [16, 16], got [32, 8]}}
+#m = #tile.amd_mfma<{version = 2, warpsPerCTA = [2, 2], instrShape = [32, 8], isTransposed = true}>
+
+// -----
+
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// expected-error@+1 {{#tile.dot_operand: opIdx must be 0 (A) or 1 (B), got 2}}
+#d = #tile.dot_operand<{opIdx = 2, parent = #mma, kWidth = 4}>
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+// expected-error@+1 {{#tile.dot_operand: kWidth must be 0 for a blocked (FMA) parent, got 4}}
+#d = #tile.dot_operand<{opIdx = 0, parent = #b, kWidth = 4}>
+
+// -----
+
+#s = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// expected-error@+1 {{#tile.dot_operand: parent must be #tile.nvidia_mma, #tile.amd_mfma or #tile.blocked, got #tile.shared}}
+#d = #tile.dot_operand<{opIdx = 0, parent = #s, kWidth = 4}>
+
+// -----
+
+#mfma = #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16], isTransposed = false}>
+// expected-error@+1 {{#tile.dot_operand: kWidth must be a positive power of two for an MMA parent, got 0}}
+#d = #tile.dot_operand<{opIdx = 1, parent = #mfma, kWidth = 0}>
+
+// -----
+
+#wgmma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+// expected-error@+1 {{#tile.dot_operand: wgmma (nvidia_mma version 3) reads B from shared memory; only opIdx 0 may live in registers}}
+#d = #tile.dot_operand<{opIdx = 1, parent = #wgmma, kWidth = 4}>
+
+// -----
+
+#s = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// expected-error@+1 {{#tile.slice: parent must be a distributed layout (blocked, nvidia_mma, amd_mfma, dot_operand, slice), got #tile.shared}}
+#sl = #tile.slice<{dim = 0, parent = #s}>
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// expected-error@+1 {{#tile.slice: parent must have rank >= 2, got rank 1}}
+#sl = #tile.slice<{dim = 0, parent = #b}>
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+// expected-error@+1 {{#tile.slice: dim 2 is out of range for a parent of rank 2}}
+#sl = #tile.slice<{dim = 2, parent = #b}>
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+// expected-error@+1 {{rank-1 tile cannot carry layout #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}> of rank 2}}
+func.func private @f(tensor<128xf32, #b>)
+
+// -----
+
+// expected-error@+1 {{!tile.ptr: pointee must be an integer, float or !tile.ptr type, got 'tensor<4xf32>'}}
+func.func private @f(!tile.ptr<tensor<4xf32>>)
+
+// -----
+
+// expected-error@+1 {{!tile.ptr: address space must be non-negative, got -1}}
+func.func private @f(!tile.ptr<f32, -1>)
+
+//===----------------------------------------------------------------------===//
+// Kernel form and grid queries
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error@+1 {{'tile.func' op grid_rank must be 1, 2 or 3, got 4}}
+tile.func @k() attributes {grid_rank = 4 : i32} {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{'tile.func' op requires attribute 'grid_rank'}}
+tile.func @k() {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{'tile.func' op a kernel returns nothing (it writes through pointers), but the signature has 1 result(s)}}
+tile.func @k() -> i32 attributes {grid_rank = 1 : i32} {
+  %c = arith.constant 0 : i32
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{'tile.func' op argument #1 has type 'tensor<4xf32>'; kernel arguments are integers, floats, !tile.ptr or memrefs}}
+tile.func @k(%a: i32, %t: tensor<4xf32>) attributes {grid_rank = 1 : i32} {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{'tile.func' op constexpr 'BLOCK' must be an integer or bool attribute, got "big"}}
+tile.func @k() attributes {grid_rank = 1 : i32, constexprs = {BLOCK = "big"}} {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{'tile.func' op a kernel needs a body}}
+tile.func private @k() attributes {grid_rank = 1 : i32}
+
+// -----
+
+func.func @f() {
+  // expected-error@+1 {{'tile.return' op expects parent op 'tile.func'}}
+  tile.return
+}
+
+// -----
+
+tile.func @k() attributes {grid_rank = 3 : i32} {
+  // expected-error@+1 {{'tile.program_id' op axis must be 0, 1 or 2, got 3}}
+  %0 = tile.program_id 3 : i32
+  tile.return
+}
+
+// -----
+
+tile.func @k() attributes {grid_rank = 1 : i32} {
+  // expected-error@+1 {{'tile.program_id' op axis 1 is out of range for the enclosing tile.func @k with grid_rank 1}}
+  %0 = tile.program_id 1 : i32
+  tile.return
+}
+
+// -----
+
+tile.func @k() attributes {grid_rank = 2 : i32} {
+  // expected-error@+1 {{'tile.num_programs' op axis 2 is out of range for the enclosing tile.func @k with grid_rank 2}}
+  %0 = tile.num_programs 2 : i32
+  tile.return
+}
+
+//===----------------------------------------------------------------------===//
+// Building and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error@+1 {{'tile.arange' op result must be a 1-D tile, got rank 2}}
+%0 = tile.arange {start = 0 : i32, end = 128 : i32} : tensor<1x128xi32>
+
+// -----
+
+// expected-error@+1 {{'tile.arange' op end (0) must be greater than start (16)}}
+%0 = tile.arange {start = 16 : i32, end = 0 : i32} : tensor<16xi32>
+
+// -----
+
+// expected-error@+1 {{'tile.arange' op end - start = 64 does not match the result length 128}}
+%0 = tile.arange {start = 0 : i32, end = 64 : i32} : tensor<128xi32>
+
+// -----
+
+// expected-error@+1 {{'tile.arange' op length 96 must be a power of two}}
+%0 = tile.arange {start = 32 : i32, end = 128 : i32} : tensor<96xi32>
+
+// -----
+
+func.func @f(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op result element type 'f16' must match the 'src' type 'f32'}}
+  %0 = tile.splat %x : f32 -> tensor<128xf16>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x128xf32>) {
+  // expected-error@+1 {{'tile.broadcast' op result element type 'f16' must match 'src' element type 'f32'}}
+  %0 = tile.broadcast %x : tensor<1x128xf32> -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+func.func @f(%x: tensor<1x128xf32>) {
+  // expected-error@+1 {{'tile.broadcast' op result layout #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}> must match 'src' layout <<NULL ATTRIBUTE>>}}
+  %0 = tile.broadcast %x : tensor<1x128xf32> -> tensor<64x128xf32, #b>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.broadcast' op result rank 2 must equal 'src' rank 1}}
+  %0 = tile.broadcast %x : tensor<128xf32> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<2x128xf32>) {
+  // expected-error@+1 {{'tile.broadcast' op dimension 0 of 'src' has size 2 and the result 64; only size-1 dimensions broadcast}}
+  %0 = tile.broadcast %x : tensor<2x128xf32> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.expand_dims' op axis 2 is out of range [0, 1]}}
+  %0 = tile.expand_dims %x {axis = 2 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.expand_dims' op result shape 128x1 must be 'src' shape 128 with a 1 at axis 0 (1x128)}}
+  %0 = tile.expand_dims %x {axis = 0 : i32} : tensor<128xf32> -> tensor<128x1xf32>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+func.func @f(%x: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.expand_dims' op 'src' and result must both have layouts or neither}}
+  %0 = tile.expand_dims %x {axis = 0 : i32} : tensor<128xf32> -> tensor<1x128xf32, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sl = #tile.slice<{dim = 1, parent = #b}>
+func.func @f(%x: tensor<128xf32, #sl>) {
+  // expected-error@+1 {{'tile.expand_dims' op 'src' layout must be the result layout sliced at axis 0 (#tile.slice<{dim = 0, parent = #tile.blocked<{sizePerThread = [1, 4]}}
+  %0 = tile.expand_dims %x {axis = 0 : i32} : tensor<128xf32, #sl> -> tensor<1x128xf32, #b>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xf32>) {
+  // expected-error@+1 {{'tile.reshape' op 'src' has 4096 elements but the result has 2048}}
+  %0 = tile.reshape %x : tensor<64x64xf32> -> tensor<2048xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<64x64xf32>) {
+  // expected-error@+1 {{'tile.convert_layout' op result shape 64x32 must equal 'src' shape 64x64}}
+  %0 = tile.convert_layout %x : tensor<64x64xf32> -> tensor<64x32xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%p: tensor<128x!tile.ptr<f32>>, %o: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.addptr' op 'offset' type 'tensor<64xi32>' must have the shape and layout of 'ptr' type 'tensor<128x!tile.ptr<f32>>'}}
+  %0 = tile.addptr %p, %o : tensor<128x!tile.ptr<f32>>, tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @f(%p: !tile.ptr<f32>, %o: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.addptr' op 'offset' type 'tensor<64xi32>' must have the shape and layout of 'ptr' type '!tile.ptr<f32>'}}
+  %0 = tile.addptr %p, %o : !tile.ptr<f32>, tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<128xf32>) {
+  // expected-error@+1 {{expected !tile.ptr or a tile of !tile.ptr, got 'tensor<128xf32>'}}
+  %0 = tile.load %p : tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%p: !tile.ptr<f32>, %m: i1) {
+  // expected-error@+1 {{expected 'ptr', optional 'mask', 'other'}}
+  %0 = tile.load %p, %m, %m, %m : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<128x!tile.ptr<f32>>) {
+  // expected-error@+1 {{'tile.load' op result type 'tensor<128xf16>' must be 'tensor<128xf32>', the pointee tile of 'ptr'}}
+  %0 = "tile.load"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<128x!tile.ptr<f32>>) -> tensor<128xf16>
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<128x!tile.ptr<f32>>, %m: tensor<64xi1>) {
+  // expected-error@+1 {{'tile.load' op 'mask' type 'tensor<64xi1>' must be 'tensor<128xi1>' (i1, shaped like the data)}}
+  %0 = "tile.load"(%p, %m) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<128x!tile.ptr<f32>>, tensor<64xi1>) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<128x!tile.ptr<f32>>, %o: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.load' op 'other' requires a 'mask'}}
+  %0 = "tile.load"(%p, %o) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (tensor<128x!tile.ptr<f32>>, tensor<128xf32>) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<128x!tile.ptr<f32>>, %m: tensor<128xi1>, %o: f32) {
+  // expected-error@+1 {{'tile.load' op 'other' type 'f32' must match the loaded type 'tensor<128xf32>'}}
+  %0 = "tile.load"(%p, %m, %o) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (tensor<128x!tile.ptr<f32>>, tensor<128xi1>, f32) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%p: tensor<128x!tile.ptr<f32>>, %v: tensor<128xf16>) {
+  // expected-error@+1 {{'tile.store' op 'value' type 'tensor<128xf16>' must be 'tensor<128xf32>', the pointee tile of 'ptr'}}
+  "tile.store"(%p, %v) : (tensor<128x!tile.ptr<f32>>, tensor<128xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?x?xf32>, %i: index) {
+  // expected-error@+1 {{'tile.memref_load' op expects 2 offsets for a rank-2 memref, got 1}}
+  %0 = tile.memref_load %m[%i] : memref<?x?xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?x?xf32>, %i: index) {
+  // expected-error@+1 {{'tile.memref_load' op 'result' rank 1 must equal the memref rank 2}}
+  %0 = tile.memref_load %m[%i, %i] : memref<?x?xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?x?xf32>, %i: index) {
+  // expected-error@+1 {{'tile.memref_load' op 'result' element type 'f16' must match the memref element type 'f32'}}
+  %0 = tile.memref_load %m[%i, %i] : memref<?x?xf32> -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?x?xf32>, %i: index, %v: tensor<64x64xf16>) {
+  // expected-error@+1 {{'tile.memref_store' op 'value' element type 'f16' must match the memref element type 'f32'}}
+  tile.memref_store %m[%i, %i], %v : memref<?x?xf32>, tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?xf32>, %i: index, %v: tensor<64xf32>, %k: tensor<32xi1>) {
+  // expected-error@+1 {{'tile.memref_store' op 'mask' type 'tensor<32xi1>' must be 'tensor<64xi1>' (i1, shaped like the data)}}
+  "tile.memref_store"(%m, %i, %v, %k) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> : (memref<?xf32>, index, tensor<64xf32>, tensor<32xi1>) -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Dot
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%a: tensor<2x16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op 'a' must be a 2-D tile, got rank 3}}
+  %0 = tile.dot %a, %b, %c : tensor<2x16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x16xi8>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op 'a' element type must be f16, bf16 or f32, got 'i8'}}
+  %0 = tile.dot %a, %a, %c : tensor<16x16xi8>, tensor<16x16xi8> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op 'b' element type 'bf16' must match 'a' element type 'f16'}}
+  %0 = tile.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x16xf16>, %c: tensor<16x16xf16>) {
+  // expected-error@+1 {{'tile.dot' op 'acc' element type must be f32, got 'f16'}}
+  %0 = tile.dot %a, %a, %c : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<64x32xf16>, %b: tensor<16x64xf16>, %c: tensor<64x64xf32>) {
+  // expected-error@+1 {{'tile.dot' op K mismatch: 'a' is MxK = 64x32 but 'b' is KxN = 16x64}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<16x64xf16> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %c: tensor<32x64xf32>) {
+  // expected-error@+1 {{'tile.dot' op 'acc' shape 32x64 must be MxN = 64x64 (M from 'a', N from 'b')}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op failed to verify that all of {acc, result} have same type}}
+  %0 = "tile.dot"(%a, %a, %c) : (tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#dA = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 4}>
+func.func @f(%a: tensor<16x16xf16, #dA>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op 'a' has layout #tile.dot_operand<{opIdx = 0, parent = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 4}> but the accumulator has none}}
+  %0 = tile.dot %a, %b, %c : tensor<16x16xf16, #dA>, tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#dA = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 4}>
+func.func @f(%a: tensor<16x16xf16, #dA>, %c: tensor<16x16xf32, #mma>) {
+  // expected-error@+1 {{'tile.dot' op 'b' layout must be #tile.dot_operand with opIdx = 1 and parent = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, got #tile.dot_operand<{opIdx = 0}}
+  %0 = tile.dot %a, %a, %c : tensor<16x16xf16, #dA>, tensor<16x16xf16, #dA> -> tensor<16x16xf32, #mma>
+  return
+}
+
+// -----
+
+#mfma = #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32], isTransposed = false}>
+#dA = #tile.dot_operand<{opIdx = 0, parent = #mfma, kWidth = 8}>
+#s = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @f(%a: tensor<64x64xf16, #dA>, %b: tensor<64x64xf16, #s>, %c: tensor<64x64xf32, #mfma>) {
+  // expected-error@+1 {{'tile.dot' op 'b' layout must be #tile.dot_operand with opIdx = 1 and parent = #tile.amd_mfma}}
+  %0 = tile.dot %a, %b, %c : tensor<64x64xf16, #dA>, tensor<64x64xf16, #s> -> tensor<64x64xf32, #mfma>
+  return
+}
+
+// -----
+
+#wgmma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#dA = #tile.dot_operand<{opIdx = 0, parent = #wgmma, kWidth = 4}>
+func.func @f(%a: tensor<64x64xf16, #dA>, %b: tensor<64x64xf16>, %c: tensor<64x64xf32, #wgmma>) {
+  // expected-error@+1 {{(or #tile.shared for wgmma), got <<NULL ATTRIBUTE>>}}
+  %0 = tile.dot %a, %b, %c : tensor<64x64xf16, #dA>, tensor<64x64xf16> -> tensor<64x64xf32, #wgmma>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reduce
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%t: tensor<64x128xf32>) {
+  // expected-error@+1 {{'tile.reduce' op axis 2 is out of range for rank-2 'src'}}
+  %0 = tile.reduce %t {axis = 2 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.reduce.return %s : f32
+  }) : tensor<64x128xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%t: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.reduce' op reducing a 1-D tile gives a scalar 'f32', got 'tensor<1xf32>'}}
+  %0 = tile.reduce %t {axis = 0 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.reduce.return %s : f32
+  }) : tensor<128xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @f(%t: tensor<64x128xf32>) {
+  // expected-error@+1 {{'tile.reduce' op result type 'tensor<128xf32>' must be 'tensor<64xf32>' ('src' without axis 1)}}
+  %0 = tile.reduce %t {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.reduce.return %s : f32
+  }) : tensor<64x128xf32> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sl = #tile.slice<{dim = 0, parent = #b}>
+func.func @f(%t: tensor<64x128xf32, #b>) {
+  // expected-error@+1 {{'tile.reduce' op result layout must be #tile.slice<{dim = 1, parent = #tile.blocked}}
+  %0 = tile.reduce %t {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.reduce.return %s : f32
+  }) : tensor<64x128xf32, #b> -> tensor<64xf32, #sl>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sl = #tile.slice<{dim = 1, parent = #b}>
+func.func @f(%t: tensor<64x128xf32>) {
+  // expected-error@+1 {{'tile.reduce' op result layout must be absent as 'src' has none, got #tile.slice}}
+  %0 = tile.reduce %t {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.reduce.return %s : f32
+  }) : tensor<64x128xf32> -> tensor<64xf32, #sl>
+  return
+}
+
+// -----
+
+func.func @f(%t: tensor<64x128xf32>) {
+  // expected-error@+1 {{'tile.reduce' op combiner must take two 'f32' arguments, got ('f32', 'f16')}}
+  %0 = tile.reduce %t {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f16):
+    tile.reduce.return %a : f32
+  }) : tensor<64x128xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%t: tensor<64x128xf32>) {
+  // expected-error@+1 {{'tile.reduce' op combiner returns 'i32' but must return 'f32'}}
+  %0 = tile.reduce %t {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %i = arith.fptosi %a : f32 to i32
+    tile.reduce.return %i : i32
+  }) : tensor<64x128xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%t: tensor<64x128xf32>) {
+  // expected-error@+1 {{'tile.reduce' op combiner must end with tile.reduce.return}}
+  %0 = tile.reduce %t {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    llvm.unreachable
+  }) : tensor<64x128xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: f32) {
+  // expected-error@+1 {{'tile.reduce.return' op expects parent op 'tile.reduce'}}
+  tile.reduce.return %x : f32
+}
