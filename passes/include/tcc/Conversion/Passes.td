@@ -182,6 +182,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"defaultNumWarps", "num-warps", "unsigned", /*default=*/"4",
            "Warps per program for kernels whose tiles carry no layout that "
            "fixes it (scalar-only kernels)">,
+    Option<"expandMath", "expand-math", "bool", /*default=*/"true",
+           "Rewrite math functions into polynomial approximations and exact "
+           "leaf ops, so that GPU lowerings need no libdevice / OCML calls">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -130,8 +130,7 @@ struct ExpandDimsLowering : public TilePattern<tile::ExpandDimsOp> {
     TileLayout src = layoutOf(op.getSrc().getType());
     TileLayout dst = layoutOf(op.getType());
     if (!dst.dropDim(op.getAxis()).isSameDistribution(src))
-      return op.emitOpError("cannot lower: the operand and result layouts do "
-                            "not place the elements on the same threads");
+      return rewriter.notifyMatchFailure(op, "checked by the kernel analysis");
     rewriter.replaceOp(op, adaptor.getSrc());
     return success();
   }
@@ -216,9 +215,7 @@ struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
       return failure();
     auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
     if (!dense)
-      return op.emitOpError("non-splat tile constants are not supported by "
-                            "convert-tile-to-gpu; build them from "
-                            "tile.arange and arithmetic");
+      return rewriter.notifyMatchFailure(op, "checked by the kernel analysis");
     auto vecType = cast<VectorType>(getTypeConverter()->convertType(tile));
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, vecType, dense.resizeSplat(vecType));

@@ -10,6 +10,7 @@
 #include "TileToGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -208,6 +209,23 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
     if (isa<tile::DotOp>(op)) {
       op->emitOpError("is not supported by convert-tile-to-gpu yet");
       return WalkResult::interrupt();
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op);
+        constant && isa<RankedTensorType>(constant.getType()) &&
+        !isa<SplatElementsAttr>(constant.getValue())) {
+      op->emitOpError("non-splat tile constants are not supported by "
+                      "convert-tile-to-gpu; build them from tile.arange and "
+                      "arithmetic");
+      return WalkResult::interrupt();
+    }
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+      TileLayout src = *TileLayout::get(expand.getSrc().getType(), warpSize);
+      TileLayout dst = *TileLayout::get(expand.getType(), warpSize);
+      if (!dst.dropDim(expand.getAxis()).isSameDistribution(src)) {
+        op->emitOpError("cannot lower: the operand and result layouts do not "
+                        "place the elements on the same threads");
+        return WalkResult::interrupt();
+      }
     }
     if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
       RankedTensorType src = reduce.getSrc().getType();
@@ -459,12 +477,21 @@ struct ConvertTileToGPUPass
                                         std::move(patterns))))
         return signalPassFailure();
 
-      // Fold the bounds checks that are static, share the thread-id math.
+      // Fold the bounds checks that are static (thread ids are bounded by
+      // the known block size), share the thread-id math.
       auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>(moduleName);
       OpPassManager cleanup(gpu::GPUModuleOp::getOperationName());
       cleanup.addPass(createCanonicalizerPass());
+      cleanup.addPass(arith::createIntRangeOptimizationsPass());
+      cleanup.addPass(createCanonicalizerPass());
       cleanup.addPass(createCSEPass());
-      if (gpuModule && failed(runPipeline(cleanup, gpuModule)))
+      if (!gpuModule)
+        continue;
+      if (expandMath && failed(expandMathOps(gpuModule))) {
+        gpuModule.emitError("convert-tile-to-gpu: expanding math ops failed");
+        return signalPassFailure();
+      }
+      if (failed(runPipeline(cleanup, gpuModule)))
         return signalPassFailure();
     }
   }

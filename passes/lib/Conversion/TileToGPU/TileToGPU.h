@@ -82,6 +82,10 @@ struct TilePattern : public OpConversionPattern<Op> {
   TileTypeConverter &tileConverter;
 };
 
+/// Rewrites the math ops under `root` that GPU lowerings would turn into
+/// libdevice / OCML calls (see MathToGPU.cpp).
+LogicalResult expandMathOps(Operation *root);
+
 void populateTileToGPUCorePatterns(TileTypeConverter &converter,
                                    const KernelInfo &info,
                                    RewritePatternSet &patterns);
