@@ -32,6 +32,7 @@ void mlir::tcc::buildTileToGPUPipeline(OpPassManager &pm,
   ConvertTileToGPUOptions gpuOptions;
   gpuOptions.warpSize = options.warpSize;
   pm.addPass(createConvertTileToGPU(gpuOptions));
+  pm.addPass(createTccLowerVectorSlices());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -57,7 +58,8 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<TileToGPUOptions>(
       "tcc-tile-to-gpu",
       "stage 'gpu': tile programs to gpu.module/gpu.func with per-thread "
-      "vector code (convert-tile-to-gpu, canonicalize, cse)",
+      "vector code (convert-tile-to-gpu, tcc-lower-vector-slices, canonicalize, "
+      "cse)",
       buildTileToGPUPipeline);
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-lower-to-tile",
