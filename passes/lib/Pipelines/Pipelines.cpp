@@ -31,8 +31,9 @@ void mlir::tcc::buildTileToGPUPipeline(OpPassManager &pm,
                                        const TileToGPUOptions &options) {
   ConvertTileToGPUOptions gpuOptions;
   gpuOptions.warpSize = options.warpSize;
+  gpuOptions.expandMath = options.expandMath;
   pm.addPass(createConvertTileToGPU(gpuOptions));
-  pm.addPass(createTccLowerVectorSlices());
+  pm.addPass(createTccLowerVectorOps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -58,7 +59,7 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<TileToGPUOptions>(
       "tcc-tile-to-gpu",
       "stage 'gpu': tile programs to gpu.module/gpu.func with per-thread "
-      "vector code (convert-tile-to-gpu, tcc-lower-vector-slices, canonicalize, "
+      "vector code (convert-tile-to-gpu, tcc-lower-vector-ops, canonicalize, "
       "cse)",
       buildTileToGPUPipeline);
   PassPipelineRegistration<LowerToTileOptions>(

@@ -182,7 +182,10 @@ def run_stages(
     pipelines = {
         "linalg": "tcc-tensor-to-linalg",
         "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps}}}",
-        "gpu": f"tcc-tile-to-gpu{{warp-size={warp}}}",
+        # NVIDIA links libdevice (fast exp/tanh); AMD has no device library
+        # here, so its math is expanded into instructions.
+        "gpu": f"tcc-tile-to-gpu{{warp-size={warp} "
+               f"expand-math={int(backend.vendor != 'nvidia')}}}",
     }
     stages: dict[str, str] = {"source": text}
     with ir.Context(), ir.Location.unknown():

@@ -183,7 +183,8 @@ func.func @row_max_keepdims(%x: tensor<64x8192xf32>) -> tensor<64x1xf32> {
 // CHECK: %[[E:.*]] = math.exp %[[SUB]]
 // CHECK: %[[SUM:.*]] = tile.reduce %[[E]] {axis = 1 : i32}
 // CHECK: arith.addf
-// CHECK: %[[Y:.*]] = arith.divf %[[E]], %{{.*}}
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[SUM]] : tensor<1xf32, #{{.*}}>
+// CHECK: %[[Y:.*]] = arith.mulf %[[E]], %{{.*}}
 // CHECK: %[[YH:.*]] = arith.truncf %[[Y]]
 // CHECK: tile.memref_store %arg1[%{{.*}}, %c0], %[[YH]]
 func.func @softmax(%x: tensor<128x4096xf16>) -> tensor<128x4096xf16> {

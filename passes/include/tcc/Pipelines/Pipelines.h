@@ -28,6 +28,12 @@ struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {
       *this, "warp-size",
       llvm::cl::desc("threads per warp (32 NVIDIA, 64 AMD CDNA)"),
       llvm::cl::init(32)};
+  PassOptions::Option<bool> expandMath{
+      *this, "expand-math",
+      llvm::cl::desc("expand math functions into instructions (targets whose "
+                     "device math library is not linked: AMD); NVIDIA links "
+                     "libdevice, whose fast exp/tanh beat the expansions"),
+      llvm::cl::init(true)};
 };
 
 /// Stage "linalg": tcc ops -> linalg on tensors, generalized and fused.

@@ -36,25 +36,27 @@ def TccFuseElementwise : Pass<"tcc-fuse-elementwise"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
-def TccLowerVectorSlices : Pass<"tcc-lower-vector-slices"> {
-  let summary = "Rewrite strided vector slices into shuffles and element ops";
+def TccLowerVectorOps : Pass<"tcc-lower-vector-ops"> {
+  let summary = "Lower vector ops the GPU-to-LLVM conversions do not handle";
   let description = [{
-    `vector.insert_strided_slice` / `vector.extract_strided_slice` (which
-    convert-tile-to-gpu uses to assemble a thread's registers from 16-byte
-    loads) have no direct LLVM lowering inside `convert-gpu-to-nvvm` /
-    `convert-gpu-to-rocdl`; this pass applies upstream's decomposition into
-    `vector.shuffle` / `vector.insert` / `vector.extract`, which those
-    conversions handle.
+    convert-tile-to-gpu assembles each thread's registers with
+    `vector.insert_strided_slice` / `vector.extract_strided_slice` and
+    `vector.broadcast`; `convert-gpu-to-nvvm` / `convert-gpu-to-rocdl` only
+    carry the direct vector-to-LLVM patterns, so this pass first applies
+    upstream's lowerings of those ops into `vector.shuffle`,
+    `vector.insert` / `vector.extract` and `vector.from_elements`.
 
     Before:
     ```mlir
     %r = vector.insert_strided_slice %v, %acc {offsets = [4], strides = [1]}
         : vector<4xf32> into vector<32xf32>
+    %s = vector.broadcast %x : f32 to vector<8xf32>
     ```
     After:
     ```mlir
     %w = vector.shuffle %v, %v [0, 1, 2, 3, -1, ...] : vector<4xf32>, vector<4xf32>
     %r = vector.shuffle %acc, %w [0, 1, 2, 3, 32, 33, 34, 35, 8, ...] : ...
+    %s = vector.from_elements %x, %x, ... : vector<8xf32>
     ```
   }];
   let dependentDialects = ["::mlir::vector::VectorDialect"];

@@ -311,7 +311,12 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(linalg::SoftmaxOp op,
                                          Value rhs) {
     return arith::AddFOp::create(rb, l, lhs, rhs).getResult();
   });
-  Value y = arith::DivFOp::create(b, loc, exps, kb.broadcastRows(rowSum));
+  // One reciprocal per row, then multiplies: a full-precision divide per
+  // element costs more than the row's loads.
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(computeType, 1.0));
+  Value inverse = arith::DivFOp::create(
+      b, loc, kb.splat(one, kb.rowsType(computeType)), rowSum);
+  Value y = arith::MulFOp::create(b, loc, exps, kb.broadcastRows(inverse));
   if (computeType != elementType)
     y = arith::TruncFOp::create(b, loc, kb.blockType(elementType), y);
 
