@@ -48,9 +48,10 @@ class Schedule:
     """Knobs of the schedule (part of the cache key)."""
 
     num_warps: int = 4
+    elements_per_program: int = 2048
 
     def as_dict(self) -> dict[str, int]:
-        return {"num_warps": self.num_warps}
+        return {"num_warps": self.num_warps, "elements_per_program": self.elements_per_program}
 
 
 @dataclass
@@ -112,6 +113,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     target: str = "sm_90",
     *,
     num_warps: int = 4,
+    elements_per_program: int = 2048,
     cache: KernelCache | Literal[False] | None = None,
     **sizes: int,
 ) -> Kernel:
@@ -120,7 +122,9 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     ``source`` is a ``tcc.frontend`` program (symbolic sizes bound by
     ``sizes``, e.g. ``M=1024``), MLIR text, or an ``mlir.ir.Module``, in the
     tcc dialect or linalg on tensors, with one function of static shapes.
-    ``cache=False`` bypasses the artifact cache.
+    ``num_warps`` and ``elements_per_program`` are the schedule (warps per
+    program, block size one program covers). ``cache=False`` bypasses the
+    artifact cache.
     """
     if target not in _WARP_SIZE:
         raise ValueError(
@@ -128,8 +132,11 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         )
     if num_warps not in (1, 2, 4, 8, 16):
         raise ValueError(f"num_warps must be a power of two from 1 to 16, got {num_warps}")
+    if elements_per_program < 1 or elements_per_program & (elements_per_program - 1):
+        raise ValueError(
+            f"elements_per_program must be a power of two, got {elements_per_program}")
     text = _source_text(source, sizes)
-    schedule = Schedule(num_warps=num_warps)
+    schedule = Schedule(num_warps=num_warps, elements_per_program=elements_per_program)
     key = cache_key(text, target=target, schedule=schedule.as_dict(),
                     compiler_version=COMPILER_VERSION)
     built_ir: dict[str, str] = {}
@@ -181,7 +188,8 @@ def run_stages(
     warp = backend.warp_size
     pipelines = {
         "linalg": "tcc-tensor-to-linalg",
-        "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps}}}",
+        "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps} "
+                f"elements-per-program={schedule.elements_per_program}}}",
         # NVIDIA links libdevice (fast exp/tanh); AMD has no device library
         # here, so its math is expanded into instructions.
         "gpu": f"tcc-tile-to-gpu{{warp-size={warp} "

@@ -96,7 +96,7 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
            "threads per warp of the target (32 NVIDIA, 64 AMD CDNA)">,
     Option<"numWarps", "num-warps", "unsigned", "4",
            "warps per program for elementwise and row-reduction kernels">,
-    Option<"elementsPerProgram", "elements-per-program", "int64_t", "4096",
+    Option<"elementsPerProgram", "elements-per-program", "int64_t", "2048",
            "target tile size (elements) one program covers">,
     Option<"vectorBytes", "vector-bytes", "unsigned", "16",
            "widest global access per thread (bytes)">,

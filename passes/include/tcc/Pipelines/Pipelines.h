@@ -21,6 +21,10 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       *this, "num-warps",
       llvm::cl::desc("warps per program of elementwise/reduction kernels"),
       llvm::cl::init(4)};
+  PassOptions::Option<int64_t> elementsPerProgram{
+      *this, "elements-per-program",
+      llvm::cl::desc("target block size (elements) of one program"),
+      llvm::cl::init(2048)};
 };
 
 struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {

@@ -21,7 +21,7 @@ namespace mlir::tcc {
 struct ScheduleOptions {
   unsigned warpSize = 32;
   unsigned numWarps = 4;
-  int64_t elementsPerProgram = 4096;
+  int64_t elementsPerProgram = 2048;
   unsigned vectorBytes = 16;
   int64_t maxSoftmaxColumns = 16384;
 };
