@@ -1,0 +1,172 @@
+"""tcc.compile: the same program to PTX and AMDGCN, stages, errors, cache."""
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tcc.compiler.cache import KernelCache
+from tcc.compiler.compile import STAGES, CompilationError
+from tcc.compiler.compile import compile as tcc_compile
+
+BIAS_GELU = """
+func.func @bias_gelu(%x: tensor<64x1024xf32>, %b: tensor<1024xf32>) -> tensor<64x1024xf32> {
+  %bb = tcc.broadcast %b dims = [0] : tensor<1024xf32> -> tensor<64x1024xf32>
+  %s = tcc.add %x, %bb : tensor<64x1024xf32>
+  %y = tcc.gelu %s approximate = tanh : tensor<64x1024xf32>
+  return %y : tensor<64x1024xf32>
+}
+"""
+
+SOFTMAX_TAIL = """
+func.func @softmax(%x: tensor<100x777xf16>) -> tensor<100x777xf16> {
+  %y = tcc.softmax %x dim = 1 : tensor<100x777xf16>
+  return %y : tensor<100x777xf16>
+}
+"""
+
+ROW_SUM = """
+func.func @row_sum(%x: tensor<1000x777xbf16>) -> tensor<1000xbf16> {
+  %y = tcc.reduce_sum %x dims = [1] : tensor<1000x777xbf16> -> tensor<1000xbf16>
+  return %y : tensor<1000xbf16>
+}
+"""
+
+NVIDIA = ("sm_80", "sm_90")
+AMD = ("gfx90a", "gfx942")
+HAVE_LLD = any(shutil.which(n) for n in ("ld.lld", "ld.lld-22")) or shutil.which(
+    "/opt/rocm/llvm/bin/ld.lld")
+
+
+@pytest.mark.parametrize("target", NVIDIA)
+def test_bias_gelu_ptx(target):
+    k = tcc_compile(BIAS_GELU, target, cache=False)
+    assert ".visible .entry bias_gelu(" in k.asm
+    assert f".target {target}" in k.asm
+    # 16-byte vector loads and stores of the 1024-wide rows.
+    assert re.search(r"ld\.global\.v4\.(b32|f32)", k.asm)
+    assert re.search(r"st\.global\.v4\.(b32|f32)", k.asm)
+    assert ".extern" not in k.asm  # libdevice linked, nothing left unresolved
+    assert k.launch.block == (128, 1, 1)
+    assert k.launch.grid == (32, 1, 1)  # 64 x 1024 in 2 x 1024 blocks
+    assert [(a.dtype, a.shape, a.role) for a in k.args] == [
+        ("f32", (64, 1024), "input"), ("f32", (1024,), "input"),
+        ("f32", (64, 1024), "output")]
+
+
+@pytest.mark.parametrize("target", AMD)
+def test_bias_gelu_amdgcn(target):
+    k = tcc_compile(BIAS_GELU, target, cache=False)
+    assert f'.amdgcn_target "amdgcn-amd-amdhsa--{target}"' in k.asm
+    assert ".amdhsa_kernel bias_gelu" in k.asm
+    assert "global_load_dwordx4" in k.asm
+    assert not re.search(r"__(ocml|ockl|nv)_", k.asm)
+    assert k.launch.block == (256, 1, 1)  # 4 wave64 warps
+    if HAVE_LLD:
+        assert k.binary is not None and k.binary[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("source", [SOFTMAX_TAIL, ROW_SUM], ids=["softmax", "row_sum"])
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_reductions_use_warp_shuffles(source, target):
+    k = tcc_compile(source, target, cache=False)
+    if target == "sm_90":
+        assert "shfl.sync.bfly" in k.asm
+    else:
+        assert re.search(r"ds_swizzle|ds_bpermute|dpp|v_permlane", k.asm)
+    assert "gpu.shuffle" in k.ir["gpu"]
+
+
+def test_every_stage_is_recorded():
+    k = tcc_compile(BIAS_GELU, "sm_90", cache=False)
+    assert tuple(k.ir) == STAGES
+    assert "tcc.gelu" in k.ir["source"]
+    assert "linalg.generic" in k.ir["linalg"] and "tcc." not in k.ir["linalg"]
+    assert "tile.func @bias_gelu" in k.ir["tile"]
+    assert "gpu.func @bias_gelu" in k.ir["gpu"]
+    assert "llvm.func @bias_gelu" in k.ir["llvm"]
+
+
+def test_same_source_two_targets_one_process():
+    nv = tcc_compile(BIAS_GELU, "sm_90", cache=False)
+    amd = tcc_compile(BIAS_GELU, "gfx942", cache=False)
+    assert nv.name == amd.name == "bias_gelu"
+    assert nv.launch.grid == (32, 1, 1)
+    assert amd.launch.grid == (32, 1, 1)
+
+
+def test_frontend_program_with_sizes():
+    from tcc.frontend import Tensor, f32, program, sym
+
+    m, n = sym("M"), sym("N")
+
+    @program
+    def scale_relu(x: Tensor[m, n, f32]) -> Tensor[m, n, f32]:
+        return (x * 2.0).relu()
+
+    k = tcc_compile(scale_relu, "sm_90", cache=False, M=1000, N=777)
+    assert k.args[0].shape == (1000, 777)
+    assert ".entry scale_relu" in k.asm
+
+
+def test_dynamic_shapes_need_a_specialization():
+    src = """
+    func.func @relu(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+      %y = tcc.relu %x : tensor<?x1024xf32>
+      return %y : tensor<?x1024xf32>
+    }"""
+    with pytest.raises(CompilationError, match="dynamic shapes"):
+        tcc_compile(src, "sm_90", cache=False)
+
+
+def test_unknown_target_lists_the_supported_ones():
+    with pytest.raises(ValueError, match="unknown target 'sm_70'.*gfx942.*sm_90"):
+        tcc_compile(BIAS_GELU, "sm_70", cache=False)
+
+
+def test_bad_schedule():
+    with pytest.raises(ValueError, match="num_warps"):
+        tcc_compile(BIAS_GELU, "sm_90", num_warps=3, cache=False)
+
+
+def test_program_needing_two_kernels_is_a_clear_error():
+    src = """
+    func.func @two(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+      %s = tcc.reduce_sum %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
+      %m = tcc.reduce_max %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
+      return %s, %m : tensor<8xf32>, tensor<8xf32>
+    }"""
+    with pytest.raises(CompilationError, match="(?s)stage .tile.*needs 2 kernels"):
+        tcc_compile(src, "sm_90", cache=False)
+
+
+def test_parse_error_names_the_stage():
+    with pytest.raises(CompilationError, match="source: cannot parse"):
+        tcc_compile("func.func @f(", "sm_90", cache=False)
+
+
+def test_cache_hit_returns_the_same_artifact(tmp_path):
+    cache = KernelCache(tmp_path)
+    first = tcc_compile(BIAS_GELU, "sm_90", cache=cache)
+    second = tcc_compile(BIAS_GELU, "sm_90", cache=cache)
+    assert second.artifact == first.artifact
+    # The stage IR is recomputed on demand after a hit.
+    assert "tile.func" in second.ir["tile"]
+    other = tcc_compile(BIAS_GELU, "sm_90", num_warps=8, cache=cache)
+    assert other.launch.block == (256, 1, 1)
+
+
+def test_cli_compile_and_emit(tmp_path):
+    src = tmp_path / "k.mlir"
+    src.write_text(BIAS_GELU)
+    ptx = tmp_path / "k.ptx"
+    run = [sys.executable, "-m", "tcc.cli", "compile", str(src)]
+    subprocess.run([*run, "--target", "sm_90", "-o", str(ptx), "--no-cache"], check=True)
+    assert ".entry bias_gelu" in ptx.read_text()
+    tile = subprocess.run([*run, "--emit", "tile", "--no-cache"], check=True,
+                          capture_output=True, text=True).stdout
+    assert "tile.memref_load" in tile
+    bad = subprocess.run([*run, "--target", "sm_70"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "unknown target" in bad.stderr
