@@ -71,14 +71,15 @@ if _MLIR_LIBS in sys.modules:
 else:
     sys.meta_path.insert(0, _RegisterWhenMlirLoads())
 
-__all__ = ["__version__", "frontend", "register"]
+__all__ = ["__version__", "compile", "frontend", "register", "runtime"]
 
 
 def __getattr__(name: str) -> object:
-    # `tcc.frontend` (the Python program builder) loads on first use, keeping
-    # `import tcc` fast.
-    if name == "frontend":
-        import importlib
+    # Submodules load on first use, keeping `import tcc` fast.
+    import importlib
 
-        return importlib.import_module("tcc.frontend")
+    if name in ("frontend", "runtime"):
+        return importlib.import_module(f"tcc.{name}")
+    if name == "compile":
+        return importlib.import_module("tcc.compiler.compile").compile
     raise AttributeError(f"module 'tcc' has no attribute {name!r}")
