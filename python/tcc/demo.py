@@ -1,16 +1,15 @@
 """`tcc demo`: compile a built-in program for NVIDIA and AMD, launch it if a GPU is here."""
 
-from __future__ import annotations
-
 import time
 
 import numpy as np
 
+# Module level: @program resolves the annotations in this module's globals.
+from tcc.frontend import Tensor, f32, program, sym
+
 
 def bias_gelu_program() -> object:
     """y = gelu_tanh(x + b[None, :]) over symbolic M x N (the README example)."""
-    from tcc.frontend import Tensor, f32, program, sym
-
     m, n = sym("M"), sym("N")
 
     @program

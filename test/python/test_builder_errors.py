@@ -394,3 +394,16 @@ def test_failed_build_leaves_no_builder_behind(ctx):
         build(f)
     with pytest.raises(FrontendError, match="no program is being built"):
         tcc.frontend.full((4,), 1.0, i32)
+
+
+def test_string_annotations_with_local_names_are_a_clear_error():
+    import pytest
+
+    from tcc.frontend import FrontendError, program
+
+    def body(x):
+        return x
+
+    body.__annotations__ = {"x": "LocalTensor[4, f32]"}
+    with pytest.raises(FrontendError, match="cannot evaluate its annotations.*LocalTensor"):
+        program(body)

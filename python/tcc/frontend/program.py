@@ -137,7 +137,15 @@ def _signature(
     fn: Callable[..., Any], name: str
 ) -> tuple[dict[str, TensorSpec], list[TensorSpec] | None]:
     """Parameter specs and result specs (None when not annotated)."""
-    hints = inspect.get_annotations(fn, eval_str=True)
+    try:
+        hints = inspect.get_annotations(fn, eval_str=True)
+    except NameError as err:
+        # String annotations (`from __future__ import annotations`) are
+        # evaluated in the function's module globals only.
+        raise FrontendError(
+            f"{name}: cannot evaluate its annotations ({err}); with `from __future__ import "
+            "annotations`, Tensor, dtypes and size symbols must be module-level names"
+        ) from err
     params: dict[str, TensorSpec] = {}
     for pname, p in inspect.signature(fn).parameters.items():
         spec = hints.get(pname)
