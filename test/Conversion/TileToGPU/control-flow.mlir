@@ -9,25 +9,37 @@
 // CHECK: %[[M:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : vector<2xi32>
 // CHECK: %[[XB:.*]] = vector.broadcast %[[X]] : !llvm.ptr<1> to vector<2x!llvm.ptr<1>>
 // CHECK: %[[XP:.*]] = llvm.getelementptr %[[XB]][%{{.*}}] : (vector<2x!llvm.ptr<1>>, vector<2xi32>) -> vector<2x!llvm.ptr<1>>, f32
-// CHECK: %[[M0:.*]] = vector.extract %[[M]][0] : i1 from vector<2xi1>
+// The pointers of each thread's 2 elements are consecutive (arange + splat):
+// one 8-byte vector load when aligned and unmasked.
 // CHECK: %[[P0:.*]] = vector.extract %[[XP]][0] : !llvm.ptr<1> from vector<2x!llvm.ptr<1>>
-// CHECK: scf.if %[[M0]] -> (f32) {
-// CHECK:   llvm.load %[[P0]] : !llvm.ptr<1> -> f32
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[P0]] : !llvm.ptr<1> to i64
+// CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %c7_i64 : i64
+// CHECK: %[[AL:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
+// CHECK: %[[ALL:.*]] = vector.reduction <and>, %[[M]] : vector<2xi1> into i1
+// CHECK: %[[FAST:.*]] = arith.andi %[[AL]], %[[ALL]] : i1
+// CHECK: %[[V:.*]] = scf.if %[[FAST]] -> (vector<2xf32>) {
+// CHECK:   llvm.load %[[P0]] {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 // CHECK: } else {
-// CHECK:   scf.yield %cst : f32
-// CHECK: %[[V:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK:   %[[M0:.*]] = vector.extract %[[M]][0] : i1 from vector<2xi1>
+// CHECK:   scf.if %[[M0]] -> (f32) {
+// CHECK:     llvm.load %[[P0]] : !llvm.ptr<1> -> f32
+// CHECK:   } else {
+// CHECK:     scf.yield %cst : f32
+// CHECK:   vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
 // CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %[[V]]) -> (vector<2xf32>) {
 // CHECK:   %[[A2:.*]] = arith.mulf %[[A]], %[[V]] : vector<2xf32>
 // CHECK:   %[[A3:.*]] = scf.if %{{.*}} -> (vector<2xf32>) {
-// CHECK:     llvm.load
-// CHECK:     llvm.load
+// CHECK:     llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 // CHECK:     %[[S:.*]] = arith.addf %[[A2]], %{{.*}} : vector<2xf32>
 // CHECK:     scf.yield %[[S]] : vector<2xf32>
 // CHECK:   } else {
 // CHECK:     scf.yield %[[A]] : vector<2xf32>
 // CHECK:   scf.yield %[[A3]] : vector<2xf32>
-// CHECK: scf.if %[[M0]] {
-// CHECK:   llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
+// CHECK: scf.if %{{.*}} {
+// CHECK:   llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// CHECK: } else {
+// CHECK:   scf.if %{{.*}} {
+// CHECK:     llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
 tile.func @ptr_loop(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {grid_rank = 1 : i32} {
   %pid = tile.program_id 0 : i32
   %c128 = arith.constant 128 : i32
@@ -78,5 +90,42 @@ tile.func @scalar(%p: !tile.ptr<i32>) attributes {grid_rank = 2 : i32} {
   %n = tile.num_programs 0 : i32
   %q = tile.addptr %p, %y : !tile.ptr<i32>, i32
   tile.store %q, %n : !tile.ptr<i32>
+  tile.return
+}
+
+// -----
+
+// Contiguity of 2-D pointer tiles: rows * stride + cols is contiguous along
+// the fastest dim (cols), so each thread's 4 f32 go in one 16-byte access;
+// strided columns (cols * 2) are not, and go element by element.
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#rows = #tile.slice<{dim = 1, parent = #b}>
+#cols = #tile.slice<{dim = 0, parent = #b}>
+
+// CHECK-LABEL: gpu.func @ptr_2d(
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: vector<4xf32>, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
+// CHECK-NOT: vector<4xf32>, !llvm.ptr<1>
+// CHECK: gpu.return
+tile.func @ptr_2d(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %stride: i32) attributes {grid_rank = 1 : i32} {
+  %r = tile.arange {start = 0 : i32, end = 16 : i32} : tensor<16xi32, #rows>
+  %c = tile.arange {start = 0 : i32, end = 32 : i32} : tensor<32xi32, #cols>
+  %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32, #rows> -> tensor<16x1xi32, #b>
+  %s = tile.splat %stride : i32 -> tensor<16x1xi32, #b>
+  %rs = arith.muli %r2, %s : tensor<16x1xi32, #b>
+  %rb = tile.broadcast %rs : tensor<16x1xi32, #b> -> tensor<16x32xi32, #b>
+  %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #cols> -> tensor<1x32xi32, #b>
+  %cb = tile.broadcast %c2 : tensor<1x32xi32, #b> -> tensor<16x32xi32, #b>
+  %off = arith.addi %rb, %cb : tensor<16x32xi32, #b>
+  %xb = tile.splat %x : !tile.ptr<f32> -> tensor<16x32x!tile.ptr<f32>, #b>
+  %xp = tile.addptr %xb, %off : tensor<16x32x!tile.ptr<f32>, #b>, tensor<16x32xi32, #b>
+  %v = tile.load %xp : tensor<16x32x!tile.ptr<f32>, #b>
+  %two = arith.constant dense<2> : tensor<16x32xi32, #b>
+  %strided = arith.muli %cb, %two : tensor<16x32xi32, #b>
+  %yoff = arith.addi %rb, %strided : tensor<16x32xi32, #b>
+  %yb = tile.splat %y : !tile.ptr<f32> -> tensor<16x32x!tile.ptr<f32>, #b>
+  %yp = tile.addptr %yb, %yoff : tensor<16x32x!tile.ptr<f32>, #b>, tensor<16x32xi32, #b>
+  tile.store %yp, %v : tensor<16x32x!tile.ptr<f32>, #b>
   tile.return
 }

@@ -22,6 +22,8 @@
 // CHECK: llvm.return
 // CHECK: gpu.module @add_module
 // CHECK: llvm.func @add(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32)
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK-NOT: __ocml_
 // CHECK-NOT: builtin.unrealized_conversion_cast
 // CHECK-NOT: {{^ *(%[^ ]* = )?"?(tile|gpu|vector|scf|memref|math|arith)\.}}
