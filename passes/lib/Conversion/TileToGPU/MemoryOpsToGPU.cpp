@@ -7,7 +7,10 @@
 // scf.if otherwise (tails, masks, odd strides).
 //
 // Pointer form (tile.addptr / tile.load / tile.store): llvm.getelementptr on
-// the per-thread vector of pointers, then one llvm.load / llvm.store per
+// the per-thread vector of pointers. Where the contiguity analysis proves a
+// thread's run points at consecutive elements, the run is one vector
+// llvm.load / llvm.store when its first pointer is aligned and its mask all
+// set; otherwise (and for other tiles) one llvm.load / llvm.store per
 // element, under scf.if when masked.
 //
 //===----------------------------------------------------------------------===//
@@ -23,9 +26,6 @@
 using namespace mlir;
 using namespace mlir::tcc;
 using namespace mlir::tcc::tile_to_gpu;
-
-/// Widest access, in bytes: 16 gives ld.global.v4.f32 / global_load_dwordx4.
-static constexpr int64_t kMaxAccessBytes = 16;
 
 namespace {
 
@@ -374,6 +374,25 @@ static Value elementOf(OpBuilder &b, Location loc, Value vec, int64_t e) {
   return vec ? vector::ExtractOp::create(b, loc, vec, e).getResult() : Value();
 }
 
+/// Whether `ptr` (a pointer) is aligned to `bytes`.
+static Value isAligned(OpBuilder &b, Location loc, Value ptr, int64_t bytes) {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  Value low = arith::AndIOp::create(
+      b, loc, addr, arith::ConstantIntOp::create(b, loc, bytes - 1, 64));
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, low,
+      arith::ConstantIntOp::create(b, loc, 0, 64));
+}
+
+/// The run width the kernel analysis found for a pointer-form access.
+static int64_t runWidthOf(const KernelInfo &info, Operation *op) {
+  auto it = info.pointerRunWidth.find(op);
+  return it == info.pointerRunWidth.end() ? 1 : it->second;
+}
+
+/// Pointer-form loads. A run of `width` consecutive elements (contiguity
+/// analysis) is one vector llvm.load when its first pointer is aligned to the
+/// run's size and its mask is all set, element by element otherwise.
 struct LoadLowering : public TilePattern<tile::LoadOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -389,17 +408,54 @@ struct LoadLowering : public TilePattern<tile::LoadOp> {
                                              other));
       return success();
     }
-    SmallVector<Value> elems;
-    for (int64_t e = 0; e < vecType.getNumElements(); ++e)
-      elems.push_back(emitGuardedLoad(
-          rewriter, loc, vecType.getElementType(),
-          elementOf(rewriter, loc, ptr, e), elementOf(rewriter, loc, mask, e),
-          elementOf(rewriter, loc, other, e)));
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vecType, elems);
+    Type elem = vecType.getElementType();
+    int64_t width = runWidthOf(info, op);
+    auto elementsOf = [&](OpBuilder &b, Location loc, int64_t first,
+                          int64_t count) {
+      SmallVector<Value> elems;
+      for (int64_t e = first; e < first + count; ++e)
+        elems.push_back(emitGuardedLoad(b, loc, elem, elementOf(b, loc, ptr, e),
+                                        elementOf(b, loc, mask, e),
+                                        elementOf(b, loc, other, e)));
+      return elems;
+    };
+    if (width == 1) {
+      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+          op, vecType, elementsOf(rewriter, loc, 0, vecType.getNumElements()));
+      return success();
+    }
+    VectorType runType = VectorType::get({width}, elem);
+    int64_t bytes = width * elem.getIntOrFloatBitWidth() / 8;
+    Value result = arith::ConstantOp::create(
+        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(vecType)));
+    for (int64_t first = 0; first < vecType.getNumElements(); first += width) {
+      Value start = elementOf(rewriter, loc, ptr, first);
+      Value fast = isAligned(rewriter, loc, start, bytes);
+      if (Value all = maskAllOf(rewriter, loc, mask, first, width))
+        fast = arith::AndIOp::create(rewriter, loc, fast, all);
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, fast,
+          [&](OpBuilder &b, Location loc) {
+            auto load = LLVM::LoadOp::create(b, loc, runType, start, bytes);
+            scf::YieldOp::create(b, loc, load.getResult());
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(
+                b, loc,
+                vector::FromElementsOp::create(b, loc, runType,
+                                               elementsOf(b, loc, first, width))
+                    .getResult());
+          });
+      result = vector::InsertStridedSliceOp::create(
+          rewriter, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
+          ArrayRef<int64_t>{1});
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
 
+/// Pointer-form stores, vectorized like LoadLowering.
 struct StoreLowering : public TilePattern<tile::StoreOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -411,11 +467,40 @@ struct StoreLowering : public TilePattern<tile::StoreOp> {
     auto vecType = dyn_cast<VectorType>(value.getType());
     if (!vecType) {
       emitGuardedStore(rewriter, loc, value, ptr, mask);
-    } else {
-      for (int64_t e = 0; e < vecType.getNumElements(); ++e)
-        emitGuardedStore(rewriter, loc, elementOf(rewriter, loc, value, e),
-                         elementOf(rewriter, loc, ptr, e),
-                         elementOf(rewriter, loc, mask, e));
+      rewriter.eraseOp(op);
+      return success();
+    }
+    auto storeElements = [&](OpBuilder &b, Location loc, int64_t first,
+                             int64_t count) {
+      for (int64_t e = first; e < first + count; ++e)
+        emitGuardedStore(b, loc, elementOf(b, loc, value, e),
+                         elementOf(b, loc, ptr, e), elementOf(b, loc, mask, e));
+    };
+    int64_t width = runWidthOf(info, op);
+    if (width == 1) {
+      storeElements(rewriter, loc, 0, vecType.getNumElements());
+      rewriter.eraseOp(op);
+      return success();
+    }
+    int64_t bytes = width * vecType.getElementType().getIntOrFloatBitWidth() / 8;
+    for (int64_t first = 0; first < vecType.getNumElements(); first += width) {
+      Value start = elementOf(rewriter, loc, ptr, first);
+      Value fast = isAligned(rewriter, loc, start, bytes);
+      if (Value all = maskAllOf(rewriter, loc, mask, first, width))
+        fast = arith::AndIOp::create(rewriter, loc, fast, all);
+      scf::IfOp::create(
+          rewriter, loc, fast,
+          [&](OpBuilder &b, Location loc) {
+            Value chunk = vector::ExtractStridedSliceOp::create(
+                b, loc, value, ArrayRef<int64_t>{first},
+                ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
+            LLVM::StoreOp::create(b, loc, chunk, start, bytes);
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &b, Location loc) {
+            storeElements(b, loc, first, width);
+            scf::YieldOp::create(b, loc);
+          });
     }
     rewriter.eraseOp(op);
     return success();

@@ -237,6 +237,25 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
         info.requestScratch(src.getElementType(), warps * outElems);
       }
     }
+    if (isa<tile::LoadOp, tile::StoreOp>(op)) {
+      Value ptr = op->getOperand(0);
+      auto tile = dyn_cast<RankedTensorType>(ptr.getType());
+      if (!tile)
+        return WalkResult::advance();
+      Type pointee =
+          cast<tile::PtrType>(tile.getElementType()).getPointeeType();
+      if (!pointee.isIntOrFloat() || pointee.getIntOrFloatBitWidth() % 8)
+        return WalkResult::advance();
+      TileLayout layout = *TileLayout::get(tile, warpSize);
+      unsigned fast = layout.getOrder()[0];
+      int64_t bytes = pointee.getIntOrFloatBitWidth() / 8;
+      int64_t width = std::min({layout.getSizePerThread(fast),
+                                getContiguity(ptr, fast),
+                                std::max<int64_t>(1, kMaxAccessBytes / bytes)});
+      if (width > 1)
+        info.pointerRunWidth[op] = width;
+      return WalkResult::advance();
+    }
     if (isa<tile::ConvertLayoutOp, tile::ReshapeOp>(op)) {
       auto src = cast<RankedTensorType>(op->getOperand(0).getType());
       auto dst = cast<RankedTensorType>(op->getResult(0).getType());

@@ -39,9 +39,21 @@ struct KernelInfo {
   /// of the gpu.func's workgroup attributions: (element type, elements).
   SmallVector<std::pair<Type, int64_t>> scratch;
 
+  /// Pointer-form loads/stores whose per-thread runs point at consecutive
+  /// elements: the run width (> 1) to move with one vector access.
+  DenseMap<Operation *, int64_t> pointerRunWidth;
+
   /// Asks for `numElems` elements of scratch of `elemType`'s storage type.
   void requestScratch(Type elemType, int64_t numElems);
 };
+
+/// Widest access, in bytes: 16 gives ld.global.v4.f32 / global_load_dwordx4.
+inline constexpr int64_t kMaxAccessBytes = 16;
+
+/// Groups of how many coordinates along `dim`, aligned to that count, hold
+/// consecutive values of the integer or pointer tile `tile` (a power of two;
+/// 1 when unknown). See Contiguity.cpp.
+int64_t getContiguity(Value tile, unsigned dim);
 
 /// The type scratch memory stores `elemType` as (i1 is kept as i8).
 Type getScratchStorageType(Type elemType);

@@ -1,0 +1,103 @@
+// What convert-tile-to-gpu refuses, with the op and the reason.
+// RUN: tcc-opt %s --convert-tile-to-gpu -split-input-file -verify-diagnostics
+
+#b4 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b2 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+tile.func @mismatched_warps(%x: memref<512xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-note @below {{first layout used here}}
+  %a = tile.memref_load %x[%c0] : memref<512xf32> -> tensor<512xf32, #b4>
+  // expected-error @below {{'tile.convert_layout' op uses layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}> with 2 warps, but the kernel's tiles already use 4 warps}}
+  %b = tile.convert_layout %a : tensor<512xf32, #b4> -> tensor<512xf32, #b2>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+tile.func @to_mma(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %a = tile.memref_load %x[%c0, %c0] : memref<64x64xf32> -> tensor<64x64xf32, #b>
+  // expected-error @below {{'tile.convert_layout' op layout #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}> of 'tensor<64x64xf32, #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>>' is not supported: only #tile.blocked and #tile.slice of #tile.blocked lower to per-thread vectors}}
+  %b = tile.convert_layout %a : tensor<64x64xf32, #b> -> tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+tile.func @no_layout(%x: memref<64xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'tile.memref_load' op tile 'tensor<64xf32>' has no layout; run layout assignment first}}
+  %a = tile.memref_load %x[%c0] : memref<64xf32> -> tensor<64xf32>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+tile.func @wrong_warp_size(%x: memref<256xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{has 64 threads per warp but the target's warp size (option warp-size) is 32}}
+  %a = tile.memref_load %x[%c0] : memref<256xf32> -> tensor<256xf32, #b>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+tile.func @non_splat_constant(%x: memref<4xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'arith.constant' op non-splat tile constants are not supported by convert-tile-to-gpu}}
+  %a = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32, #b>
+  tile.memref_store %x[%c0], %a : memref<4xf32>, tensor<4xf32, #b>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+tile.func @pointer_relayout(%p: !tile.ptr<f32>) attributes {grid_rank = 1 : i32} {
+  %t = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #b>
+  // expected-error @below {{'tile.reshape' op cannot move a tile of pointers between layouts through shared memory}}
+  %r = tile.reshape %t : tensor<128x!tile.ptr<f32>, #b> -> tensor<128x!tile.ptr<f32>, #b>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#dA = #tile.dot_operand<{opIdx = 0, parent = #b, kWidth = 0}>
+#dB = #tile.dot_operand<{opIdx = 1, parent = #b, kWidth = 0}>
+tile.func @dot_operand_layout(%a: memref<32x32xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %acc = arith.constant dense<0.0> : tensor<32x32xf32, #b>
+  %x = arith.constant dense<1.0> : tensor<32x32xf32, #b>
+  // expected-error @below {{layout #tile.dot_operand}}
+  %xa = tile.convert_layout %x : tensor<32x32xf32, #b> -> tensor<32x32xf32, #dA>
+  %xb = tile.convert_layout %x : tensor<32x32xf32, #b> -> tensor<32x32xf32, #dB>
+  %d = tile.dot %xa, %xb, %acc : tensor<32x32xf32, #dA>, tensor<32x32xf32, #dB> -> tensor<32x32xf32, #b>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+tile.func @non_pow2(%x: memref<96xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{dim 0 (size 96) and its layout parameters must be powers of two}}
+  %a = tile.memref_load %x[%c0] : memref<96xf32> -> tensor<96xf32, #b>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+tile.func @tensor_op(%x: memref<128xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %a = tile.memref_load %x[%c0] : memref<128xf32> -> tensor<128xf32, #b>
+  %c0f = arith.constant 0.0 : f32
+  // expected-error @below {{failed to legalize operation 'tensor.insert'}}
+  %b = tensor.insert %c0f into %a[%c0] : tensor<128xf32, #b>
+  tile.return
+}

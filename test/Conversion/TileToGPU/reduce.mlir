@@ -1,0 +1,99 @@
+// tile.reduce: within-thread folds, gpu.shuffle xor butterflies over the
+// lanes along the axis, then workgroup memory across the warps along it.
+// RUN: tcc-opt %s --convert-tile-to-gpu -split-input-file | FileCheck %s
+
+// Row sum of 16x256: 4 per thread along the row, 16 lanes (xor 1..8), 4 warps.
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [1, 0]}>
+#rows = #tile.slice<{dim = 1, parent = #b}>
+
+// CHECK-LABEL: gpu.func @row_sum(
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[T:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<16x256xf32>, vector<4xf32>
+// CHECK: %[[E0:.*]] = vector.extract %[[T]][0] : f32 from vector<4xf32>
+// CHECK: %[[E1:.*]] = vector.extract %[[T]][1] : f32 from vector<4xf32>
+// CHECK: %[[S01:.*]] = arith.addf %[[E0]], %[[E1]] : f32
+// CHECK: %[[S:.*]], %{{.*}} = gpu.shuffle xor %[[P:.*]], %c1_i32, %c32_i32 : f32
+// CHECK: arith.addf %[[P]], %[[S]] : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK-NOT: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[BUF]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<16xf32>
+tile.func @row_sum(%x: memref<16x256xf32>, %y: memref<16xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %t = tile.memref_load %x[%c0, %c0] : memref<16x256xf32> -> tensor<16x256xf32, #b>
+  %s = tile.reduce %t {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    tile.reduce.return %r : f32
+  }) : tensor<16x256xf32, #b> -> tensor<16xf32, #rows>
+  tile.memref_store %y[%c0], %s : memref<16xf32>, tensor<16xf32, #rows>
+  tile.return
+}
+
+// -----
+
+// Column max of 64x32 whose axis lies within the warps (lanes along dim 0 at
+// lane-id stride 8): shuffles xor 8 and 16 only, no workgroup memory.
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>
+#cols = #tile.slice<{dim = 0, parent = #b}>
+
+// CHECK-LABEL: gpu.func @col_max(
+// CHECK-NOT: workgroup
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+tile.func @col_max(%x: memref<64x32xf32>, %y: memref<32xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %t = tile.memref_load %x[%c0, %c0] : memref<64x32xf32> -> tensor<64x32xf32, #b>
+  %m = tile.reduce %t {axis = 0 : i32} ({
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.maximumf %a, %b : f32
+    tile.reduce.return %r : f32
+  }) : tensor<64x32xf32, #b> -> tensor<32xf32, #cols>
+  tile.memref_store %y[%c0], %m : memref<32xf32>, tensor<32xf32, #cols>
+  tile.return
+}
+
+// -----
+
+// 1-D reduce to a scalar; f16 is shuffled through i32 and i64 as two halves.
+// With 64-wide warps (AMD CDNA) the butterfly has 6 steps.
+#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+
+// CHECK-LABEL: gpu.func @scalar_sums(
+// CHECK-SAME: workgroup(%{{.*}} : memref<2xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>)
+// CHECK: arith.bitcast %{{.*}} : f16 to i16
+// CHECK: arith.extui %{{.*}} : i16 to i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : i32
+// CHECK: arith.trunci %{{.*}} : i32 to i16
+// CHECK: arith.bitcast %{{.*}} : i16 to f16
+// CHECK: gpu.barrier
+// CHECK: arith.shrui %{{.*}}, %c32_i64 : i64
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CHECK: gpu.barrier
+tile.func @scalar_sums(%x: memref<128xf16>, %i: memref<128xi64>, %out: !tile.ptr<f16>, %iout: !tile.ptr<i64>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %t = tile.memref_load %x[%c0] : memref<128xf16> -> tensor<128xf16, #b>
+  %s = tile.reduce %t {axis = 0 : i32} ({
+  ^bb0(%a: f16, %b: f16):
+    %r = arith.addf %a, %b : f16
+    tile.reduce.return %r : f16
+  }) : tensor<128xf16, #b> -> f16
+  tile.store %out, %s : !tile.ptr<f16>
+  %ti = tile.memref_load %i[%c0] : memref<128xi64> -> tensor<128xi64, #b>
+  %si = tile.reduce %ti {axis = 0 : i32} ({
+  ^bb0(%a: i64, %b: i64):
+    %r = arith.maxsi %a, %b : i64
+    tile.reduce.return %r : i64
+  }) : tensor<128xi64, #b> -> i64
+  tile.store %iout, %si : !tile.ptr<i64>
+  tile.return
+}
+
