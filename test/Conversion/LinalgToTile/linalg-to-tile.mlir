@@ -208,3 +208,62 @@ func.func @softmax_tail(%x: tensor<100x777xbf16>) -> tensor<100x777xbf16> {
   %0 = linalg.softmax dimension(1) ins(%x : tensor<100x777xbf16>) outs(%e : tensor<100x777xbf16>) -> tensor<100x777xbf16>
   return %0 : tensor<100x777xbf16>
 }
+
+// -----
+
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// A GEMM with a bias epilogue: 128 x 128 blocks over 4 warps (2 x 2 on
+// mma.sync m16n8k16), BK = 32, grouped rasterization (8 row blocks per
+// group), A and B staged through shared memory, the bias added on the
+// accumulator's layout, one store.
+// CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[SH:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// CHECK-DAG: #[[OPA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
+// CHECK-DAG: #[[OPB:.*]] = #tile.dot_operand<{opIdx = 1, parent = #[[MMA]], kWidth = 2}>
+// CHECK-DAG: #[[SLICE:.*]] = #tile.slice<{dim = 0, parent = #[[MMA]]}>
+// CHECK-LABEL: tile.func @gemm_bias
+// CHECK-SAME: tcc.grid = array<i64: 12, 1, 1>
+// CHECK-SAME: tcc.num_warps = 4 : i32
+// CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c24 : index
+// CHECK: %[[ACC0:.*]] = tile.splat %{{.*}} : f32 -> tensor<128x128xf32, #[[MMA]]>
+// CHECK: %[[ACC:.*]] = scf.for %[[K:.*]] = %c0 to %c256 step %c32 iter_args(%[[A:.*]] = %[[ACC0]])
+// CHECK: %[[LA:.*]] = tile.memref_load %arg0[%{{.*}}, %[[K]]] : memref<512x256xf16> -> tensor<128x32xf16
+// CHECK: %[[LB:.*]] = tile.memref_load %arg1[%[[K]], %{{.*}}] : memref<256x384xf16> -> tensor<32x128xf16
+// CHECK: %[[SA:.*]] = tile.convert_layout %[[LA]] : {{.*}} -> tensor<128x32xf16, #[[SH]]>
+// CHECK: %[[SB:.*]] = tile.convert_layout %[[LB]] : {{.*}} -> tensor<32x128xf16, #[[SH]]>
+// CHECK: %[[OA:.*]] = tile.convert_layout %[[SA]] : tensor<128x32xf16, #[[SH]]> -> tensor<128x32xf16, #[[OPA]]>
+// CHECK: %[[OB:.*]] = tile.convert_layout %[[SB]] : tensor<32x128xf16, #[[SH]]> -> tensor<32x128xf16, #[[OPB]]>
+// CHECK: %[[D:.*]] = tile.dot %[[OA]], %[[OB]], %[[A]]
+// CHECK: scf.yield %[[D]]
+// CHECK: tile.memref_load %arg2[%{{.*}}] : memref<384xf32> -> tensor<128xf32, #[[SLICE]]>
+// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %{{.*}} : tensor<128x128xf32, #[[MMA]]>
+// CHECK: %[[H:.*]] = arith.truncf %[[S]] : tensor<128x128xf32, #[[MMA]]> to tensor<128x128xf16, #[[MMA]]>
+// CHECK: tile.memref_store %arg3[%{{.*}}, %{{.*}}], %[[H]] : memref<512x384xf16>, tensor<128x128xf16, #[[MMA]]>
+func.func @gemm_bias(%x: tensor<512x256xf16>, %w: tensor<256x384xf16>, %bias: tensor<384xf32>) -> tensor<512x384xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x384xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<512x384xf32>) -> tensor<512x384xf32>
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<512x256xf16>, tensor<256x384xf16>) outs(%f : tensor<512x384xf32>) {
+  ^bb0(%l: f16, %r: f16, %o: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %m = arith.mulf %le, %re : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<512x384xf32>
+  %e16 = tensor.empty() : tensor<512x384xf16>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %bias : tensor<512x384xf32>, tensor<384xf32>) outs(%e16 : tensor<512x384xf16>) {
+  ^bb0(%v: f32, %c: f32, %o: f16):
+    %s = arith.addf %v, %c : f32
+    %h = arith.truncf %s : f32 to f16
+    linalg.yield %h : f16
+  } -> tensor<512x384xf16>
+  return %y : tensor<512x384xf16>
+}

@@ -382,6 +382,13 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
     built = buildElementwiseKernel(genericAt(0), kernel, outputs, inputArgs,
                                    options, grid, warps);
   } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
+             isMatmulKernel(genericAt(0)) &&
+             (kernelOps.size() == 1 ||
+              (genericAt(1) && isAllParallel(genericAt(1))))) {
+    built = buildMatmulKernel(
+        genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
+        outputs, inputArgs, options, grid, warps);
+  } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
              isRowReduction(genericAt(0)) &&
              (kernelOps.size() == 1 ||
               (genericAt(1) && isAllParallel(genericAt(1))))) {
@@ -393,8 +400,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
         func.emitOpError()
         << "needs " << kernelOps.size()
         << " kernels; convert-linalg-to-tile builds one kernel per program "
-           "(an elementwise op, a row reduction with an elementwise "
-           "epilogue, or a softmax)";
+           "(an elementwise op, a row reduction or a matmul with an "
+           "elementwise epilogue, or a softmax)";
     for (Operation *op : kernelOps)
       diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
   }

@@ -130,6 +130,16 @@ LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op, tile::FuncOp kernel,
                                  const ScheduleOptions &options,
                                  int64_t &grid, unsigned &numWarps);
 
+/// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)).
+bool isMatmulKernel(linalg::GenericOp op);
+/// Block-tiled tensor-core GEMM with an optional elementwise epilogue.
+LogicalResult buildMatmulKernel(linalg::GenericOp op,
+                                linalg::GenericOp epilogue,
+                                tile::FuncOp kernel, const OutputMap &outputs,
+                                ArrayRef<Value> inputArgs,
+                                const ScheduleOptions &options, int64_t &grid,
+                                unsigned &numWarps);
+
 /// The kernel memref for function argument `tensor` (a block argument of
 /// the original function), or failure with a diagnostic on `user`.
 FailureOr<Value> lookupInput(Value tensor, ArrayRef<Value> inputArgs,

@@ -1,0 +1,247 @@
+//===- MatmulKernel.cpp - tensor-core GEMM as a tile program --------------===//
+//
+// A [parallel, parallel, reduction] linalg.generic with the matmul maps
+// (A: (m, k), B: (k, n), C: (m, n)) and a multiply-add body becomes a
+// block-tiled tile program: each program owns a BM x BN block of C (grouped
+// rasterization keeps A's row blocks hot in L2), walks K in BK steps,
+// stages the A and B slices through shared memory and multiplies them with
+// tile.dot on mma layouts; an elementwise consumer of the product (bias,
+// activation, cast) runs on the accumulator before the one store.
+//
+//===----------------------------------------------------------------------===//
+#include "LinalgToTile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+namespace {
+
+constexpr int64_t kBlockK = 32;
+constexpr int64_t kGroupM = 8; // row blocks per rasterization group
+constexpr unsigned kNumWarps = 4;
+
+/// Blocked layout for a [rows, cols] 16-bit tile loaded with 16-byte vectors.
+tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t cols,
+                                        unsigned warpSize) {
+  unsigned vec = 8;
+  unsigned tpwN = std::min<int64_t>(warpSize, cols / vec);
+  return tile::BlockedEncodingAttr::get(ctx, {1, vec},
+                                        {warpSize / tpwN, tpwN},
+                                        {kNumWarps, 1}, {1, 0});
+}
+
+bool isMatmul(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 3)
+    return false;
+  SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
+  if (it[0] != utils::IteratorType::parallel ||
+      it[1] != utils::IteratorType::parallel ||
+      it[2] != utils::IteratorType::reduction)
+    return false;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
+             k = getAffineDimExpr(2, ctx);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps[0] == AffineMap::get(3, 0, {m, k}, ctx) &&
+         maps[1] == AffineMap::get(3, 0, {k, n}, ctx) &&
+         maps[2] == AffineMap::get(3, 0, {m, n}, ctx);
+}
+
+/// (pid_m, pid_n) of this program under grouped rasterization: programs walk
+/// kGroupM row blocks down a column of blocks before moving right, so
+/// consecutive programs share B's column block and A's rows stay in L2.
+std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc,
+                                          int64_t blocksM, int64_t blocksN) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value pid = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
+  Value perGroup = c(kGroupM * blocksN);
+  Value group = arith::DivUIOp::create(b, loc, pid, perGroup);
+  Value firstM = arith::MulIOp::create(b, loc, group, c(kGroupM));
+  Value groupRows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, c(blocksM), firstM), c(kGroupM));
+  Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
+  Value pidM = arith::AddIOp::create(
+      b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
+  Value pidN = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  return {pidM, pidN};
+}
+
+} // namespace
+
+bool mlir::tcc::isMatmulKernel(linalg::GenericOp op) { return isMatmul(op); }
+
+LogicalResult mlir::tcc::buildMatmulKernel(
+    linalg::GenericOp op, linalg::GenericOp epilogue, tile::FuncOp kernel,
+    const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const ScheduleOptions &options, int64_t &grid, unsigned &numWarps) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
+  Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);
+  if (aType != bType || !(aType.isF16() || aType.isBF16()))
+    return op.emitOpError()
+           << "matmul of " << aType << " x " << bType
+           << " has no tensor-core mapping in convert-linalg-to-tile (f16 or "
+              "bf16 operands of one type)";
+  if (options.warpSize != 32)
+    return op.emitOpError("tensor-core matmuls are mapped for NVIDIA "
+                          "mma.sync (warp size 32) only so far");
+  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
+  if (failed(fill))
+    return op.emitOpError("matmul accumulator init is not a constant fill");
+  Type outType = getElementTypeOrSelf(op.getResult(0));
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[0], n = ranges[1], k = ranges[2];
+  // 128 x 128 blocks (4 warps, 2 x 2 over the block); smaller problems use
+  // smaller power-of-two blocks, down to one 16 x 8 mma tile per warp.
+  auto blockFor = [](int64_t size) {
+    return std::clamp<int64_t>(llvm::PowerOf2Ceil(size), 32, 128);
+  };
+  int64_t blockM = blockFor(m), blockN = blockFor(n);
+  int64_t blocksM = llvm::divideCeil(m, blockM);
+  int64_t blocksN = llvm::divideCeil(n, blockN);
+
+  auto mma = tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, 2}, {16, 8});
+  auto layoutA = operandLayout(ctx, kBlockK, options.warpSize);
+  auto layoutB = operandLayout(ctx, blockN, options.warpSize);
+  // Unswizzled staging; tcc-swizzle-shared-memory picks the XOR swizzle.
+  auto shared = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
+  auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, 2);
+  auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, mma, 2);
+  auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
+    return RankedTensorType::get(shape, element, layout);
+  };
+  Type f32 = Float32Type::get(ctx);
+  RankedTensorType accType = tileOf({blockM, blockN}, f32, mma);
+
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto [pidM, pidN] = groupedProgramIds(b, loc, blocksM, blocksN);
+  Value m0 = arith::MulIOp::create(b, loc, pidM, c(blockM));
+  Value n0 = arith::MulIOp::create(b, loc, pidN, c(blockN));
+
+  FailureOr<Value> memA = lookupInput(op.getDpsInputs()[0], inputArgs, op);
+  FailureOr<Value> memB = lookupInput(op.getDpsInputs()[1], inputArgs, op);
+  if (failed(memA) || failed(memB))
+    return failure();
+
+  // Accumulate in f32 whatever the result type (mma.sync's f32 form).
+  auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
+  Value init = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(f32, cast<FloatAttr>(fillConst.getValue())
+                                      .getValueAsDouble()));
+  Value acc0 = tile::SplatOp::create(b, loc, accType, init);
+  auto loop = scf::ForOp::create(
+      b, loc, c(0), c(k), c(kBlockK), ValueRange{acc0},
+      [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
+        Value a = tile::MemRefLoadOp::create(
+            lb, l, tileOf({blockM, kBlockK}, aType, layoutA), *memA,
+            ValueRange{m0, kk}, Value(), Value());
+        Value bt = tile::MemRefLoadOp::create(
+            lb, l, tileOf({kBlockK, blockN}, bType, layoutB), *memB,
+            ValueRange{kk, n0}, Value(), Value());
+        Value as = tile::ConvertLayoutOp::create(
+            lb, l, tileOf({blockM, kBlockK}, aType, shared), a);
+        Value bs = tile::ConvertLayoutOp::create(
+            lb, l, tileOf({kBlockK, blockN}, bType, shared), bt);
+        Value ao = tile::ConvertLayoutOp::create(
+            lb, l, tileOf({blockM, kBlockK}, aType, operandA), as);
+        Value bo = tile::ConvertLayoutOp::create(
+            lb, l, tileOf({kBlockK, blockN}, bType, operandB), bs);
+        Value d = tile::DotOp::create(lb, l, accType, ao, bo, iter[0]);
+        scf::YieldOp::create(lb, l, d);
+      });
+  Value product = loop.getResult(0);
+  if (outType != f32)
+    product = arith::TruncFOp::create(
+        b, loc, tileOf({blockM, blockN}, outType, mma), product);
+
+  // The epilogue runs on the accumulator's layout: no data movement.
+  TileKernelBuilder kb(b, loc, BlockSchedule{});
+  auto mmaTile = [&](Type element) {
+    return tileOf({blockM, blockN}, element, mma);
+  };
+  SmallVector<std::pair<Value, Value>> results; // (original, tile)
+  Operation *producer = op;
+  if (!epilogue) {
+    results.push_back({op.getResult(0), product});
+  } else {
+    if (!op.getResult(0).hasOneUse())
+      return op.emitOpError("matmul result is used by more than its "
+                            "epilogue; not supported by convert-linalg-to-tile");
+    IRMapping mapping;
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+    for (OpOperand *input : epilogue.getDpsInputOperands()) {
+      Value tile;
+      AffineMap map = epilogue.getMatchingIndexingMap(input);
+      Type element = getElementTypeOrSelf(input->get());
+      if (input->get() == op.getResult(0)) {
+        if (!map.isIdentity())
+          return epilogue.emitOpError("reads the matmul result through a "
+                                      "non-identity map");
+        tile = product;
+      } else {
+        FailureOr<Value> memref = lookupInput(input->get(), inputArgs,
+                                              epilogue);
+        if (failed(memref))
+          return failure();
+        if (map == AffineMap::get(2, 0, {d0, d1}, ctx)) {
+          tile = tile::MemRefLoadOp::create(b, loc, mmaTile(element), *memref,
+                                            ValueRange{m0, n0}, Value(),
+                                            Value());
+        } else if (map == AffineMap::get(2, 0, {d1}, ctx) ||
+                   map == AffineMap::get(2, 0, {d0}, ctx)) {
+          bool cols = map == AffineMap::get(2, 0, {d1}, ctx);
+          int64_t length = cols ? blockN : blockM;
+          unsigned sliced = cols ? 0 : 1;
+          auto vecType = RankedTensorType::get(
+              {length}, element, tile::SliceEncodingAttr::get(ctx, sliced, mma));
+          Value v = tile::MemRefLoadOp::create(b, loc, vecType, *memref,
+                                               ValueRange{cols ? n0 : m0},
+                                               Value(), Value());
+          SmallVector<int64_t> unitShape =
+              cols ? SmallVector<int64_t>{1, blockN}
+                   : SmallVector<int64_t>{blockM, 1};
+          Value e = tile::ExpandDimsOp::create(
+              b, loc, tileOf(unitShape, element, mma), v, sliced);
+          tile = tile::BroadcastOp::create(b, loc, mmaTile(element), e);
+        } else {
+          return epilogue.emitOpError()
+                 << "epilogue operand map " << AffineMapAttr::get(map)
+                 << " is not supported (identity or a row/column broadcast)";
+        }
+      }
+      mapping.map(epilogue.getMatchingBlockArgument(input), tile);
+    }
+    Block &body = epilogue.getRegion().front();
+    if (failed(kb.cloneBody(body, mapping, mmaTile)))
+      return failure();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    for (auto [result, value] :
+         llvm::zip(epilogue.getResults(), yield.getValues())) {
+      Value mapped = mapping.lookupOrNull(value);
+      if (!mapped)
+        return epilogue.emitOpError("yields a value defined outside its body");
+      results.push_back({result, mapped});
+    }
+    producer = epilogue;
+  }
+  for (auto [original, value] : results) {
+    FailureOr<Value> memref = outputs.lookup(b, loc, original, producer);
+    if (failed(memref))
+      return failure();
+    tile::MemRefStoreOp::create(b, loc, *memref, ValueRange{m0, n0}, value,
+                                Value());
+  }
+  grid = blocksM * blocksN;
+  numWarps = kNumWarps;
+  return success();
+}
