@@ -170,3 +170,22 @@ def test_cli_compile_and_emit(tmp_path):
     assert "tile.memref_load" in tile
     bad = subprocess.run([*run, "--target", "sm_70"], capture_output=True, text=True)
     assert bad.returncode == 1 and "unknown target" in bad.stderr
+
+
+def test_linalg_on_tensors_enters_directly():
+    src = """
+    #id = affine_map<(d0, d1) -> (d0, d1)>
+    func.func @square(%x: tensor<256x512xf32>) -> tensor<256x512xf32> {
+      %e = tensor.empty() : tensor<256x512xf32>
+      %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+          ins(%x : tensor<256x512xf32>) outs(%e : tensor<256x512xf32>) {
+      ^bb0(%a: f32, %o: f32):
+        %m = arith.mulf %a, %a : f32
+        linalg.yield %m : f32
+      } -> tensor<256x512xf32>
+      return %y : tensor<256x512xf32>
+    }"""
+    for target in ("sm_90", "gfx942"):
+        k = tcc_compile(src, target, cache=False)
+        assert k.name == "square"
+        assert "tile.func @square" in k.ir["tile"]
