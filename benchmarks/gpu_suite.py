@@ -25,9 +25,13 @@ from pathlib import Path
 OPS = ("add", "relu", "bias_gelu", "exp", "row_sum", "row_max", "softmax")
 DTYPES = ("f32", "f16", "bf16")
 SHAPES = ((1024, 1024), (1000, 777))
-BENCH = (("bias_gelu", "f32", (16384, 8192)), ("bias_gelu", "bf16", (16384, 8192)),
-         ("softmax", "f16", (32768, 4096)), ("add", "f32", (16384, 8192)),
-         ("row_sum", "f32", (32768, 4096)))
+BENCH = (
+    ("bias_gelu", "f32", (16384, 8192)),
+    ("bias_gelu", "bf16", (16384, 8192)),
+    ("softmax", "f16", (32768, 4096)),
+    ("add", "f32", (16384, 8192)),
+    ("row_sum", "f32", (32768, 4096)),
+)
 # Relative error (‖out - ref‖ / ‖ref‖ against float64) each dtype must meet.
 TOLERANCE = {"f32": 1e-5, "f16": 2e-3, "bf16": 1e-2}
 
@@ -45,9 +49,11 @@ def program_text(op: str, dtype: str, m: int, n: int) -> str:
         sig, body, res = f"%x: {t}", f"%r = tcc.exp %x : {t}", t
     elif op == "bias_gelu":
         sig = f"%x: {t}, %b: {vec}"
-        body = (f"%bb = tcc.broadcast %b dims = [0] : {vec} -> {t}\n"
-                f"  %s = tcc.add %x, %bb : {t}\n"
-                f"  %r = tcc.gelu %s approximate = tanh : {t}")
+        body = (
+            f"%bb = tcc.broadcast %b dims = [0] : {vec} -> {t}\n"
+            f"  %s = tcc.add %x, %bb : {t}\n"
+            f"  %r = tcc.gelu %s approximate = tanh : {t}"
+        )
         res = t
     elif op in ("row_sum", "row_max"):
         kind = op.split("_")[1]
@@ -74,9 +80,18 @@ def build(directory: Path) -> None:
         kernel = tcc_compile(program_text(op, dtype, m, n), "sm_90", cache=False)
         seconds = time.perf_counter() - start
         kernel.artifact.save(directory / f"{name}.tcck")
-        manifest.append({"name": name, "op": op, "dtype": dtype, "shape": [m, n],
-                         "purpose": purpose, "compile_s": seconds,
-                         "grid": list(kernel.launch.grid), "block": list(kernel.launch.block)})
+        manifest.append(
+            {
+                "name": name,
+                "op": op,
+                "dtype": dtype,
+                "shape": [m, n],
+                "purpose": purpose,
+                "compile_s": seconds,
+                "grid": list(kernel.launch.grid),
+                "block": list(kernel.launch.block),
+            }
+        )
         print(f"built {name:28s} {seconds * 1e3:7.1f} ms grid={kernel.launch.grid}")
     # Cold compile (no cache) vs cache hits for bias+GELU.
     text = program_text("bias_gelu", "f32", 16384, 8192)
@@ -87,10 +102,11 @@ def build(directory: Path) -> None:
     disk_cache = KernelCache(directory / "cache")
     hit_disk = _timed(lambda: tcc_compile(text, "sm_90", cache=disk_cache))
     timings = {"cold_compile_s": cold, "cache_hit_memory_s": hit_mem, "cache_hit_disk_s": hit_disk}
-    (directory / "manifest.json").write_text(json.dumps({"kernels": manifest, **timings},
-                                                        indent=1))
-    print(f"bias+GELU cold compile {cold * 1e3:.1f} ms; cache hit {hit_mem * 1e6:.1f} us "
-          f"(memory), {hit_disk * 1e6:.1f} us (disk)")
+    (directory / "manifest.json").write_text(json.dumps({"kernels": manifest, **timings}, indent=1))
+    print(
+        f"bias+GELU cold compile {cold * 1e3:.1f} ms; cache hit {hit_mem * 1e6:.1f} us "
+        f"(memory), {hit_disk * 1e6:.1f} us (disk)"
+    )
 
 
 def _timed(fn) -> float:  # noqa: ANN001
@@ -178,8 +194,11 @@ def _triton_kernels():  # noqa: ANN202
     def add_kernel(x_ptr, y_ptr, z_ptr, numel, BLOCK: tl.constexpr):  # noqa: N803
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offs < numel
-        tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs,
-                 mask=mask), mask=mask)
+        tl.store(
+            z_ptr + offs,
+            tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+            mask=mask,
+        )
 
     @triton.jit
     def row_sum_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):  # noqa: N803
@@ -192,15 +211,17 @@ def _triton_kernels():  # noqa: ANN202
 
     def bias_gelu(x, b):  # noqa: ANN001, ANN202
         y = torch_empty_like(x)
-        bias_gelu_kernel[(triton.cdiv(x.numel(), 2048),)](x, b, y, x.numel(), x.shape[1],
-                                                          BLOCK=2048, num_warps=8)
+        bias_gelu_kernel[(triton.cdiv(x.numel(), 2048),)](
+            x, b, y, x.numel(), x.shape[1], BLOCK=2048, num_warps=8
+        )
         return y
 
     def softmax(x):  # noqa: ANN001, ANN202
         y = torch_empty_like(x)
         block = triton.next_power_of_2(x.shape[1])
-        softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=block,
-                                      num_warps=8 if block >= 2048 else 4)
+        softmax_kernel[(x.shape[0],)](
+            x, y, x.shape[1], BLOCK=block, num_warps=8 if block >= 2048 else 4
+        )
         return y
 
     def add(x, y):  # noqa: ANN001, ANN202
@@ -250,8 +271,10 @@ def run(directory: Path, out: Path) -> int:
         ok = unwritten == 0 and rel <= TOLERANCE[entry["dtype"]]
         failures += not ok
         rows.append({"name": entry["name"], "rel_err": rel, "unwritten": unwritten, "ok": ok})
-        print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:28s} rel.err {rel:.2e} "
-              f"unwritten {unwritten}")
+        print(
+            f"{'ok  ' if ok else 'FAIL'} {entry['name']:28s} rel.err {rel:.2e} "
+            f"unwritten {unwritten}"
+        )
     (out / "correctness.json").write_text(json.dumps(rows, indent=1))
 
     triton_fns = _triton_kernels()
@@ -267,10 +290,11 @@ def run(directory: Path, out: Path) -> int:
         nbytes = sum(t.numel() * t.element_size() for t in inputs)
         nbytes += ref_out.numel() * ref_out.element_size()
         tcc_out = torch.empty_like(ref_out)
+        eager, compiled = _eager(op), torch.compile(_eager(op))
         candidates = {
             "tcc": lambda k=kernel, i=inputs, o=tcc_out: k(*i, out=o),
-            "torch eager": lambda f=_eager(op), i=inputs: f(*i),
-            "torch.compile": lambda f=torch.compile(_eager(op)), i=inputs: f(*i),
+            "torch eager": lambda f=eager, i=inputs: f(*i),
+            "torch.compile": lambda f=compiled, i=inputs: f(*i),
         }
         if op in triton_fns:
             candidates["triton"] = lambda f=triton_fns[op], i=inputs: f(*i)
@@ -292,20 +316,28 @@ def run(directory: Path, out: Path) -> int:
     torch.cuda.synchronize()
     triton_cold = time.perf_counter() - start
 
-    lines = ["| kernel | bytes | tcc GB/s | torch eager | torch.compile | triton | "
-             "tcc / triton | tcc / eager |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| kernel | bytes | tcc GB/s | torch eager | torch.compile | triton | "
+        "tcc / triton | tcc / eager |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in table:
         tri = r.get("triton", math.nan)
         lines.append(
             f"| {r['name']} | {r['bytes'] / 2**20:.0f} MiB | {r['tcc']:.0f} | "
             f"{r['torch eager']:.0f} | {r['torch.compile']:.0f} | {tri:.0f} | "
-            f"{r['tcc'] / tri:.2f} | {r['tcc'] / r['torch eager']:.2f} |")
+            f"{r['tcc'] / tri:.2f} | {r['tcc'] / r['torch eager']:.2f} |"
+        )
     lines.append("")
-    lines.append(f"tcc cold compile (bias+GELU, CPU build machine): "
-                 f"{manifest['cold_compile_s'] * 1e3:.0f} ms; Triton cold compile + first "
-                 f"launch here: {triton_cold * 1e3:.0f} ms")
-    lines.append(f"tcc cache hit: {manifest['cache_hit_memory_s'] * 1e6:.0f} us (memory), "
-                 f"{manifest['cache_hit_disk_s'] * 1e6:.0f} us (disk)")
+    lines.append(
+        f"tcc cold compile (bias+GELU, CPU build machine): "
+        f"{manifest['cold_compile_s'] * 1e3:.0f} ms; Triton cold compile + first "
+        f"launch here: {triton_cold * 1e3:.0f} ms"
+    )
+    lines.append(
+        f"tcc cache hit: {manifest['cache_hit_memory_s'] * 1e6:.0f} us (memory), "
+        f"{manifest['cache_hit_disk_s'] * 1e6:.0f} us (disk)"
+    )
     lines.append(f"correctness: {len(rows) - failures}/{len(rows)} kernels ok")
     report = "\n".join(lines)
     (out / "report.md").write_text(report + "\n")

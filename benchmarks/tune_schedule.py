@@ -15,8 +15,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from gpu_suite import _torch_inputs, program_text  # noqa: E402
 
-CASES = (("bias_gelu", "f32", (16384, 8192)), ("bias_gelu", "bf16", (16384, 8192)),
-         ("row_sum", "f32", (32768, 4096)))
+CASES = (
+    ("bias_gelu", "f32", (16384, 8192)),
+    ("bias_gelu", "bf16", (16384, 8192)),
+    ("row_sum", "f32", (32768, 4096)),
+)
 WARPS = (4, 8)
 ELEMENTS = (2048, 4096, 8192, 16384)
 
@@ -30,15 +33,30 @@ def build(directory: Path) -> None:
     try:
         from tqdm import tqdm
     except ImportError:  # progress bar is optional
+
         def tqdm(x, **_):  # noqa: ANN001, ANN202
             return x
+
     for (op, dtype, (m, n)), warps, elements in tqdm(variants, desc="compiling variants"):
         name = f"{op}_{dtype}_{m}x{n}_w{warps}_e{elements}"
-        kernel = tcc_compile(program_text(op, dtype, m, n), "sm_90", num_warps=warps,
-                             elements_per_program=elements, cache=False)
+        kernel = tcc_compile(
+            program_text(op, dtype, m, n),
+            "sm_90",
+            num_warps=warps,
+            elements_per_program=elements,
+            cache=False,
+        )
         kernel.artifact.save(directory / f"{name}.tcck")
-        manifest.append({"name": name, "op": op, "dtype": dtype, "shape": [m, n],
-                         "num_warps": warps, "elements_per_program": elements})
+        manifest.append(
+            {
+                "name": name,
+                "op": op,
+                "dtype": dtype,
+                "shape": [m, n],
+                "num_warps": warps,
+                "elements_per_program": elements,
+            }
+        )
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
@@ -58,8 +76,12 @@ def run(directory: Path, out: Path) -> None:
         kernel = load(directory / f"{entry['name']}.tcck")
         result = kernel(*inputs)
         nbytes = sum(t.numel() * t.element_size() for t in (*inputs, result))
-        ms = triton.testing.do_bench(lambda k=kernel, i=inputs, o=result: k(*i, out=o),
-                                     warmup=50, rep=300, return_mode="median")
+        ms = triton.testing.do_bench(
+            lambda k=kernel, i=inputs, o=result: k(*i, out=o),
+            warmup=50,
+            rep=300,
+            return_mode="median",
+        )
         rows.append({**entry, "gbps": nbytes / (ms * 1e-3) / 1e9})
         print(f"{entry['name']:45s} {rows[-1]['gbps']:7.0f} GB/s")
     (out / "tune.json").write_text(json.dumps(rows, indent=1))

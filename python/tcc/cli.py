@@ -12,6 +12,13 @@ import argparse
 import sys
 
 
+def _read_source(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path) as f:
+        return f.read()
+
+
 EMIT_CHOICES = ("source", "linalg", "tile", "gpu", "llvm", "asm")
 
 
@@ -19,10 +26,11 @@ def _compile(args: argparse.Namespace) -> int:
     from tcc.compiler.compile import CompilationError
     from tcc.compiler.compile import compile as tcc_compile
 
-    text = sys.stdin.read() if args.file == "-" else open(args.file).read()
+    text = _read_source(args.file)
     try:
-        kernel = tcc_compile(text, args.target, num_warps=args.num_warps,
-                             cache=False if args.no_cache else None)
+        kernel = tcc_compile(
+            text, args.target, num_warps=args.num_warps, cache=False if args.no_cache else None
+        )
         output = kernel.asm if args.emit == "asm" else kernel.ir[args.emit]
     except (CompilationError, ValueError, TypeError) as err:
         print(f"tcc compile: {err}", file=sys.stderr)
@@ -50,7 +58,7 @@ def _opt(args: argparse.Namespace) -> int:
 
     import tcc  # noqa: F401
 
-    text = sys.stdin.read() if args.file == "-" else open(args.file).read()
+    text = _read_source(args.file)
     with ir.Context():
         try:
             module = ir.Module.parse(text)
@@ -68,10 +76,17 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     comp = sub.add_parser("compile", help="compile a program for a GPU target")
     comp.add_argument("file", help="MLIR file (tcc dialect or linalg on tensors), or -")
-    comp.add_argument("--target", default="sm_90",
-                      help="sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx950")
-    comp.add_argument("--emit", choices=EMIT_CHOICES, default="asm",
-                      help="what to write: a stage's IR or the target assembly (default)")
+    comp.add_argument(
+        "--target",
+        default="sm_90",
+        help="sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx950",
+    )
+    comp.add_argument(
+        "--emit",
+        choices=EMIT_CHOICES,
+        default="asm",
+        help="what to write: a stage's IR or the target assembly (default)",
+    )
     comp.add_argument("-o", "--output", help="output file (default: stdout)")
     comp.add_argument("--num-warps", type=int, default=4)
     comp.add_argument("--no-cache", action="store_true", help="bypass the artifact cache")

@@ -41,8 +41,10 @@ def run_demo(example: str = "bias_gelu", *, launch: bool = True) -> int:
         kernels[target] = kernel
         lines = kernel.asm.count("\n")
         binary = f"{len(kernel.binary)}-byte code object" if kernel.binary else "no binary"
-        print(f"{target}: kernel {kernel.name}, grid {kernel.launch.grid}, block "
-              f"{kernel.launch.block}, {lines} lines of assembly, {binary}, {took * 1e3:.0f} ms")
+        print(
+            f"{target}: kernel {kernel.name}, grid {kernel.launch.grid}, block "
+            f"{kernel.launch.block}, {lines} lines of assembly, {binary}, {took * 1e3:.0f} ms"
+        )
     print("\n".join(kernels["sm_90"].asm.splitlines()[:12]))
     if not launch:
         return 0

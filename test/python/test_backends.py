@@ -3,6 +3,7 @@
 import re
 
 import pytest
+
 from tcc.backends import SUPPORTED_TARGETS, CompileError, get_target
 from tcc.backends.amd import find_ld_lld
 from test_backends_kernels import ACT, ERF, SCALE_DYN, VADD

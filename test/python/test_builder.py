@@ -3,8 +3,9 @@
 import subprocess
 import sys
 
-import tcc
 from mlir import ir
+
+import tcc
 from tcc.frontend import (
     Tensor,
     bf16,

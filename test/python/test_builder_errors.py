@@ -3,6 +3,7 @@
 import re
 
 import pytest
+
 import tcc
 from tcc.frontend import (
     DTypeError,

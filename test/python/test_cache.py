@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from tcc.compiler.cache import KernelCache, cache_key, canonical_source
 from tcc.compiler.driver import compile_gpu_module
 from tcc.runtime.artifact import ArgSpec, ArtifactError, KernelArtifact, LaunchSpec

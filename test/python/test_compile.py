@@ -37,7 +37,8 @@ func.func @row_sum(%x: tensor<1000x777xbf16>) -> tensor<1000xbf16> {
 NVIDIA = ("sm_80", "sm_90")
 AMD = ("gfx90a", "gfx942")
 HAVE_LLD = any(shutil.which(n) for n in ("ld.lld", "ld.lld-22")) or shutil.which(
-    "/opt/rocm/llvm/bin/ld.lld")
+    "/opt/rocm/llvm/bin/ld.lld"
+)
 
 
 @pytest.mark.parametrize("target", NVIDIA)
@@ -52,8 +53,10 @@ def test_bias_gelu_ptx(target):
     assert k.launch.block == (128, 1, 1)
     assert k.launch.grid == (32, 1, 1)  # 64 x 1024 in 2 x 1024 blocks
     assert [(a.dtype, a.shape, a.role) for a in k.args] == [
-        ("f32", (64, 1024), "input"), ("f32", (1024,), "input"),
-        ("f32", (64, 1024), "output")]
+        ("f32", (64, 1024), "input"),
+        ("f32", (1024,), "input"),
+        ("f32", (64, 1024), "output"),
+    ]
 
 
 @pytest.mark.parametrize("target", AMD)
@@ -165,8 +168,9 @@ def test_cli_compile_and_emit(tmp_path):
     run = [sys.executable, "-m", "tcc.cli", "compile", str(src)]
     subprocess.run([*run, "--target", "sm_90", "-o", str(ptx), "--no-cache"], check=True)
     assert ".entry bias_gelu" in ptx.read_text()
-    tile = subprocess.run([*run, "--emit", "tile", "--no-cache"], check=True,
-                          capture_output=True, text=True).stdout
+    tile = subprocess.run(
+        [*run, "--emit", "tile", "--no-cache"], check=True, capture_output=True, text=True
+    ).stdout
     assert "tile.memref_load" in tile
     bad = subprocess.run([*run, "--target", "sm_70"], capture_output=True, text=True)
     assert bad.returncode == 1 and "unknown target" in bad.stderr

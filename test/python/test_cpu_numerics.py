@@ -61,8 +61,12 @@ def test_unary(op, ref):
 
 @pytest.mark.parametrize(
     ("op", "ref"),
-    [("reduce_sum", np.sum), ("reduce_max", np.max), ("reduce_min", np.min),
-     ("reduce_mean", np.mean)],
+    [
+        ("reduce_sum", np.sum),
+        ("reduce_max", np.max),
+        ("reduce_min", np.min),
+        ("reduce_mean", np.mean),
+    ],
 )
 def test_row_reductions_keepdims(op, ref):
     x = RNG.standard_normal((7, 777)).astype(np.float32)
@@ -72,8 +76,9 @@ def test_row_reductions_keepdims(op, ref):
       return %y : tensor<7x1xf32>
     }}"""
     (y,) = run_on_cpu(src, x)
-    np.testing.assert_allclose(y, ref(x.astype(np.float64), axis=1, keepdims=True),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        y, ref(x.astype(np.float64), axis=1, keepdims=True), rtol=1e-5, atol=1e-5
+    )
 
 
 def test_f16_sum_accumulates_in_f32():
@@ -84,8 +89,9 @@ def test_f16_sum_accumulates_in_f32():
       %s = tcc.reduce_sum %x dims = [1] : tensor<2x4096xf16> -> tensor<2x4096xf16>
       return %s : tensor<2xf32>
     }""".replace("-> tensor<2x4096xf16>", "-> tensor<2xf16>").replace(
-        "return %s : tensor<2xf32>", "%c = tcc.cast %s : tensor<2xf16> to tensor<2xf32>\n"
-        "      return %c : tensor<2xf32>")
+        "return %s : tensor<2xf32>",
+        "%c = tcc.cast %s : tensor<2xf16> to tensor<2xf32>\n      return %c : tensor<2xf32>",
+    )
     (y,) = run_on_cpu(src, x)
     np.testing.assert_array_equal(y, [4096.0, 4096.0])
 
@@ -99,8 +105,7 @@ def test_matmul_with_f32_accumulator():
       return %c : tensor<16x8xf32>
     }"""
     (c,) = run_on_cpu(src, a, b)
-    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64),
-                               rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-3, atol=1e-3)
 
 
 def test_casts_round_trip():

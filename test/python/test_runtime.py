@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+
 from tcc.runtime import (
     ArgSpec,
     ArgumentError,

@@ -25,15 +25,20 @@ def expanded(op, ty):
     module = ir.Module.parse(src)
     PassManager.parse("builtin.module(convert-tile-to-gpu)").run(module.operation)
     text = str(module).replace("!llvm.ptr<1>", "!llvm.ptr")
-    match = re.search(r"gpu\.func @k\((.*?)\) kernel attributes \{[^}]*\} \{(.*?)gpu\.return", text, re.S)
+    match = re.search(
+        r"gpu\.func @k\((.*?)\) kernel attributes \{[^}]*\} \{(.*?)gpu\.return", text, re.S
+    )
     args, body = match.group(1), match.group(2)
     assert "math." not in body, body
     return f"func.func private @f({args}) {{\n{body} return\n}}"
 
 
 def run(op, ty, xs):
-    prog = expanded(op, ty) + f"""
-    func.func @run(%in: memref<?x{ty}>, %out: memref<?x{ty}>) attributes {{llvm.emit_c_interface}} {{
+    prog = (
+        expanded(op, ty)
+        + f"""
+    func.func @run(%in: memref<?x{ty}>, %out: memref<?x{ty}>)
+        attributes {{llvm.emit_c_interface}} {{
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %n = memref.dim %in, %c0 : memref<?x{ty}>
@@ -48,10 +53,11 @@ def run(op, ty, xs):
       }}
       return
     }}"""
-    module = ir.Module.parse(prog)
-    PassManager.parse("builtin.module(convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)").run(
-        module.operation
     )
+    module = ir.Module.parse(prog)
+    PassManager.parse(
+        "builtin.module(convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)"
+    ).run(module.operation)
     engine = execution_engine.ExecutionEngine(module, opt_level=2)
     out = np.zeros_like(xs)
     engine.invoke(
@@ -64,10 +70,22 @@ def run(op, ty, xs):
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-40, 88.7, 88.8, -103.0, -110.0, 3.4e38]
 REFERENCE = {
-    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
-    "log1p": np.log1p, "expm1": np.expm1, "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh,
-    "erf": np.vectorize(math.erf), "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x),
-    "floor": np.floor, "ceil": np.ceil, "absf": np.abs,
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "tanh": np.tanh,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "erf": np.vectorize(math.erf),
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "absf": np.abs,
 }
 # Worst error allowed, in units of float32's 2^-23 relative precision.
 ULPS = {"erf": 6, "floor": 0, "ceil": 0, "absf": 0}
@@ -75,7 +93,14 @@ ULPS = {"erf": 6, "floor": 0, "ceil": 0, "absf": 0}
 
 def inputs(op):
     rng = np.random.default_rng(0)
-    x = np.concatenate([rng.uniform(-100, 100, 5000), rng.uniform(-5, 5, 5000), rng.uniform(-1e-3, 1e-3, 500), SPECIAL])
+    x = np.concatenate(
+        [
+            rng.uniform(-100, 100, 5000),
+            rng.uniform(-5, 5, 5000),
+            rng.uniform(-1e-3, 1e-3, 500),
+            SPECIAL,
+        ]
+    )
     if op in ("log", "log2", "log10", "sqrt", "rsqrt"):
         x = np.concatenate([np.abs(x), 10.0 ** rng.uniform(-44, 38, 5000), [-1.0]])
     if op == "log1p":

@@ -34,8 +34,14 @@ STAGES = ("source", "linalg", "tile", "gpu", "llvm")
 # Targets tcc compiles for, with their warp size (kept MLIR-free so a cache
 # hit does not import the backends).
 _WARP_SIZE = {
-    "sm_80": 32, "sm_86": 32, "sm_89": 32, "sm_90": 32, "sm_90a": 32,
-    "gfx90a": 64, "gfx942": 64, "gfx950": 64,
+    "sm_80": 32,
+    "sm_86": 32,
+    "sm_89": 32,
+    "sm_90": 32,
+    "sm_90a": 32,
+    "gfx90a": 64,
+    "gfx942": 64,
+    "gfx950": 64,
 }
 
 
@@ -133,12 +139,12 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     if num_warps not in (1, 2, 4, 8, 16):
         raise ValueError(f"num_warps must be a power of two from 1 to 16, got {num_warps}")
     if elements_per_program < 1 or elements_per_program & (elements_per_program - 1):
-        raise ValueError(
-            f"elements_per_program must be a power of two, got {elements_per_program}")
+        raise ValueError(f"elements_per_program must be a power of two, got {elements_per_program}")
     text = _source_text(source, sizes)
     schedule = Schedule(num_warps=num_warps, elements_per_program=elements_per_program)
-    key = cache_key(text, target=target, schedule=schedule.as_dict(),
-                    compiler_version=COMPILER_VERSION)
+    key = cache_key(
+        text, target=target, schedule=schedule.as_dict(), compiler_version=COMPILER_VERSION
+    )
     built_ir: dict[str, str] = {}
 
     def build() -> KernelArtifact:
@@ -147,10 +153,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         assert artifact is not None
         return artifact
 
-    if cache is False:
-        artifact = build()
-    else:
-        artifact = (cache or default_cache()).get_or_build(key, build)
+    artifact = build() if cache is False else (cache or default_cache()).get_or_build(key, build)
     return Kernel(artifact, text, schedule, dict(built_ir) or None)
 
 
@@ -189,11 +192,10 @@ def run_stages(
     pipelines = {
         "linalg": "tcc-tensor-to-linalg",
         "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps} "
-                f"elements-per-program={schedule.elements_per_program}}}",
+        f"elements-per-program={schedule.elements_per_program}}}",
         # NVIDIA links libdevice (fast exp/tanh); AMD has no device library
         # here, so its math is expanded into instructions.
-        "gpu": f"tcc-tile-to-gpu{{warp-size={warp} "
-               f"expand-math={int(backend.vendor != 'nvidia')}}}",
+        "gpu": f"tcc-tile-to-gpu{{warp-size={warp} expand-math={int(backend.vendor != 'nvidia')}}}",
     }
     stages: dict[str, str] = {"source": text}
     with ir.Context(), ir.Location.unknown():
@@ -217,8 +219,13 @@ def run_stages(
             return stages, None
         asm, binary = backend.emit(module)
     args = tuple(
-        ArgSpec(f"arg{i}", "pointer", dtype, shape,
-                "input" if i < launch_info["num_inputs"] else "output")
+        ArgSpec(
+            f"arg{i}",
+            "pointer",
+            dtype,
+            shape,
+            "input" if i < launch_info["num_inputs"] else "output",
+        )
         for i, (dtype, shape) in enumerate(launch_info["args"])
     )
     artifact = KernelArtifact(
@@ -241,9 +248,7 @@ def run_stages(
 def _check_static(module: ir.Module) -> None:
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     if len(funcs) != 1:
-        raise CompilationError(
-            f"source: expected one func.func (the program), found {len(funcs)}"
-        )
+        raise CompilationError(f"source: expected one func.func (the program), found {len(funcs)}")
     fn = funcs[0].operation
     ftype = str(fn.attributes["function_type"])
     if "?" in ftype:
@@ -258,8 +263,7 @@ def _read_tile_kernel(module: ir.Module) -> dict[str, Any]:
     """The launch contract convert-linalg-to-tile wrote on the tile.func."""
     from mlir import ir
 
-    kernels = [op.operation for op in module.body.operations
-               if op.operation.name == "tile.func"]
+    kernels = [op.operation for op in module.body.operations if op.operation.name == "tile.func"]
     if len(kernels) != 1:
         raise CompilationError(f"stage 'tile': expected one kernel, found {len(kernels)}")
     k = kernels[0]

@@ -12,25 +12,35 @@ from typing import Any
 
 import numpy as np
 
-_CPU_PIPELINE = ",".join([
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map}",
-    "buffer-results-to-out-params{modify-public-functions=1}",
-    "convert-linalg-to-loops",
-    "expand-strided-metadata",
-    "lower-affine",
-    "convert-scf-to-cf",
-    "convert-math-to-libm",
-    "convert-math-to-llvm",
-    "finalize-memref-to-llvm",
-    "convert-arith-to-llvm",
-    "convert-func-to-llvm",
-    "convert-cf-to-llvm",
-    "reconcile-unrealized-casts",
-])
+_CPU_PIPELINE = ",".join(
+    [
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map}",
+        "buffer-results-to-out-params{modify-public-functions=1}",
+        "convert-linalg-to-loops",
+        "expand-strided-metadata",
+        "lower-affine",
+        "convert-scf-to-cf",
+        "convert-math-to-libm",
+        "convert-math-to-llvm",
+        "finalize-memref-to-llvm",
+        "convert-arith-to-llvm",
+        "convert-func-to-llvm",
+        "convert-cf-to-llvm",
+        "reconcile-unrealized-casts",
+    ]
+)
 
-_NUMPY_OF = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32,
-             "i64": np.int64, "i8": np.int8, "i16": np.int16, "i1": np.bool_}
+_NUMPY_OF = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i32": np.int32,
+    "i64": np.int64,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i1": np.bool_,
+}
 
 
 def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
@@ -70,5 +80,6 @@ def _empty_like_type(t: Any) -> np.ndarray:
     dtype = _NUMPY_OF.get(str(rt.element_type))
     if dtype is None:
         raise TypeError(f"no numpy dtype for {rt.element_type} on the CPU path")
-    return np.full(tuple(rt.shape), np.nan if dtype in (np.float16, np.float32, np.float64)
-                   else 0, dtype=dtype)
+    return np.full(
+        tuple(rt.shape), np.nan if dtype in (np.float16, np.float32, np.float64) else 0, dtype=dtype
+    )
