@@ -244,6 +244,41 @@ def _triton_kernels():  # noqa: ANN202
     return {"bias_gelu": bias_gelu, "softmax": softmax, "add": add, "row_sum": row_sum}
 
 
+def _check_array_interfaces(directory: Path) -> int:
+    """The same kernel called with numpy (copied in/out), cupy (CUDA array
+    interface) and torch (DLPack) arrays, and with a wrong-shape argument."""
+    import numpy as np
+
+    from tcc.runtime import ArgumentError, load
+
+    kernel = load(directory / "bias_gelu_f32_1000x777.tcck")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1000, 777), dtype=np.float32)
+    b = rng.standard_normal(777, dtype=np.float32)
+    xb = x.astype(np.float64) + b
+    ref = 0.5 * xb * (1 + np.tanh(0.7978845608028654 * (xb + 0.044715 * xb**3)))
+    results = {"numpy": kernel(x, b)}
+    try:
+        import cupy
+
+        results["cupy"] = cupy.asnumpy(kernel(cupy.asarray(x), cupy.asarray(b)))
+    except ImportError:
+        print("cupy not installed: skipped")
+    failures = 0
+    for name, y in results.items():
+        err = float(np.max(np.abs(np.asarray(y, dtype=np.float64) - ref)))
+        ok = err < 1e-4
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} bias_gelu via {name}: max abs err {err:.2e}")
+    try:
+        kernel(x[:, :776].copy(), b)
+        print("FAIL wrong shape was accepted")
+        failures += 1
+    except ArgumentError as err:
+        print(f"ok   wrong shape rejected before launch: {err}")
+    return failures
+
+
 def run(directory: Path, out: Path) -> int:
     import torch
     import triton.testing
@@ -276,6 +311,7 @@ def run(directory: Path, out: Path) -> int:
             f"unwritten {unwritten}"
         )
     (out / "correctness.json").write_text(json.dumps(rows, indent=1))
+    failures += _check_array_interfaces(directory)
 
     triton_fns = _triton_kernels()
     table = []
