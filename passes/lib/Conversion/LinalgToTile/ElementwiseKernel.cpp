@@ -76,18 +76,17 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
                           [&](Type type) { return kb.blockType(type); })))
     return failure();
 
+  TileKernelBuilder::TileResults results;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
     Value value = mapping.lookupOrNull(yielded);
     if (!value)
       return op.emitOpError("yields a value defined outside its body");
-    FailureOr<Value> memref = outputs.lookup(b, op.getLoc(), result, op);
-    if (failed(memref))
-      return failure();
-    tile::MemRefStoreOp::create(b, op.getLoc(),
-                                viewAs2D(b, op.getLoc(), *memref),
-                                ValueRange{m0, n0}, value, Value());
+    results.push_back({result, value});
   }
+  if (failed(storeResults(b, op.getLoc(), outputs, results, op, {m0, n0},
+                          /*as2D=*/true)))
+    return failure();
   grid = llvm::divideCeil(m, schedule.blockM) *
          llvm::divideCeil(n, schedule.blockN);
   numWarps = schedule.numWarps();

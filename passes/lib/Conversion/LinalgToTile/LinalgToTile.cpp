@@ -197,6 +197,66 @@ TileKernelBuilder::cloneBody(Block &body, IRMapping &mapping,
   return success();
 }
 
+FailureOr<TileKernelBuilder::TileResults> TileKernelBuilder::applyEpilogue(
+    linalg::GenericOp producer, Value produced, linalg::GenericOp epilogue,
+    ArrayRef<Value> inputArgs,
+    function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadInput,
+    function_ref<RankedTensorType(Type)> tileTypeOf) {
+  Value result = producer->getResult(0);
+  if (!result.hasOneUse())
+    return producer.emitOpError("result is used by more than its epilogue; "
+                                "not supported by convert-linalg-to-tile");
+  IRMapping mapping;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    Value tile;
+    if (input->get() == result) {
+      if (!map.isIdentity())
+        return epilogue.emitOpError("reads its producer through a "
+                                    "non-identity map");
+      tile = produced;
+    } else {
+      FailureOr<Value> memref = lookupInput(input->get(), inputArgs, epilogue);
+      if (failed(memref))
+        return failure();
+      FailureOr<Value> loaded =
+          loadInput(*memref, map, getElementTypeOrSelf(input->get()));
+      if (failed(loaded))
+        return failure();
+      tile = *loaded;
+    }
+    mapping.map(epilogue.getMatchingBlockArgument(input), tile);
+  }
+  Block &body = epilogue.getRegion().front();
+  if (failed(cloneBody(body, mapping, tileTypeOf)))
+    return failure();
+  TileResults results;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [original, value] :
+       llvm::zip(epilogue.getResults(), yield.getValues())) {
+    Value mapped = mapping.lookupOrNull(value);
+    if (!mapped)
+      return epilogue.emitOpError("yields a value defined outside its body");
+    results.push_back({original, mapped});
+  }
+  return results;
+}
+
+LogicalResult mlir::tcc::storeResults(OpBuilder &b, Location loc,
+                                      const OutputMap &outputs,
+                                      ArrayRef<std::pair<Value, Value>> results,
+                                      Operation *producer, ValueRange offsets,
+                                      bool as2D) {
+  for (auto [original, tile] : results) {
+    FailureOr<Value> memref = outputs.lookup(b, loc, original, producer);
+    if (failed(memref))
+      return failure();
+    Value target = as2D ? viewAs2D(b, loc, *memref) : *memref;
+    tile::MemRefStoreOp::create(b, loc, target, offsets, tile, Value());
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Views, inputs and outputs
 //===----------------------------------------------------------------------===//

@@ -17,6 +17,8 @@
 
 namespace mlir::tcc {
 
+struct OutputMap;
+
 /// What convert-linalg-to-tile may choose from (the pass options).
 struct ScheduleOptions {
   unsigned warpSize = 32;
@@ -88,7 +90,28 @@ public:
   cloneBody(Block &body, IRMapping &mapping,
             function_ref<RankedTensorType(Type)> tileTypeOf,
             ArrayRef<Operation *> skip = {});
+
+  /// (value of the original function, its tile in the kernel)
+  using TileResults = SmallVector<std::pair<Value, Value>>;
+
+  /// Runs the elementwise `epilogue` on tiles: `produced` is the tile of
+  /// `producer`'s result (its only use must be the epilogue); the epilogue's
+  /// other inputs are function arguments loaded by `loadInput(memref, map,
+  /// element type)`. Returns the epilogue's results and their tiles.
+  FailureOr<TileResults> applyEpilogue(
+      linalg::GenericOp producer, Value produced, linalg::GenericOp epilogue,
+      ArrayRef<Value> inputArgs,
+      function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadInput,
+      function_ref<RankedTensorType(Type)> tileTypeOf);
 };
+
+/// Stores each result tile at `offsets` of the output buffer that `outputs`
+/// maps its original value to (viewed as 2-D when `as2D`).
+LogicalResult storeResults(OpBuilder &b, Location loc,
+                           const OutputMap &outputs,
+                           ArrayRef<std::pair<Value, Value>> results,
+                           Operation *producer, ValueRange offsets,
+                           bool as2D = false);
 
 /// A view of a memref as the 2-D [rows, cols] space a kernel iterates:
 /// rank 1 -> [1, n], rank 2 as is, rank > 2 with its leading dims collapsed.

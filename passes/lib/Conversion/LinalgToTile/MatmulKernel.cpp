@@ -169,78 +169,46 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   auto mmaTile = [&](Type element) {
     return tileOf({blockM, blockN}, element, mma);
   };
-  SmallVector<std::pair<Value, Value>> results; // (original, tile)
+  TileKernelBuilder::TileResults results{{op.getResult(0), product}};
   Operation *producer = op;
-  if (!epilogue) {
-    results.push_back({op.getResult(0), product});
-  } else {
-    if (!op.getResult(0).hasOneUse())
-      return op.emitOpError("matmul result is used by more than its "
-                            "epilogue; not supported by convert-linalg-to-tile");
-    IRMapping mapping;
+  if (epilogue) {
     AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
-    for (OpOperand *input : epilogue.getDpsInputOperands()) {
-      Value tile;
-      AffineMap map = epilogue.getMatchingIndexingMap(input);
-      Type element = getElementTypeOrSelf(input->get());
-      if (input->get() == op.getResult(0)) {
-        if (!map.isIdentity())
-          return epilogue.emitOpError("reads the matmul result through a "
-                                      "non-identity map");
-        tile = product;
-      } else {
-        FailureOr<Value> memref = lookupInput(input->get(), inputArgs,
-                                              epilogue);
-        if (failed(memref))
-          return failure();
-        if (map == AffineMap::get(2, 0, {d0, d1}, ctx)) {
-          tile = tile::MemRefLoadOp::create(b, loc, mmaTile(element), *memref,
-                                            ValueRange{m0, n0}, Value(),
-                                            Value());
-        } else if (map == AffineMap::get(2, 0, {d1}, ctx) ||
-                   map == AffineMap::get(2, 0, {d0}, ctx)) {
-          bool cols = map == AffineMap::get(2, 0, {d1}, ctx);
-          int64_t length = cols ? blockN : blockM;
-          unsigned sliced = cols ? 0 : 1;
-          auto vecType = RankedTensorType::get(
-              {length}, element, tile::SliceEncodingAttr::get(ctx, sliced, mma));
-          Value v = tile::MemRefLoadOp::create(b, loc, vecType, *memref,
-                                               ValueRange{cols ? n0 : m0},
-                                               Value(), Value());
-          SmallVector<int64_t> unitShape =
-              cols ? SmallVector<int64_t>{1, blockN}
-                   : SmallVector<int64_t>{blockM, 1};
-          Value e = tile::ExpandDimsOp::create(
-              b, loc, tileOf(unitShape, element, mma), v, sliced);
-          tile = tile::BroadcastOp::create(b, loc, mmaTile(element), e);
-        } else {
-          return epilogue.emitOpError()
-                 << "epilogue operand map " << AffineMapAttr::get(map)
-                 << " is not supported (identity or a row/column broadcast)";
-        }
-      }
-      mapping.map(epilogue.getMatchingBlockArgument(input), tile);
-    }
-    Block &body = epilogue.getRegion().front();
-    if (failed(kb.cloneBody(body, mapping, mmaTile)))
+    auto loadOnMma = [&](Value memref, AffineMap map,
+                         Type element) -> FailureOr<Value> {
+      if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
+        return tile::MemRefLoadOp::create(b, loc, mmaTile(element), memref,
+                                          ValueRange{m0, n0}, Value(), Value())
+            .getResult();
+      bool cols = map == AffineMap::get(2, 0, {d1}, ctx);
+      if (!cols && map != AffineMap::get(2, 0, {d0}, ctx))
+        return epilogue.emitOpError()
+               << "epilogue operand map " << AffineMapAttr::get(map)
+               << " is not supported (identity or a row/column broadcast)";
+      // A bias row (or per-row scale) in the accumulator's sliced layout.
+      unsigned sliced = cols ? 0 : 1;
+      auto vecType = RankedTensorType::get(
+          {cols ? blockN : blockM}, element,
+          tile::SliceEncodingAttr::get(ctx, sliced, mma));
+      Value v = tile::MemRefLoadOp::create(
+          b, loc, vecType, memref, ValueRange{cols ? n0 : m0}, Value(),
+          Value());
+      SmallVector<int64_t> unitShape = cols
+                                           ? SmallVector<int64_t>{1, blockN}
+                                           : SmallVector<int64_t>{blockM, 1};
+      Value e = tile::ExpandDimsOp::create(
+          b, loc, tileOf(unitShape, element, mma), v, sliced);
+      return tile::BroadcastOp::create(b, loc, mmaTile(element), e)
+          .getResult();
+    };
+    FailureOr<TileKernelBuilder::TileResults> applied = kb.applyEpilogue(
+        op, product, epilogue, inputArgs, loadOnMma, mmaTile);
+    if (failed(applied))
       return failure();
-    auto yield = cast<linalg::YieldOp>(body.getTerminator());
-    for (auto [result, value] :
-         llvm::zip(epilogue.getResults(), yield.getValues())) {
-      Value mapped = mapping.lookupOrNull(value);
-      if (!mapped)
-        return epilogue.emitOpError("yields a value defined outside its body");
-      results.push_back({result, mapped});
-    }
+    results = *applied;
     producer = epilogue;
   }
-  for (auto [original, value] : results) {
-    FailureOr<Value> memref = outputs.lookup(b, loc, original, producer);
-    if (failed(memref))
-      return failure();
-    tile::MemRefStoreOp::create(b, loc, *memref, ValueRange{m0, n0}, value,
-                                Value());
-  }
+  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0})))
+    return failure();
   grid = blocksM * blocksN;
   numWarps = kNumWarps;
   return success();

@@ -186,58 +186,32 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
 
   // Elementwise consumers of the reduced rows (mean's divide, a cast back
   // to f16, ...) run on the [BM] rows before the store.
+  TileKernelBuilder::TileResults results{{op.getResult(0), rows}};
   Operation *producer = op;
-  SmallVector<std::pair<Value, Value>> results; // (original, rows tile)
-  if (!epilogue) {
-    results.push_back({op.getResult(0), rows});
-  } else {
-    if (!op.getResult(0).hasOneUse())
-      return op.emitOpError("reduced rows are used by more than the "
-                            "epilogue; not supported by convert-linalg-to-tile");
-    if (op.getStaticLoopRanges().front() !=
-            epilogue.getStaticLoopRanges().front() ||
-        epilogue.getNumLoops() != 1 ||
-        !llvm::all_of(epilogue.getIndexingMapsArray(),
-                      [](AffineMap map) { return map.isIdentity(); }))
+  if (epilogue) {
+    if (epilogue.getNumLoops() != 1 ||
+        epilogue.getStaticLoopRanges().front() != m)
       return epilogue.emitOpError("is not an elementwise epilogue over the "
                                   "reduced rows");
-    IRMapping mapping;
-    Block &epilogueBody = epilogue.getRegion().front();
-    for (OpOperand *input : epilogue.getDpsInputOperands()) {
-      Value tile;
-      if (input->get() == op.getResult(0)) {
-        tile = rows;
-      } else {
-        FailureOr<Value> memref = lookupInput(input->get(), inputArgs,
-                                              epilogue);
-        if (failed(memref))
-          return failure();
-        tile = tile::MemRefLoadOp::create(
-            b, loc, kb.rowsType(getElementTypeOrSelf(input->get())), *memref,
-            ValueRange{m0}, Value(), Value());
-      }
-      mapping.map(epilogue.getMatchingBlockArgument(input), tile);
-    }
-    if (failed(kb.cloneBody(epilogueBody, mapping,
-                            [&](Type type) { return kb.rowsType(type); })))
+    auto loadRows = [&](Value memref, AffineMap map,
+                        Type element) -> FailureOr<Value> {
+      if (!map.isIdentity())
+        return epilogue.emitOpError("reads an operand through a non-identity "
+                                    "map; not supported after a reduction");
+      return tile::MemRefLoadOp::create(b, loc, kb.rowsType(element), memref,
+                                        ValueRange{m0}, Value(), Value())
+          .getResult();
+    };
+    FailureOr<TileKernelBuilder::TileResults> applied = kb.applyEpilogue(
+        op, rows, epilogue, inputArgs, loadRows,
+        [&](Type type) { return kb.rowsType(type); });
+    if (failed(applied))
       return failure();
-    auto yield = cast<linalg::YieldOp>(epilogueBody.getTerminator());
-    for (auto [result, value] :
-         llvm::zip(epilogue.getResults(), yield.getValues())) {
-      Value mapped = mapping.lookupOrNull(value);
-      if (!mapped)
-        return epilogue.emitOpError("yields a value defined outside its body");
-      results.push_back({result, mapped});
-    }
+    results = *applied;
     producer = epilogue;
   }
-  for (auto [original, tile] : results) {
-    FailureOr<Value> memref = outputs.lookup(b, loc, original, producer);
-    if (failed(memref))
-      return failure();
-    tile::MemRefStoreOp::create(b, loc, *memref, ValueRange{m0}, tile,
-                                Value());
-  }
+  if (failed(storeResults(b, loc, outputs, results, producer, {m0})))
+    return failure();
   grid = llvm::divideCeil(m, schedule.blockM);
   numWarps = schedule.numWarps();
   return success();
