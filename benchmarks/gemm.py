@@ -1,0 +1,188 @@
+"""tcc's tensor-core GEMM on a GPU: correctness against float64 and TFLOP/s
+next to cuBLAS (torch.matmul) and Triton, in one run; optional Nsight Compute
+bank-conflict counters with the shared-memory swizzle on and off.
+
+    # here (CPU, MLIR): compile the GEMMs into DIR
+    python benchmarks/gemm.py build DIR
+    # on the GPU machine (tcc.runtime, torch, triton):
+    PYTHONPATH=python python3 benchmarks/gemm.py run DIR OUT
+    # bank conflicts (one launch per artifact under ncu):
+    ncu --clock-control none --metrics \\
+        l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\\
+        l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum \\
+        python3 benchmarks/gemm.py once DIR NAME
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+# (M, N, K): tile multiples, the issue's large and odd sizes.
+CASES = ((4096, 4096, 4096), (8192, 8192, 8192), (1000, 1000, 1000), (4097, 4095, 4096))
+DTYPES = ("f16", "bf16")
+TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}  # relative error vs float64 (f32 accumulation)
+
+
+def program_text(m: int, n: int, k: int, dtype: str, epilogue: bool = False) -> str:
+    a, b, c32 = f"tensor<{m}x{k}x{dtype}>", f"tensor<{k}x{n}x{dtype}>", f"tensor<{m}x{n}xf32>"
+    c = f"tensor<{m}x{n}x{dtype}>"
+    if not epilogue:
+        return (f"func.func @gemm(%a: {a}, %b: {b}) -> {c} {{\n"
+                f"  %p = tcc.matmul %a, %b acc(f32) : {a}, {b} -> {c32}\n"
+                f"  %r = tcc.cast %p : {c32} to {c}\n"
+                f"  return %r : {c}\n}}\n")
+    bias = f"tensor<{n}xf32>"
+    return (f"func.func @gemm_bias_gelu(%a: {a}, %b: {b}, %bias: {bias}) -> {c} {{\n"
+            f"  %p = tcc.matmul %a, %b acc(f32) : {a}, {b} -> {c32}\n"
+            f"  %bb = tcc.broadcast %bias dims = [0] : {bias} -> {c32}\n"
+            f"  %s = tcc.add %p, %bb : {c32}\n"
+            f"  %g = tcc.gelu %s approximate = tanh : {c32}\n"
+            f"  %r = tcc.cast %g : {c32} to {c}\n"
+            f"  return %r : {c}\n}}\n")
+
+
+def build(directory: Path) -> None:
+    from tcc.compiler.compile import compile as tcc_compile
+
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = []
+    cases = [(m, n, k, dt, False) for (m, n, k) in CASES for dt in DTYPES]
+    cases.append((4096, 4096, 4096, "f16", True))
+    for m, n, k, dtype, epilogue in cases:
+        name = f"gemm{'_bias_gelu' if epilogue else ''}_{dtype}_{m}x{n}x{k}"
+        start = time.perf_counter()
+        kernel = tcc_compile(program_text(m, n, k, dtype, epilogue), "sm_90", cache=False)
+        kernel.artifact.save(directory / f"{name}.tcck")
+        manifest.append({"name": name, "shape": [m, n, k], "dtype": dtype, "epilogue": epilogue,
+                         "compile_s": time.perf_counter() - start})
+        print(f"built {name} in {manifest[-1]['compile_s'] * 1e3:.0f} ms")
+    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+def _triton_matmul():  # noqa: ANN202
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def kernel(a, b, c, m, n, k, BM: tl.constexpr, BN: tl.constexpr,  # noqa: N803
+               BK: tl.constexpr, GROUP: tl.constexpr):  # noqa: N803
+        pid = tl.program_id(0)
+        pm_n, pn_n = tl.cdiv(m, BM), tl.cdiv(n, BN)
+        group = pid // (GROUP * pn_n)
+        first = group * GROUP
+        size = min(pm_n - first, GROUP)
+        pm = first + (pid % (GROUP * pn_n)) % size
+        pn = (pid % (GROUP * pn_n)) // size
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, k, BK):
+            x = tl.load(a + rm[:, None] * k + (k0 + rk)[None, :],
+                        mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k), other=0)
+            y = tl.load(b + (k0 + rk)[:, None] * n + rn[None, :],
+                        mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n), other=0)
+            acc += tl.dot(x, y)
+        tl.store(c + rm[:, None] * n + rn[None, :], acc.to(c.dtype.element_ty),
+                 mask=(rm[:, None] < m) & (rn[None, :] < n))
+
+    def matmul(x, y):  # noqa: ANN001, ANN202
+        m, k = x.shape
+        n = y.shape[1]
+        out = torch.empty((m, n), device=x.device, dtype=x.dtype)
+        grid = (triton.cdiv(m, 128) * triton.cdiv(n, 128),)
+        kernel[grid](x, y, out, m, n, k, BM=128, BN=128, BK=64, GROUP=8, num_warps=8,
+                     num_stages=4)
+        return out
+
+    return matmul
+
+
+def run(directory: Path, out: Path) -> int:
+    import torch
+    import triton.testing
+
+    from tcc.runtime import load
+
+    out.mkdir(parents=True, exist_ok=True)
+    dtypes = {"f16": torch.float16, "bf16": torch.bfloat16}
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    triton_mm = _triton_matmul()
+    rows, failures = [], 0
+    for entry in json.loads((directory / "manifest.json").read_text()):
+        m, n, k = entry["shape"]
+        dtype = dtypes[entry["dtype"]]
+        a = torch.randn((m, k), generator=gen, device="cuda").to(dtype)
+        b = torch.randn((k, n), generator=gen, device="cuda").to(dtype)
+        args = [a, b]
+        ref = a.double() @ b.double()
+        if entry["epilogue"]:
+            bias = torch.randn((n,), generator=gen, device="cuda")
+            args.append(bias)
+            ref = torch.nn.functional.gelu(ref + bias.double(), approximate="tanh")
+        kernel = load(directory / f"{entry['name']}.tcck")
+        result = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+        kernel(*args, out=result)
+        torch.cuda.synchronize()
+        unwritten = int(torch.isnan(result).sum())
+        rel = float(torch.linalg.vector_norm(result.double() - ref)
+                    / torch.linalg.vector_norm(ref))
+        ok = unwritten == 0 and rel <= TOLERANCE[entry["dtype"]]
+        failures += not ok
+        flops = 2.0 * m * n * k
+        row = {"name": entry["name"], "rel_err": rel, "unwritten": unwritten, "ok": ok}
+        timed = {"tcc": lambda k_=kernel, a_=args, o=result: k_(*a_, out=o)}
+        if not entry["epilogue"]:
+            timed["cuBLAS"] = lambda a_=a, b_=b: torch.matmul(a_, b_)
+            timed["triton"] = lambda a_=a, b_=b: triton_mm(a_, b_)
+        for label, fn in timed.items():
+            ms = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+            row[label] = flops / (ms * 1e-3) / 1e12
+        rows.append(row)
+        print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:32s} rel.err {rel:.1e} " + " ".join(
+            f"{lab} {row[lab]:.0f}" for lab in timed) + " TFLOP/s")
+    (out / "gemm.json").write_text(json.dumps(rows, indent=1))
+    lines = ["| GEMM | rel. err | tcc TFLOP/s | cuBLAS | Triton | tcc / cuBLAS |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        cublas = r.get("cuBLAS")
+        lines.append(f"| {r['name']} | {r['rel_err']:.1e} | {r['tcc']:.0f} | "
+                     f"{cublas or float('nan'):.0f} | {r.get('triton', float('nan')):.0f} | "
+                     f"{(r['tcc'] / cublas) if cublas else float('nan'):.2f} |")
+    report = "\n".join(lines)
+    (out / "gemm.md").write_text(report + "\n")
+    print(report)
+    return 1 if failures else 0
+
+
+def once(directory: Path, name: str) -> None:
+    """One launch of one artifact (for ncu)."""
+    import torch
+
+    from tcc.runtime import load
+
+    entry = next(e for e in json.loads((directory / "manifest.json").read_text())
+                 if e["name"] == name)
+    m, n, k = entry["shape"]
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[entry["dtype"]]
+    a = torch.randn((m, k), device="cuda").to(dtype)
+    b = torch.randn((k, n), device="cuda").to(dtype)
+    load(directory / f"{name}.tcck")(a, b)
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    verb = sys.argv[1] if len(sys.argv) > 1 else ""
+    if verb == "build":
+        build(Path(sys.argv[2]))
+    elif verb == "run":
+        sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3])))
+    elif verb == "once":
+        once(Path(sys.argv[2]), sys.argv[3])
+    else:
+        print(__doc__)
+        sys.exit(2)
