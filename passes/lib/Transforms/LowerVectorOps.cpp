@@ -21,6 +21,9 @@ struct TccLowerVectorOpsPass
         patterns);
     vector::populateVectorInsertExtractStridedSliceTransforms(patterns);
     vector::populateVectorBroadcastLoweringPatterns(patterns);
+    // mma fragments are 2-D (vector<4x2xf16>): flatten them with
+    // extracts/inserts rather than n-D shape casts.
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -32,7 +32,12 @@ class NvidiaTarget(Target):
                 f'features = "{_PTX_FOR_ARCH[self.arch]}">')
 
     def _vendor_pipeline(self, bare_ptr: bool) -> Sequence[str]:
-        return (f"convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv={int(bare_ptr)}}}",)
+        # nvgpu (ldmatrix, mma.sync from tensor-core tiles) first: it lowers
+        # to nvvm intrinsics on vectors that convert-gpu-to-nvvm then types.
+        return (
+            "convert-nvgpu-to-nvvm",
+            f"convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv={int(bare_ptr)}}}",
+        )
 
     def emit(self, module: ir.Module) -> tuple[str, bytes | None]:
         with module.context:

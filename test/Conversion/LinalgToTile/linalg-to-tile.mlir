@@ -217,11 +217,11 @@ func.func @softmax_tail(%x: tensor<100x777xbf16>) -> tensor<100x777xbf16> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 
-// A GEMM with a bias epilogue: 128 x 128 blocks over 4 warps (2 x 2 on
+// A GEMM with a bias epilogue: 128 x 128 blocks over 4 warps (1 x 4 on
 // mma.sync m16n8k16), BK = 32, grouped rasterization (8 row blocks per
 // group), A and B staged through shared memory, the bias added on the
 // accumulator's layout, one store.
-// CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8]}>
 // CHECK-DAG: #[[SH:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
 // CHECK-DAG: #[[OPA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
 // CHECK-DAG: #[[OPB:.*]] = #tile.dot_operand<{opIdx = 1, parent = #[[MMA]], kWidth = 2}>

@@ -19,7 +19,7 @@ tile.func @mismatched_warps(%x: memref<512xf32>) attributes {grid_rank = 1 : i32
 tile.func @to_mma(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %a = tile.memref_load %x[%c0, %c0] : memref<64x64xf32> -> tensor<64x64xf32, #b>
-  // expected-error @below {{'tile.convert_layout' op layout #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}> of 'tensor<64x64xf32, #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>>' is not supported: only #tile.blocked and #tile.slice of #tile.blocked lower to per-thread vectors}}
+  // expected-error @below {{'tile.convert_layout' op layout #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}> is not supported: mma.sync (version 2) with warps along N only (warpsPerCTA = [1, n])}}
   %b = tile.convert_layout %a : tensor<64x64xf32, #b> -> tensor<64x64xf32, #mma>
   tile.return
 }
@@ -73,7 +73,7 @@ tile.func @dot_operand_layout(%a: memref<32x32xf32>) attributes {grid_rank = 1 :
   %c0 = arith.constant 0 : index
   %acc = arith.constant dense<0.0> : tensor<32x32xf32, #b>
   %x = arith.constant dense<1.0> : tensor<32x32xf32, #b>
-  // expected-error @below {{layout #tile.dot_operand}}
+  // expected-error @below {{'tile.convert_layout' op dot operands are read from a #tile.shared tile (the FMA fallback for blocked operands is not implemented)}}
   %xa = tile.convert_layout %x : tensor<32x32xf32, #b> -> tensor<32x32xf32, #dA>
   %xb = tile.convert_layout %x : tensor<32x32xf32, #b> -> tensor<32x32xf32, #dB>
   %d = tile.dot %xa, %xb, %acc : tensor<32x32xf32, #dA>, tensor<32x32xf32, #dB> -> tensor<32x32xf32, #b>

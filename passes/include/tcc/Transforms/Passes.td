@@ -40,8 +40,9 @@ def TccLowerVectorOps : Pass<"tcc-lower-vector-ops"> {
   let summary = "Lower vector ops the GPU-to-LLVM conversions do not handle";
   let description = [{
     convert-tile-to-gpu assembles each thread's registers with
-    `vector.insert_strided_slice` / `vector.extract_strided_slice` and
-    `vector.broadcast`; `convert-gpu-to-nvvm` / `convert-gpu-to-rocdl` only
+    `vector.insert_strided_slice` / `vector.extract_strided_slice`,
+    `vector.broadcast` and (for mma fragments) `vector.shape_cast`;
+    `convert-gpu-to-nvvm` / `convert-gpu-to-rocdl` only
     carry the direct vector-to-LLVM patterns, so this pass first applies
     upstream's lowerings of those ops into `vector.shuffle`,
     `vector.insert` / `vector.extract` and `vector.from_elements`.

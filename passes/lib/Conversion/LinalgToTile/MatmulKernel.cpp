@@ -109,7 +109,9 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   int64_t blocksM = llvm::divideCeil(m, blockM);
   int64_t blocksN = llvm::divideCeil(n, blockN);
 
-  auto mma = tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, 2}, {16, 8});
+  // Warps side by side along N (each warp: all BM rows x BN / 4 columns):
+  // the accumulator is then a plain blocked layout for the lowering.
+  auto mma = tile::NvidiaMmaEncodingAttr::get(ctx, 2, {1, kNumWarps}, {16, 8});
   auto layoutA = operandLayout(ctx, kBlockK, options.warpSize);
   auto layoutB = operandLayout(ctx, blockN, options.warpSize);
   // Unswizzled staging; tcc-swizzle-shared-memory picks the XOR swizzle.

@@ -143,6 +143,10 @@ struct ConvertLayoutLowering : public TilePattern<tile::ConvertLayoutOp> {
   LogicalResult
   matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Shared-memory and mma-operand tiles: MmaOpsToGPU.cpp.
+    for (Type type : {Type(op.getSrc().getType()), Type(op.getType())})
+      if (isSharedTile(type) || isDotOperandTile(type))
+        return failure();
     TileLayout src = layoutOf(op.getSrc().getType());
     TileLayout dst = layoutOf(op.getType());
     if (src.isSameDistribution(dst)) {

@@ -32,6 +32,21 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
     sliced.push_back(slice.getDim());
     root = slice.getParent();
   }
+  // mma.sync's accumulator (m16n8k16, warps side by side along N) is a
+  // blocked layout: each lane holds 2 adjacent columns of rows g and g + 8,
+  // lanes 4 across, warps along N (see MmaOpsToGPU.cpp).
+  if (auto mma = dyn_cast<tile::NvidiaMmaEncodingAttr>(root)) {
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    if (mma.getVersion() != 2 || warps.size() != 2 || warps[0] != 1) {
+      if (emitError)
+        fail(emitError) << "layout " << mma
+                        << " is not supported: mma.sync (version 2) with "
+                           "warps along N only (warpsPerCTA = [1, n])";
+      return error();
+    }
+    root = tile::BlockedEncodingAttr::get(type.getContext(), {1, 2}, {8, 4},
+                                          {1, warps[1]}, {1, 0});
+  }
   auto blocked = dyn_cast<tile::BlockedEncodingAttr>(root);
   if (!blocked) {
     if (emitError)

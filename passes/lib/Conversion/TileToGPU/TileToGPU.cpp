@@ -13,8 +13,10 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -43,6 +45,11 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, unsigned warpSize)
     return LLVM::LLVMPointerType::get(ctx, type.getAddressSpace());
   });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
+    if (isSharedTile(type) || isDotOperandTile(type)) {
+      if (Type converted = convertMmaTileType(type, this->warpSize))
+        return converted;
+      return std::nullopt;
+    }
     FailureOr<TileLayout> layout = TileLayout::get(type, this->warpSize);
     if (failed(layout))
       return std::nullopt;
@@ -169,6 +176,8 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
     auto tile = dyn_cast<RankedTensorType>(type);
     if (!tile)
       return success();
+    if (isSharedTile(tile) || isDotOperandTile(tile))
+      return success(); // checked with the ops that use them (verifyMmaOp)
     FailureOr<TileLayout> layout =
         TileLayout::get(tile, warpSize, [&] { return op->emitOpError(); });
     if (failed(layout))
@@ -206,9 +215,23 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
           if (failed(checkType(op, type)))
             return WalkResult::interrupt();
 
-    if (isa<tile::DotOp>(op)) {
-      op->emitOpError("is not supported by convert-tile-to-gpu yet");
-      return WalkResult::interrupt();
+    if (isa<tile::DotOp>(op) ||
+        (isa<tile::ConvertLayoutOp>(op) &&
+         llvm::any_of(TypeRange{op->getOperand(0).getType(),
+                                op->getResult(0).getType()},
+                      [](Type t) {
+                        return isSharedTile(t) || isDotOperandTile(t);
+                      }))) {
+      if (failed(verifyMmaOp(op, warpSize)))
+        return WalkResult::interrupt();
+      if (isa<tile::ConvertLayoutOp>(op) &&
+          isSharedTile(op->getResult(0).getType())) {
+        auto shared = cast<RankedTensorType>(op->getResult(0).getType());
+        info.sharedBufferOf[op] = info.sharedBuffers.size();
+        info.sharedBuffers.push_back(cast<MemRefType>(
+            convertMmaTileType(shared, warpSize)));
+      }
+      return WalkResult::advance();
     }
     if (auto constant = dyn_cast<arith::ConstantOp>(op);
         constant && isa<RankedTensorType>(constant.getType()) &&
@@ -352,6 +375,7 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
       workgroup.push_back(MemRefType::get({size}, type,
                                           MemRefLayoutAttrInterface(),
                                           wgSpace));
+    llvm::append_range(workgroup, info.sharedBuffers);
     auto gpuFunc = gpu::GPUFuncOp::create(
         rewriter, loc, func.getSymName(),
         rewriter.getFunctionType(argTypes, {}), workgroup);
@@ -492,6 +516,7 @@ struct ConvertTileToGPUPass
       populateTileToGPUCorePatterns(converter, *info, patterns);
       populateTileToGPUMemoryPatterns(converter, *info, patterns);
       populateTileToGPUReducePatterns(converter, *info, patterns);
+      populateTileToGPUMmaPatterns(converter, *info, patterns);
       if (failed(applyPartialConversion(func.getOperation(), target,
                                         std::move(patterns))))
         return signalPassFailure();

@@ -43,6 +43,11 @@ struct KernelInfo {
   /// elements: the run width (> 1) to move with one vector access.
   DenseMap<Operation *, int64_t> pointerRunWidth;
 
+  /// Shared-memory tiles: each `tile.convert_layout` into a `#tile.shared`
+  /// layout owns one workgroup buffer, attributed after the scratch ones.
+  DenseMap<Operation *, unsigned> sharedBufferOf;
+  SmallVector<MemRefType> sharedBuffers;
+
   /// Asks for `numElems` elements of scratch of `elemType`'s storage type.
   void requestScratch(Type elemType, int64_t numElems);
 };
@@ -78,6 +83,16 @@ Value emitRelayoutThroughScratch(OpBuilder &b, Location loc, Value src,
                                  const TileLayout &dstLayout, Value buffer,
                                  ThreadIds ids);
 
+/// Tiles of the tensor-core path (MmaOpsToGPU.cpp): `#tile.shared` tiles are
+/// workgroup buffers, `#tile.dot_operand` tiles per-thread mma fragments.
+bool isSharedTile(Type type);
+bool isDotOperandTile(Type type);
+/// The converted type of a shared or dot-operand tile (null if invalid).
+Type convertMmaTileType(RankedTensorType type, unsigned warpSize);
+/// Checks a shared / dot-operand tile type or a tile.dot for the mma.sync
+/// path; emits the reason when it is not supported.
+LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
+
 /// Base of the patterns that need the kernel info or tile layouts.
 template <typename Op>
 struct TilePattern : public OpConversionPattern<Op> {
@@ -107,6 +122,9 @@ void populateTileToGPUMemoryPatterns(TileTypeConverter &converter,
 void populateTileToGPUReducePatterns(TileTypeConverter &converter,
                                      const KernelInfo &info,
                                      RewritePatternSet &patterns);
+void populateTileToGPUMmaPatterns(TileTypeConverter &converter,
+                                  const KernelInfo &info,
+                                  RewritePatternSet &patterns);
 
 } // namespace mlir::tcc::tile_to_gpu
 

@@ -1,0 +1,412 @@
+//===- MmaOpsToGPU.cpp - tensor-core tiles to mma.sync --------------------===//
+//
+// The NVIDIA mma.sync m16n8k16 path (f16 / bf16 operands, f32 accumulator):
+//
+//   blocked --convert_layout--> #tile.shared : each thread stores its 16-byte
+//       runs into a workgroup buffer at XOR-swizzled columns (the layout's
+//       vec / perPhase / maxPhase), between barriers;
+//   #tile.shared --convert_layout--> #tile.dot_operand : ldmatrix (x4; .trans
+//       for B, stored K x N) reads the fragments, applying the same swizzle;
+//   tile.dot : one nvvm.mma.sync per (16-row m tile, 8-column n tile,
+//       16-deep k step) of the warp's share of the block.
+//
+// Warps split the block along N only (#tile.nvidia_mma warpsPerCTA = [1, W]):
+// every warp reads all of A's rows and its own n tiles of B. The accumulator
+// is then the blocked layout sizePerThread = [1, 2], threadsPerWarp = [8, 4],
+// warpsPerCTA = [1, W] (LayoutUtils maps #mma onto it), so epilogues, slices
+// and stores of the accumulator go through the generic machinery. Lane
+// mappings are the PTX ISA's "Matrix Fragments for mma.m16n8k16":
+//   A: a0a1 (g, 2t+{0,1}), a2a3 (g+8, ..), a4a5 (g, 2t+8+..), a6a7 (g+8, ..)
+//   B: b0b1 (k = 2t+{0,1}, n = g), b2b3 (k = 2t+8+{0,1}, n = g)
+//   C: c0c1 (g, 2t+{0,1}), c2c3 (g+8, 2t+{0,1});  g = lane / 4, t = lane % 4
+//
+// Per-thread fragment order (the converted dot-operand vectors):
+//   A [BM, BK]: (m tile, k step) row-major, 8 halves each (a0..a7);
+//   B [BK, BN]: (k step, n tile of this warp), 4 halves each (b0..b3).
+//
+//===----------------------------------------------------------------------===//
+#include "TileToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "tcc/Dialect/Tile/IR/TileAttrs.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::tile_to_gpu;
+
+namespace {
+
+constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+
+tile::NvidiaMmaEncodingAttr mmaParentOf(RankedTensorType type) {
+  auto op = dyn_cast_or_null<tile::DotOperandEncodingAttr>(type.getEncoding());
+  return op ? dyn_cast<tile::NvidiaMmaEncodingAttr>(op.getParent()) : nullptr;
+}
+
+int64_t warpsAlongN(tile::NvidiaMmaEncodingAttr mma) {
+  return mma.getWarpsPerCTA()[1];
+}
+
+/// n tiles (8 columns each) of a [.., BN] block that one warp owns.
+int64_t nTilesPerWarp(int64_t blockN, tile::NvidiaMmaEncodingAttr mma) {
+  return blockN / (kMmaN * warpsAlongN(mma));
+}
+
+Value cst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Physical column of logical (row, col) in a swizzled shared tile:
+/// the col's vec-group index XOR ((row / perPhase) % maxPhase).
+Value swizzledColumn(OpBuilder &b, Location loc, tile::SharedEncodingAttr s,
+                     Value row, Value col) {
+  if (s.getMaxPhase() == 1)
+    return col;
+  Value vec = cst(b, loc, s.getVec());
+  Value phase = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, row, cst(b, loc, s.getPerPhase())),
+      cst(b, loc, s.getMaxPhase()));
+  Value group = arith::DivUIOp::create(b, loc, col, vec);
+  Value inGroup = arith::RemUIOp::create(b, loc, col, vec);
+  Value swizzled = arith::XOrIOp::create(b, loc, group, phase);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, swizzled, vec), inGroup);
+}
+
+} // namespace
+
+bool mlir::tcc::tile_to_gpu::isSharedTile(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile && isa_and_nonnull<tile::SharedEncodingAttr>(tile.getEncoding());
+}
+
+bool mlir::tcc::tile_to_gpu::isDotOperandTile(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile &&
+         isa_and_nonnull<tile::DotOperandEncodingAttr>(tile.getEncoding());
+}
+
+Type mlir::tcc::tile_to_gpu::convertMmaTileType(RankedTensorType type,
+                                                unsigned warpSize) {
+  MLIRContext *ctx = type.getContext();
+  if (isSharedTile(type)) {
+    auto space = gpu::AddressSpaceAttr::get(
+        ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+    return MemRefType::get(type.getShape(), type.getElementType(),
+                           MemRefLayoutAttrInterface(), space);
+  }
+  auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
+  tile::NvidiaMmaEncodingAttr mma = mmaParentOf(type);
+  if (!mma || type.getRank() != 2)
+    return nullptr;
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t n = operand.getOpIdx() == 0
+                  ? (rows / kMmaM) * (cols / kMmaK) * 8
+                  : (rows / kMmaK) * nTilesPerWarp(cols, mma) * 4;
+  return VectorType::get({n}, type.getElementType());
+}
+
+LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
+                                                  unsigned warpSize) {
+  auto fail = [&](const Twine &why) {
+    return op->emitOpError() << why << " (convert-tile-to-gpu maps tile.dot "
+                                       "to mma.sync m16n8k16 only so far)";
+  };
+  if (warpSize != 32)
+    return fail("tensor-core tiles need warp size 32");
+  auto checkOperand = [&](RankedTensorType type) -> LogicalResult {
+    Type elem = type.getElementType();
+    if (!elem.isF16() && !elem.isBF16())
+      return fail("operand element type must be f16 or bf16");
+    if (type.getRank() != 2)
+      return fail("operands must be 2-D");
+    return success();
+  };
+  if (auto dot = dyn_cast<tile::DotOp>(op)) {
+    auto a = cast<RankedTensorType>(dot.getA().getType());
+    auto b = cast<RankedTensorType>(dot.getB().getType());
+    auto c = cast<RankedTensorType>(dot.getType());
+    auto mma = dyn_cast_or_null<tile::NvidiaMmaEncodingAttr>(c.getEncoding());
+    if (!mma || mmaParentOf(a) != mma || mmaParentOf(b) != mma)
+      return fail("accumulator must be #tile.nvidia_mma and the operands its "
+                  "#tile.dot_operand layouts");
+    if (mma.getVersion() != 2 || mma.getWarpsPerCTA()[0] != 1)
+      return fail("mma layout must be version 2 with warps along N only");
+    if (!c.getElementType().isF32())
+      return fail("accumulator must be f32");
+    if (failed(checkOperand(a)) || failed(checkOperand(b)))
+      return failure();
+    if (a.getElementType() != b.getElementType())
+      return fail("operands must have one element type");
+    int64_t bm = c.getDimSize(0), bn = c.getDimSize(1), bk = a.getDimSize(1);
+    if (bm % kMmaM || bk % kMmaK || bn % (kMmaN * warpsAlongN(mma)))
+      return fail("block must be a multiple of 16 x (8 x warps) x 16");
+    return success();
+  }
+  auto convert = cast<tile::ConvertLayoutOp>(op);
+  auto src = cast<RankedTensorType>(convert.getSrc().getType());
+  auto dst = cast<RankedTensorType>(convert.getType());
+  if (isDotOperandTile(dst) && !isSharedTile(src))
+    return fail("dot operands are read from a #tile.shared tile (the FMA "
+                "fallback for blocked operands is not implemented)");
+  if (isDotOperandTile(src))
+    return fail("dot operand tiles feed tile.dot only");
+  if (failed(checkOperand(src)))
+    return failure();
+  if (isSharedTile(dst)) {
+    auto shared = cast<tile::SharedEncodingAttr>(dst.getEncoding());
+    auto blocked = dyn_cast_or_null<tile::BlockedEncodingAttr>(
+        src.getEncoding());
+    if (!blocked)
+      return fail("tiles enter shared memory from a #tile.blocked layout");
+    if (shared.getOrder() != ArrayRef<unsigned>{1, 0} ||
+        blocked.getOrder() != ArrayRef<unsigned>{1, 0})
+      return fail("shared tiles must be row-major (order = [1, 0])");
+    // A thread's run must stay inside one swizzle group, and ldmatrix rows
+    // (8 halves) inside one group too.
+    unsigned run = blocked.getSizePerThread()[1];
+    if (shared.getMaxPhase() != 1 &&
+        (shared.getVec() % 8 != 0 || shared.getVec() % run != 0))
+      return fail("swizzle vec must be a multiple of 8 and of the stored "
+                  "run length");
+    return success();
+  }
+  if (!isSharedTile(src) || !isDotOperandTile(dst) || !mmaParentOf(dst))
+    return fail("shared tiles leave shared memory only as mma operands");
+  int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
+  auto operand = cast<tile::DotOperandEncodingAttr>(dst.getEncoding());
+  if (operand.getOpIdx() == 0 ? (rows % kMmaM || cols % kMmaK)
+                              : (rows % kMmaK ||
+                                 cols % (kMmaN * warpsAlongN(mmaParentOf(dst)))))
+    return fail("operand tile is not a multiple of the mma fragment");
+  return success();
+}
+
+namespace {
+
+/// blocked -> shared: swizzled vector stores into the op's workgroup buffer.
+struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isSharedTile(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    auto func = op->getParentOfType<gpu::GPUFuncOp>();
+    Value buffer = func.getWorkgroupAttributions()[info.scratch.size() +
+                                                   info.sharedBufferOf.at(op)];
+    auto shared = cast<tile::SharedEncodingAttr>(op.getType().getEncoding());
+    TileLayout src = layoutOf(op.getSrc().getType());
+    Value values = adaptor.getSrc();
+    Type elem = cast<VectorType>(values.getType()).getElementType();
+    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    SmallVector<Value> base = src.emitThreadBase(rewriter, loc, ids);
+    int64_t run = src.getSizePerThread(1);
+    // Readers of the previous contents (last iteration's fragments) first.
+    gpu::BarrierOp::create(rewriter, loc);
+    for (int64_t e = 0; e < src.getNumElems(); e += run) {
+      SmallVector<int64_t> idx = src.delinearize(e);
+      Value row = arith::AddIOp::create(rewriter, loc, base[0],
+                                        cst(rewriter, loc,
+                                            src.getElemOffset(0, idx[0])));
+      Value col = arith::AddIOp::create(rewriter, loc, base[1],
+                                        cst(rewriter, loc,
+                                            src.getElemOffset(1, idx[1])));
+      Value part = vector::ExtractStridedSliceOp::create(
+          rewriter, loc, values, ArrayRef<int64_t>{e}, ArrayRef<int64_t>{run},
+          ArrayRef<int64_t>{1});
+      Value pcol = swizzledColumn(rewriter, loc, shared, row, col);
+      vector::StoreOp::create(rewriter, loc, part, buffer,
+                              ValueRange{row, pcol});
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    (void)elem;
+    rewriter.replaceOp(op, buffer);
+    return success();
+  }
+};
+
+/// shared -> mma operand: ldmatrix fragments at swizzled row addresses.
+struct LoadFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isSharedTile(op.getSrc().getType()) || !isDotOperandTile(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    auto shared =
+        cast<tile::SharedEncodingAttr>(op.getSrc().getType().getEncoding());
+    auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
+    tile::NvidiaMmaEncodingAttr mma = mmaParentOf(type);
+    Value buffer = adaptor.getSrc();
+    Type elem = type.getElementType();
+    auto resultType = cast<VectorType>(
+        getTypeConverter()->convertType(type));
+    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    Value lane = ids.lane;
+    // Lane l addresses row (l % 8) + 8 * ((l / 8) % 2) of its 16-row block
+    // and the 8-wide column block l / 16 (ldmatrix's matrix l / 8).
+    Value rowInBlock = arith::AddIOp::create(
+        rewriter, loc, arith::RemUIOp::create(rewriter, loc, lane, cst(rewriter, loc, 8)),
+        arith::MulIOp::create(
+            rewriter, loc,
+            arith::RemUIOp::create(
+                rewriter, loc,
+                arith::DivUIOp::create(rewriter, loc, lane, cst(rewriter, loc, 8)),
+                cst(rewriter, loc, 2)),
+            cst(rewriter, loc, 8)));
+    Value half = arith::DivUIOp::create(rewriter, loc, lane, cst(rewriter, loc, 16));
+    Value result = arith::ConstantOp::create(
+        rewriter, loc, resultType, rewriter.getZeroAttr(resultType));
+    auto load = [&](Value row, Value col, int64_t tiles, bool transpose) {
+      Value pcol = swizzledColumn(rewriter, loc, shared, row, col);
+      auto fragType = VectorType::get({tiles, 2}, elem);
+      return nvgpu::LdMatrixOp::create(rewriter, loc, fragType, buffer,
+                                       ValueRange{row, pcol}, transpose, tiles)
+          .getResult();
+    };
+    auto insert = [&](Value frag, int64_t offset) {
+      auto fragType = cast<VectorType>(frag.getType());
+      int64_t n = fragType.getNumElements();
+      Value flat = vector::ShapeCastOp::create(
+          rewriter, loc, VectorType::get({n}, elem), frag);
+      result = vector::InsertStridedSliceOp::create(
+          rewriter, loc, flat, result, ArrayRef<int64_t>{offset},
+          ArrayRef<int64_t>{1});
+    };
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    if (operand.getOpIdx() == 0) {
+      // A [BM, BK], row-major: 4 matrices = (rows 0-7, 8-15) x (k 0-7, 8-15).
+      int64_t kSteps = cols / kMmaK;
+      for (int64_t t = 0; t < rows / kMmaM; ++t)
+        for (int64_t s = 0; s < kSteps; ++s) {
+          Value row = arith::AddIOp::create(rewriter, loc, rowInBlock,
+                                            cst(rewriter, loc, t * kMmaM));
+          Value col = arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, half, cst(rewriter, loc, 8)),
+              cst(rewriter, loc, s * kMmaK));
+          insert(load(row, col, 4, /*transpose=*/false), (t * kSteps + s) * 8);
+        }
+    } else {
+      // B [BK, BN] stored K x N: .trans gives each lane (k = 2t + j, n = g).
+      // One x4 covers two of this warp's n tiles (W * 8 columns apart).
+      int64_t warpsN = warpsAlongN(mma);
+      int64_t nTiles = nTilesPerWarp(cols, mma);
+      Value warpCol = arith::MulIOp::create(rewriter, loc, ids.warp,
+                                            cst(rewriter, loc, kMmaN));
+      for (int64_t s = 0; s < rows / kMmaK; ++s)
+        for (int64_t u = 0; u < nTiles; u += 2) {
+          int64_t tiles = u + 1 < nTiles ? 4 : 2;
+          Value row = arith::AddIOp::create(rewriter, loc, rowInBlock,
+                                            cst(rewriter, loc, s * kMmaK));
+          // Lanes 16-31 address the next n tile of this warp.
+          Value nextTile = tiles == 4
+                               ? arith::MulIOp::create(
+                                     rewriter, loc, half,
+                                     cst(rewriter, loc, kMmaN * warpsN))
+                                     .getResult()
+                               : cst(rewriter, loc, 0);
+          Value col = arith::AddIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(rewriter, loc, warpCol, nextTile),
+              cst(rewriter, loc, u * kMmaN * warpsN));
+          insert(load(row, col, tiles, /*transpose=*/true),
+                 (s * nTiles + u) * 4);
+        }
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tile.dot on mma layouts: mma.sync over the warp's share of the block.
+struct DotLowering : public TilePattern<tile::DotOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType cType = op.getType();
+    auto mma = cast<tile::NvidiaMmaEncodingAttr>(cType.getEncoding());
+    TileLayout acc = layoutOf(cType);
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    Type elem = aType.getElementType();
+    int64_t mTiles = cType.getDimSize(0) / kMmaM;
+    int64_t kSteps = aType.getDimSize(1) / kMmaK;
+    int64_t nTiles = nTilesPerWarp(cType.getDimSize(1), mma);
+    Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    // nvvm.mma.sync takes each register (a pair of 16-bit values) as a
+    // vector<2xf16>, or for bf16 as an i32 (nvgpu.mma.sync cannot type bf16).
+    auto registers = [&](Value from, int64_t offset, int64_t count) {
+      SmallVector<Value> regs;
+      for (int64_t i = 0; i < count; ++i) {
+        Value pair = vector::ExtractStridedSliceOp::create(
+            rewriter, loc, from, ArrayRef<int64_t>{offset + 2 * i},
+            ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
+        if (elem.isBF16())
+          pair = vector::ExtractOp::create(
+              rewriter, loc,
+              vector::BitCastOp::create(rewriter, loc,
+                                        VectorType::get({1}, i32), pair),
+              0);
+        regs.push_back(pair);
+      }
+      return regs;
+    };
+    NVVM::MMATypes ptxType =
+        elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(4, f32));
+    for (int64_t t = 0; t < mTiles; ++t)
+      for (int64_t u = 0; u < nTiles; ++u) {
+        // c0c1 / c2c3: accumulator rows 16t + g and + 8, columns 2t' + j of
+        // the warp's n tile u (see LayoutUtils' mma mapping).
+        SmallVector<int64_t> positions = {
+            acc.linearize({2 * t, 2 * u}), acc.linearize({2 * t, 2 * u + 1}),
+            acc.linearize({2 * t + 1, 2 * u}),
+            acc.linearize({2 * t + 1, 2 * u + 1})};
+        SmallVector<Value> d;
+        for (int64_t p : positions)
+          d.push_back(vector::ExtractOp::create(rewriter, loc, c, p));
+        for (int64_t s = 0; s < kSteps; ++s) {
+          SmallVector<Value> aRegs = registers(a, (t * kSteps + s) * 8, 4);
+          SmallVector<Value> bRegs = registers(b, (s * nTiles + u) * 4, 2);
+          auto mmaOp = NVVM::MmaOp::create(
+              rewriter, loc, resultType, aRegs, bRegs, d,
+              ArrayRef<int64_t>{kMmaM, kMmaN, kMmaK}, std::nullopt,
+              std::nullopt,
+              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t i = 0; i < 4; ++i)
+            d[i] = LLVM::ExtractValueOp::create(rewriter, loc, mmaOp.getRes(),
+                                                i);
+        }
+        for (auto [value, p] : llvm::zip(d, positions))
+          c = vector::InsertOp::create(rewriter, loc, value, c, p);
+      }
+    rewriter.replaceOp(op, c);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tcc::tile_to_gpu::populateTileToGPUMmaPatterns(
+    TileTypeConverter &converter, const KernelInfo &info,
+    RewritePatternSet &patterns) {
+  patterns.add<StoreToSharedLowering, LoadFragmentsLowering, DotLowering>(
+      converter, info);
+}
