@@ -49,12 +49,15 @@ def build(directory: Path) -> None:
 
     directory.mkdir(parents=True, exist_ok=True)
     manifest = []
-    cases = [(m, n, k, dt, False) for (m, n, k) in CASES for dt in DTYPES]
-    cases.append((4096, 4096, 4096, "f16", True))
-    for m, n, k, dtype, epilogue in cases:
+    cases = [(m, n, k, dt, False, 4) for (m, n, k) in CASES for dt in DTYPES]
+    cases += [(4096, 4096, 4096, "f16", True, 4), (4096, 4096, 4096, "f16", False, 8),
+              (8192, 8192, 8192, "bf16", False, 8)]
+    for m, n, k, dtype, epilogue, warps in cases:
         name = f"gemm{'_bias_gelu' if epilogue else ''}_{dtype}_{m}x{n}x{k}"
+        name += "" if warps == 4 else f"_w{warps}"
         start = time.perf_counter()
-        kernel = tcc_compile(program_text(m, n, k, dtype, epilogue), "sm_90", cache=False)
+        kernel = tcc_compile(program_text(m, n, k, dtype, epilogue), "sm_90", cache=False,
+                             num_warps=warps)
         kernel.artifact.save(directory / f"{name}.tcck")
         manifest.append({"name": name, "shape": [m, n, k], "dtype": dtype, "epilogue": epilogue,
                          "compile_s": time.perf_counter() - start})

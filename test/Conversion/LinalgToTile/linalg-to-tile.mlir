@@ -217,12 +217,15 @@ func.func @softmax_tail(%x: tensor<100x777xbf16>) -> tensor<100x777xbf16> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 
-// A GEMM with a bias epilogue: 128 x 128 blocks over 4 warps (1 x 4 on
+// A GEMM with a bias epilogue: 128 x 128 blocks over 4 warps (2 x 2 on
 // mma.sync m16n8k16), BK = 32, grouped rasterization (8 row blocks per
-// group), A and B staged through shared memory, the bias added on the
-// accumulator's layout, one store.
-// CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8]}>
-// CHECK-DAG: #[[SH:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// group); A and B are prefetched into registers one step ahead, staged
+// through XOR-swizzled shared memory (16-byte groups: A's 64-byte rows pair
+// up per phase, B's 256-byte rows get 8 phases); the bias is added on the
+// accumulator's layout; one store.
+// CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[SHA:.*]] = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+// CHECK-DAG: #[[SHB:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 // CHECK-DAG: #[[OPA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
 // CHECK-DAG: #[[OPB:.*]] = #tile.dot_operand<{opIdx = 1, parent = #[[MMA]], kWidth = 2}>
 // CHECK-DAG: #[[SLICE:.*]] = #tile.slice<{dim = 0, parent = #[[MMA]]}>
@@ -231,17 +234,20 @@ func.func @softmax_tail(%x: tensor<100x777xbf16>) -> tensor<100x777xbf16> {
 // CHECK-SAME: tcc.num_warps = 4 : i32
 // CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c24 : index
 // CHECK: %[[ACC0:.*]] = tile.splat %{{.*}} : f32 -> tensor<128x128xf32, #[[MMA]]>
-// CHECK: %[[ACC:.*]] = scf.for %[[K:.*]] = %c0 to %c256 step %c32 iter_args(%[[A:.*]] = %[[ACC0]])
-// CHECK: %[[LA:.*]] = tile.memref_load %arg0[%{{.*}}, %[[K]]] : memref<512x256xf16> -> tensor<128x32xf16
-// CHECK: %[[LB:.*]] = tile.memref_load %arg1[%[[K]], %{{.*}}] : memref<256x384xf16> -> tensor<32x128xf16
-// CHECK: %[[SA:.*]] = tile.convert_layout %[[LA]] : {{.*}} -> tensor<128x32xf16, #[[SH]]>
-// CHECK: %[[SB:.*]] = tile.convert_layout %[[LB]] : {{.*}} -> tensor<32x128xf16, #[[SH]]>
-// CHECK: %[[OA:.*]] = tile.convert_layout %[[SA]] : tensor<128x32xf16, #[[SH]]> -> tensor<128x32xf16, #[[OPA]]>
-// CHECK: %[[OB:.*]] = tile.convert_layout %[[SB]] : tensor<32x128xf16, #[[SH]]> -> tensor<32x128xf16, #[[OPB]]>
-// CHECK: %[[D:.*]] = tile.dot %[[OA]], %[[OB]], %[[A]]
-// CHECK: scf.yield %[[D]]
+// CHECK: %[[A0:.*]] = tile.memref_load %arg0[%{{.*}}, %c0] : memref<512x256xf16> -> tensor<128x32xf16
+// CHECK: %[[B0:.*]] = tile.memref_load %arg1[%c0, %{{.*}}] : memref<256x384xf16> -> tensor<32x128xf16
+// CHECK: %[[R:.*]]:3 = scf.for %[[K:.*]] = %c0 to %c256 step %c32 iter_args(%[[ACC:.*]] = %[[ACC0]], %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]])
+// CHECK: %[[SA:.*]] = tile.convert_layout %[[A]] : {{.*}} -> tensor<128x32xf16, #[[SHA]]>
+// CHECK: %[[SB:.*]] = tile.convert_layout %[[B]] : {{.*}} -> tensor<32x128xf16, #[[SHB]]>
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c32 : index
+// CHECK: %[[AN:.*]] = tile.memref_load %arg0[%{{.*}}, %[[NEXT]]]
+// CHECK: %[[BN:.*]] = tile.memref_load %arg1[%[[NEXT]], %{{.*}}]
+// CHECK: %[[OA:.*]] = tile.convert_layout %[[SA]] : tensor<128x32xf16, #[[SHA]]> -> tensor<128x32xf16, #[[OPA]]>
+// CHECK: %[[OB:.*]] = tile.convert_layout %[[SB]] : tensor<32x128xf16, #[[SHB]]> -> tensor<32x128xf16, #[[OPB]]>
+// CHECK: %[[D:.*]] = tile.dot %[[OA]], %[[OB]], %[[ACC]]
+// CHECK: scf.yield %[[D]], %[[AN]], %[[BN]]
 // CHECK: tile.memref_load %arg2[%{{.*}}] : memref<384xf32> -> tensor<128xf32, #[[SLICE]]>
-// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %{{.*}} : tensor<128x128xf32, #[[MMA]]>
+// CHECK: %[[S:.*]] = arith.addf %[[R]]#0, %{{.*}} : tensor<128x128xf32, #[[MMA]]>
 // CHECK: %[[H:.*]] = arith.truncf %[[S]] : tensor<128x128xf32, #[[MMA]]> to tensor<128x128xf16, #[[MMA]]>
 // CHECK: tile.memref_store %arg3[%{{.*}}, %{{.*}}], %[[H]] : memref<512x384xf16>, tensor<128x128xf16, #[[MMA]]>
 func.func @gemm_bias(%x: tensor<512x256xf16>, %w: tensor<256x384xf16>, %bias: tensor<384xf32>) -> tensor<512x384xf16> {

@@ -15,11 +15,11 @@ tile.func @mismatched_warps(%x: memref<512xf32>) attributes {grid_rank = 1 : i32
 // -----
 
 #b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 tile.func @to_mma(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %a = tile.memref_load %x[%c0, %c0] : memref<64x64xf32> -> tensor<64x64xf32, #b>
-  // expected-error @below {{'tile.convert_layout' op layout #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}> is not supported: mma.sync (version 2) with warps along N only (warpsPerCTA = [1, n])}}
+  // expected-error @below {{'tile.convert_layout' op layout #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}> is not supported: only mma.sync (version 2) accumulators lower to per-thread vectors}}
   %b = tile.convert_layout %a : tensor<64x64xf32, #b> -> tensor<64x64xf32, #mma>
   tile.return
 }
@@ -99,5 +99,20 @@ tile.func @tensor_op(%x: memref<128xf32>) attributes {grid_rank = 1 : i32} {
   %c0f = arith.constant 0.0 : f32
   // expected-error @below {{failed to legalize operation 'tensor.insert'}}
   %b = tensor.insert %c0f into %a[%c0] : tensor<128xf32, #b>
+  tile.return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#wgmma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#opA = #tile.dot_operand<{opIdx = 0, parent = #wgmma, kWidth = 2}>
+tile.func @wgmma_not_yet(%x: memref<64x64xf16>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %a = tile.memref_load %x[%c0, %c0] : memref<64x64xf16> -> tensor<64x64xf16, #b>
+  %s = tile.convert_layout %a : tensor<64x64xf16, #b> -> tensor<64x64xf16, #sh>
+  // expected-error @below {{'tile.convert_layout' op wgmma operands (mma version 3) are not supported yet (convert-tile-to-gpu maps tile.dot to mma.sync m16n8k16 only so far)}}
+  %o = tile.convert_layout %s : tensor<64x64xf16, #sh> -> tensor<64x64xf16, #opA>
   tile.return
 }

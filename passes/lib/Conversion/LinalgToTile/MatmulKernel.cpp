@@ -22,16 +22,27 @@ namespace {
 
 constexpr int64_t kBlockK = 32;
 constexpr int64_t kGroupM = 8; // row blocks per rasterization group
-constexpr unsigned kNumWarps = 4;
 
 /// Blocked layout for a [rows, cols] 16-bit tile loaded with 16-byte vectors.
 tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t cols,
-                                        unsigned warpSize) {
+                                        unsigned warpSize, unsigned warps) {
   unsigned vec = 8;
   unsigned tpwN = std::min<int64_t>(warpSize, cols / vec);
   return tile::BlockedEncodingAttr::get(ctx, {1, vec},
-                                        {warpSize / tpwN, tpwN},
-                                        {kNumWarps, 1}, {1, 0});
+                                        {warpSize / tpwN, tpwN}, {warps, 1},
+                                        {1, 0});
+}
+
+/// XOR swizzle of a row-major 16-bit shared tile read by ldmatrix (Triton's
+/// choice for mma.sync operands): 16-byte groups; rows shorter than 128
+/// bytes share a phase (perPhase) so that the 8 rows one ldmatrix phase
+/// reads, and the 8 lanes of a 16-byte store phase, hit 8 distinct 16-byte
+/// bank groups. tcc-swizzle-shared-memory derives the same from the type.
+tile::SharedEncodingAttr operandSwizzle(MLIRContext *ctx, int64_t cols) {
+  const int64_t vec = 8, rowBytes = cols * 2;
+  int64_t perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  int64_t maxPhase = std::max<int64_t>(1, std::min(8 / perPhase, cols / vec));
+  return tile::SharedEncodingAttr::get(ctx, vec, perPhase, maxPhase, {1, 0});
 }
 
 bool isMatmul(linalg::GenericOp op) {
@@ -100,22 +111,29 @@ LogicalResult mlir::tcc::buildMatmulKernel(
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[0], n = ranges[1], k = ranges[2];
-  // 128 x 128 blocks (4 warps, 2 x 2 over the block); smaller problems use
-  // smaller power-of-two blocks, down to one 16 x 8 mma tile per warp.
+  // 128 x 128 blocks over 8 warps; smaller problems use 64-wide blocks
+  // (each warp needs at least one 8-column mma tile).
   auto blockFor = [](int64_t size) {
-    return std::clamp<int64_t>(llvm::PowerOf2Ceil(size), 32, 128);
+    return std::clamp<int64_t>(llvm::PowerOf2Ceil(size), 64, 128);
   };
+  // Each warp computes a 64 x 64 sub-block when the problem allows: 4 warps
+  // cover 128 x 128, 8 warps 128 x 256 (more reuse of every loaded tile).
+  unsigned warpCount = std::max(2u, options.numWarps);
   int64_t blockM = blockFor(m), blockN = blockFor(n);
+  if (warpCount == 8 && n >= 256)
+    blockN = 256;
   int64_t blocksM = llvm::divideCeil(m, blockM);
   int64_t blocksN = llvm::divideCeil(n, blockN);
 
-  // Warps side by side along N (each warp: all BM rows x BN / 4 columns):
-  // the accumulator is then a plain blocked layout for the lowering.
-  auto mma = tile::NvidiaMmaEncodingAttr::get(ctx, 2, {1, kNumWarps}, {16, 8});
-  auto layoutA = operandLayout(ctx, kBlockK, options.warpSize);
-  auto layoutB = operandLayout(ctx, blockN, options.warpSize);
-  // Unswizzled staging; tcc-swizzle-shared-memory picks the XOR swizzle.
-  auto shared = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
+  // Warps 2 x (W / 2) over the block: each computes a (BM / 2) x (2 BN / W)
+  // sub-block, so one A fragment feeds several n tiles and one B fragment
+  // several m tiles.
+  unsigned warps = warpCount;
+  auto mma = tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2}, {16, 8});
+  auto layoutA = operandLayout(ctx, kBlockK, options.warpSize, warps);
+  auto layoutB = operandLayout(ctx, blockN, options.warpSize, warps);
+  auto sharedA = operandSwizzle(ctx, kBlockK);
+  auto sharedB = operandSwizzle(ctx, blockN);
   auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, 2);
   auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, mma, 2);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
@@ -141,25 +159,37 @@ LogicalResult mlir::tcc::buildMatmulKernel(
       b, loc, b.getFloatAttr(f32, cast<FloatAttr>(fillConst.getValue())
                                       .getValueAsDouble()));
   Value acc0 = tile::SplatOp::create(b, loc, accType, init);
+  // Register-staged prefetch: the K loop carries the next A and B slices,
+  // loaded from global memory while this step's fragments are multiplied
+  // (the last step's prefetch reads past K and is masked to zeros).
+  auto loadA = [&](OpBuilder &lb, Location l, Value kk) {
+    return tile::MemRefLoadOp::create(
+               lb, l, tileOf({blockM, kBlockK}, aType, layoutA), *memA,
+               ValueRange{m0, kk}, Value(), Value())
+        .getResult();
+  };
+  auto loadB = [&](OpBuilder &lb, Location l, Value kk) {
+    return tile::MemRefLoadOp::create(
+               lb, l, tileOf({kBlockK, blockN}, bType, layoutB), *memB,
+               ValueRange{kk, n0}, Value(), Value())
+        .getResult();
+  };
+  Value a0 = loadA(b, loc, c(0)), b0 = loadB(b, loc, c(0));
   auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(kBlockK), ValueRange{acc0},
+      b, loc, c(0), c(k), c(kBlockK), ValueRange{acc0, a0, b0},
       [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
-        Value a = tile::MemRefLoadOp::create(
-            lb, l, tileOf({blockM, kBlockK}, aType, layoutA), *memA,
-            ValueRange{m0, kk}, Value(), Value());
-        Value bt = tile::MemRefLoadOp::create(
-            lb, l, tileOf({kBlockK, blockN}, bType, layoutB), *memB,
-            ValueRange{kk, n0}, Value(), Value());
         Value as = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({blockM, kBlockK}, aType, shared), a);
+            lb, l, tileOf({blockM, kBlockK}, aType, sharedA), iter[1]);
         Value bs = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({kBlockK, blockN}, bType, shared), bt);
+            lb, l, tileOf({kBlockK, blockN}, bType, sharedB), iter[2]);
+        Value next = arith::AddIOp::create(lb, l, kk, c(kBlockK));
+        Value aNext = loadA(lb, l, next), bNext = loadB(lb, l, next);
         Value ao = tile::ConvertLayoutOp::create(
             lb, l, tileOf({blockM, kBlockK}, aType, operandA), as);
         Value bo = tile::ConvertLayoutOp::create(
             lb, l, tileOf({kBlockK, blockN}, bType, operandB), bs);
         Value d = tile::DotOp::create(lb, l, accType, ao, bo, iter[0]);
-        scf::YieldOp::create(lb, l, d);
+        scf::YieldOp::create(lb, l, ValueRange{d, aNext, bNext});
       });
   Value product = loop.getResult(0);
   if (outType != f32)
@@ -212,6 +242,6 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0})))
     return failure();
   grid = blocksM * blocksN;
-  numWarps = kNumWarps;
+  numWarps = warps;
   return success();
 }

@@ -32,20 +32,23 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
     sliced.push_back(slice.getDim());
     root = slice.getParent();
   }
-  // mma.sync's accumulator (m16n8k16, warps side by side along N) is a
-  // blocked layout: each lane holds 2 adjacent columns of rows g and g + 8,
-  // lanes 4 across, warps along N (see MmaOpsToGPU.cpp).
+  // mma.sync's accumulator (m16n8k16) is a blocked layout whose rows are
+  // strided: each lane holds rows g and g + 8 (stride 8, not adjacent) and
+  // 2 adjacent columns, lanes 8 x 4, warps tiling 16 x 8 blocks (see
+  // MmaOpsToGPU.cpp).
+  SmallVector<int64_t> intraStride;
   if (auto mma = dyn_cast<tile::NvidiaMmaEncodingAttr>(root)) {
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-    if (mma.getVersion() != 2 || warps.size() != 2 || warps[0] != 1) {
+    if (mma.getVersion() != 2 || warps.size() != 2) {
       if (emitError)
         fail(emitError) << "layout " << mma
-                        << " is not supported: mma.sync (version 2) with "
-                           "warps along N only (warpsPerCTA = [1, n])";
+                        << " is not supported: only mma.sync (version 2) "
+                           "accumulators lower to per-thread vectors";
       return error();
     }
-    root = tile::BlockedEncodingAttr::get(type.getContext(), {1, 2}, {8, 4},
-                                          {1, warps[1]}, {1, 0});
+    root = tile::BlockedEncodingAttr::get(type.getContext(), {2, 2}, {8, 4},
+                                          {warps[0], warps[1]}, {1, 0});
+    intraStride = {8, 1};
   }
   auto blocked = dyn_cast<tile::BlockedEncodingAttr>(root);
   if (!blocked) {
@@ -59,6 +62,9 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
   TileLayout layout;
   layout.warpSize = warpSize;
   unsigned rootRank = blocked.getRank();
+  layout.rootIntraStride = intraStride.empty()
+                               ? SmallVector<int64_t>(rootRank, 1)
+                               : intraStride;
   for (unsigned r = 0; r < rootRank; ++r) {
     layout.rootSpt.push_back(blocked.getSizePerThread()[r]);
     layout.rootTpw.push_back(blocked.getThreadsPerWarp()[r]);
@@ -162,7 +168,7 @@ int64_t TileLayout::linearize(ArrayRef<int64_t> idx) const {
 int64_t TileLayout::getElemOffset(unsigned d, int64_t k) const {
   unsigned r = dims[d];
   int64_t cover = rootSpt[r] * rootTpw[r] * rootWpc[r];
-  return (k / sizes[d]) * cover + k % sizes[d];
+  return (k / sizes[d]) * cover + (k % sizes[d]) * rootIntraStride[r];
 }
 
 int64_t TileLayout::getLaneStride(unsigned d) const {
@@ -229,13 +235,16 @@ SmallVector<Value> TileLayout::emitThreadBase(OpBuilder &b, Location loc,
   SmallVector<Value> base;
   for (unsigned d = 0; d < getRank(); ++d) {
     unsigned r = dims[d];
-    // ((w * tpw + l) * spt) mod S
+    // ((w * tpw + l) * spt) mod S; with strided elements (mma rows) a lane
+    // steps by 1 and a warp by tpw * spt.
     Value lane = emitLaneAlong(b, loc, ids, d);
     Value warp = emitWarpAlong(b, loc, ids, d);
+    int64_t laneStep = rootIntraStride[r] == 1 ? rootSpt[r] : 1;
     Value v = arith::AddIOp::create(
         b, loc,
-        arith::MulIOp::create(b, loc, warp, cst(b, loc, rootTpw[r])), lane);
-    v = arith::MulIOp::create(b, loc, v, cst(b, loc, rootSpt[r]));
+        arith::MulIOp::create(b, loc, warp,
+                              cst(b, loc, rootTpw[r] * rootSpt[r])),
+        arith::MulIOp::create(b, loc, lane, cst(b, loc, laneStep)));
     if (shape[d] < rootSpt[r] * rootTpw[r] * rootWpc[r])
       v = arith::RemUIOp::create(b, loc, v, cst(b, loc, shape[d]));
     base.push_back(v);
@@ -252,6 +261,7 @@ bool TileLayout::isSameDistribution(const TileLayout &other) const {
     unsigned r = dims[d], o = other.dims[d];
     if (rootSpt[r] != other.rootSpt[o] || rootTpw[r] != other.rootTpw[o] ||
         rootWpc[r] != other.rootWpc[o] ||
+        rootIntraStride[r] != other.rootIntraStride[o] ||
         getLaneStride(d) != other.getLaneStride(d) ||
         getWarpStride(d) != other.getWarpStride(d))
       return false;

@@ -103,8 +103,10 @@ private:
   unsigned rootDimOf(unsigned d) const { return dims[d]; }
 
   unsigned warpSize = 32, numWarps = 1;
-  // Root blocked layout parameters (rank R).
-  SmallVector<int64_t> rootSpt, rootTpw, rootWpc;
+  // Root blocked layout parameters (rank R). rootIntraStride: distance
+  // between a thread's consecutive elements of one run (1 for blocked
+  // layouts; 8 along the rows of an mma.sync accumulator).
+  SmallVector<int64_t> rootSpt, rootTpw, rootWpc, rootIntraStride;
   SmallVector<unsigned> rootOrder;
   // Per tile dim (rank = shape size).
   SmallVector<unsigned> dims; // root dim of each tile dim

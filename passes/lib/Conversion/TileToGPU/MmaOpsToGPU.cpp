@@ -10,18 +10,19 @@
 //   tile.dot : one nvvm.mma.sync per (16-row m tile, 8-column n tile,
 //       16-deep k step) of the warp's share of the block.
 //
-// Warps split the block along N only (#tile.nvidia_mma warpsPerCTA = [1, W]):
-// every warp reads all of A's rows and its own n tiles of B. The accumulator
-// is then the blocked layout sizePerThread = [1, 2], threadsPerWarp = [8, 4],
-// warpsPerCTA = [1, W] (LayoutUtils maps #mma onto it), so epilogues, slices
-// and stores of the accumulator go through the generic machinery. Lane
+// Warps tile the block (#tile.nvidia_mma warpsPerCTA = [WM, WN]): warp
+// (wm, wn) owns the 16-row m tiles wm, wm + WM, ... and the 8-column n tiles
+// wn, wn + WN, .... The accumulator is then a blocked layout with strided
+// rows (sizePerThread [2, 2] with rows 8 apart, threadsPerWarp [8, 4],
+// warpsPerCTA [WM, WN]; LayoutUtils maps #mma onto it), so epilogues,
+// slices and stores of the accumulator go through the generic machinery. Lane
 // mappings are the PTX ISA's "Matrix Fragments for mma.m16n8k16":
 //   A: a0a1 (g, 2t+{0,1}), a2a3 (g+8, ..), a4a5 (g, 2t+8+..), a6a7 (g+8, ..)
 //   B: b0b1 (k = 2t+{0,1}, n = g), b2b3 (k = 2t+8+{0,1}, n = g)
 //   C: c0c1 (g, 2t+{0,1}), c2c3 (g+8, 2t+{0,1});  g = lane / 4, t = lane % 4
 //
 // Per-thread fragment order (the converted dot-operand vectors):
-//   A [BM, BK]: (m tile, k step) row-major, 8 halves each (a0..a7);
+//   A [BM, BK]: (m tile of this warp, k step) row-major, 8 halves each;
 //   B [BK, BN]: (k step, n tile of this warp), 4 halves each (b0..b3).
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +35,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 
@@ -50,8 +52,16 @@ tile::NvidiaMmaEncodingAttr mmaParentOf(RankedTensorType type) {
   return op ? dyn_cast<tile::NvidiaMmaEncodingAttr>(op.getParent()) : nullptr;
 }
 
+int64_t warpsAlongM(tile::NvidiaMmaEncodingAttr mma) {
+  return mma.getWarpsPerCTA()[0];
+}
 int64_t warpsAlongN(tile::NvidiaMmaEncodingAttr mma) {
   return mma.getWarpsPerCTA()[1];
+}
+
+/// m tiles (16 rows each) of a [BM, ..] block that one warp owns.
+int64_t mTilesPerWarp(int64_t blockM, tile::NvidiaMmaEncodingAttr mma) {
+  return blockM / (kMmaM * warpsAlongM(mma));
 }
 
 /// n tiles (8 columns each) of a [.., BN] block that one warp owns.
@@ -108,7 +118,7 @@ Type mlir::tcc::tile_to_gpu::convertMmaTileType(RankedTensorType type,
     return nullptr;
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   int64_t n = operand.getOpIdx() == 0
-                  ? (rows / kMmaM) * (cols / kMmaK) * 8
+                  ? mTilesPerWarp(rows, mma) * (cols / kMmaK) * 8
                   : (rows / kMmaK) * nTilesPerWarp(cols, mma) * 4;
   return VectorType::get({n}, type.getElementType());
 }
@@ -137,8 +147,8 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
     if (!mma || mmaParentOf(a) != mma || mmaParentOf(b) != mma)
       return fail("accumulator must be #tile.nvidia_mma and the operands its "
                   "#tile.dot_operand layouts");
-    if (mma.getVersion() != 2 || mma.getWarpsPerCTA()[0] != 1)
-      return fail("mma layout must be version 2 with warps along N only");
+    if (mma.getVersion() != 2)
+      return fail("mma layout must be version 2 (mma.sync)");
     if (!c.getElementType().isF32())
       return fail("accumulator must be f32");
     if (failed(checkOperand(a)) || failed(checkOperand(b)))
@@ -146,8 +156,9 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
     if (a.getElementType() != b.getElementType())
       return fail("operands must have one element type");
     int64_t bm = c.getDimSize(0), bn = c.getDimSize(1), bk = a.getDimSize(1);
-    if (bm % kMmaM || bk % kMmaK || bn % (kMmaN * warpsAlongN(mma)))
-      return fail("block must be a multiple of 16 x (8 x warps) x 16");
+    if (bm % (kMmaM * warpsAlongM(mma)) || bk % kMmaK ||
+        bn % (kMmaN * warpsAlongN(mma)))
+      return fail("block must be a multiple of (16 x WM) x (8 x WN) x 16");
     return success();
   }
   auto convert = cast<tile::ConvertLayoutOp>(op);
@@ -180,9 +191,12 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
   }
   if (!isSharedTile(src) || !isDotOperandTile(dst) || !mmaParentOf(dst))
     return fail("shared tiles leave shared memory only as mma operands");
+  if (mmaParentOf(dst).getVersion() != 2)
+    return fail("wgmma operands (mma version 3) are not supported yet");
   int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
   auto operand = cast<tile::DotOperandEncodingAttr>(dst.getEncoding());
-  if (operand.getOpIdx() == 0 ? (rows % kMmaM || cols % kMmaK)
+  if (operand.getOpIdx() == 0 ? (rows % (kMmaM * warpsAlongM(mmaParentOf(dst))) ||
+                                  cols % kMmaK)
                               : (rows % kMmaK ||
                                  cols % (kMmaN * warpsAlongN(mmaParentOf(dst)))))
     return fail("operand tile is not a multiple of the mma fragment");
@@ -211,6 +225,8 @@ struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
     SmallVector<Value> base = src.emitThreadBase(rewriter, loc, ids);
     int64_t run = src.getSizePerThread(1);
     // Readers of the previous contents (last iteration's fragments) first.
+    // (eraseRedundantBarriers drops it when another tile's store just
+    // synchronized.)
     gpu::BarrierOp::create(rewriter, loc);
     for (int64_t e = 0; e < src.getNumElems(); e += run) {
       SmallVector<int64_t> idx = src.delinearize(e);
@@ -285,13 +301,23 @@ struct LoadFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
           ArrayRef<int64_t>{1});
     };
     int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    int64_t warpsM = warpsAlongM(mma), warpsN = warpsAlongN(mma);
+    // Warp ids run along N fastest (the accumulator layout's order).
+    Value warpM = arith::DivUIOp::create(rewriter, loc, ids.warp,
+                                         cst(rewriter, loc, warpsN));
+    Value warpN = arith::RemUIOp::create(rewriter, loc, ids.warp,
+                                         cst(rewriter, loc, warpsN));
     if (operand.getOpIdx() == 0) {
-      // A [BM, BK], row-major: 4 matrices = (rows 0-7, 8-15) x (k 0-7, 8-15).
+      // A [BM, BK], row-major: 4 matrices = (rows 0-7, 8-15) x (k 0-7, 8-15)
+      // of each of this warp's m tiles (16 * WM rows apart).
       int64_t kSteps = cols / kMmaK;
-      for (int64_t t = 0; t < rows / kMmaM; ++t)
+      Value warpRow = arith::AddIOp::create(
+          rewriter, loc, rowInBlock,
+          arith::MulIOp::create(rewriter, loc, warpM, cst(rewriter, loc, kMmaM)));
+      for (int64_t t = 0; t < mTilesPerWarp(rows, mma); ++t)
         for (int64_t s = 0; s < kSteps; ++s) {
-          Value row = arith::AddIOp::create(rewriter, loc, rowInBlock,
-                                            cst(rewriter, loc, t * kMmaM));
+          Value row = arith::AddIOp::create(
+              rewriter, loc, warpRow, cst(rewriter, loc, t * kMmaM * warpsM));
           Value col = arith::AddIOp::create(
               rewriter, loc,
               arith::MulIOp::create(rewriter, loc, half, cst(rewriter, loc, 8)),
@@ -301,9 +327,8 @@ struct LoadFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
     } else {
       // B [BK, BN] stored K x N: .trans gives each lane (k = 2t + j, n = g).
       // One x4 covers two of this warp's n tiles (W * 8 columns apart).
-      int64_t warpsN = warpsAlongN(mma);
       int64_t nTiles = nTilesPerWarp(cols, mma);
-      Value warpCol = arith::MulIOp::create(rewriter, loc, ids.warp,
+      Value warpCol = arith::MulIOp::create(rewriter, loc, warpN,
                                             cst(rewriter, loc, kMmaN));
       for (int64_t s = 0; s < rows / kMmaK; ++s)
         for (int64_t u = 0; u < nTiles; u += 2) {
@@ -342,7 +367,7 @@ struct DotLowering : public TilePattern<tile::DotOp> {
     TileLayout acc = layoutOf(cType);
     auto aType = cast<RankedTensorType>(op.getA().getType());
     Type elem = aType.getElementType();
-    int64_t mTiles = cType.getDimSize(0) / kMmaM;
+    int64_t mTiles = mTilesPerWarp(cType.getDimSize(0), mma);
     int64_t kSteps = aType.getDimSize(1) / kMmaK;
     int64_t nTiles = nTilesPerWarp(cType.getDimSize(1), mma);
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
@@ -403,6 +428,25 @@ struct DotLowering : public TilePattern<tile::DotOp> {
 };
 
 } // namespace
+
+void mlir::tcc::tile_to_gpu::eraseRedundantBarriers(Operation *root) {
+  // A barrier is redundant when the previous barrier of its block is only
+  // separated from it by ops that touch no memory (index math).
+  SmallVector<gpu::BarrierOp> redundant;
+  root->walk([&](gpu::BarrierOp barrier) {
+    for (Operation *prev = barrier->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      if (isa<gpu::BarrierOp>(prev)) {
+        redundant.push_back(barrier);
+        return;
+      }
+      if (!isMemoryEffectFree(prev))
+        return;
+    }
+  });
+  for (gpu::BarrierOp barrier : redundant)
+    barrier.erase();
+}
 
 void mlir::tcc::tile_to_gpu::populateTileToGPUMmaPatterns(
     TileTypeConverter &converter, const KernelInfo &info,

@@ -531,6 +531,7 @@ struct ConvertTileToGPUPass
       cleanup.addPass(createCSEPass());
       if (!gpuModule)
         continue;
+      eraseRedundantBarriers(gpuModule);
       if (expandMath && failed(expandMathOps(gpuModule))) {
         gpuModule.emitError("convert-tile-to-gpu: expanding math ops failed");
         return signalPassFailure();

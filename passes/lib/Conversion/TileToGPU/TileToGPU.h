@@ -93,6 +93,10 @@ Type convertMmaTileType(RankedTensorType type, unsigned warpSize);
 /// path; emits the reason when it is not supported.
 LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
 
+/// Erases barriers that follow another barrier with no memory access in
+/// between (consecutive shared-memory stores each ask for one).
+void eraseRedundantBarriers(Operation *root);
+
 /// Base of the patterns that need the kernel info or tile layouts.
 template <typename Op>
 struct TilePattern : public OpConversionPattern<Op> {

@@ -1,0 +1,55 @@
+"""Tensor-core GEMMs: tcc.matmul to mma.sync PTX, with a fused epilogue."""
+
+import re
+
+import pytest
+
+from tcc.compiler.compile import CompilationError
+from tcc.compiler.compile import compile as tcc_compile
+
+
+def gemm(m, n, k, dtype, bias=False):
+    a, b = f"tensor<{m}x{k}x{dtype}>", f"tensor<{k}x{n}x{dtype}>"
+    c32, c = f"tensor<{m}x{n}xf32>", f"tensor<{m}x{n}x{dtype}>"
+    body = f"%p = tcc.matmul %a, %b acc(f32) : {a}, {b} -> {c32}\n"
+    args = f"%a: {a}, %b: {b}"
+    last = "%p"
+    if bias:
+        args += f", %bias: tensor<{n}xf32>"
+        body += (f"  %bb = tcc.broadcast %bias dims = [0] : tensor<{n}xf32> -> {c32}\n"
+                 f"  %s = tcc.add %p, %bb : {c32}\n"
+                 f"  %g = tcc.gelu %s approximate = tanh : {c32}\n")
+        last = "%g"
+    body += f"  %r = tcc.cast {last} : {c32} to {c}\n"
+    return f"func.func @gemm({args}) -> {c} {{\n  {body}  return %r : {c}\n}}\n"
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+def test_gemm_uses_mma_sync_ldmatrix_and_shared_memory(dtype, target):
+    k = tcc_compile(gemm(512, 384, 256, dtype), target, cache=False)
+    assert re.search(rf"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.{dtype}\.{dtype}\.f32", k.asm)
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in k.asm
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in k.asm
+    assert ".shared" in k.asm and "bar.sync" in k.asm
+    assert re.search(r"ld\.global\.v4\.(b32|u32)", k.asm)  # 16-byte operand loads
+    # 128 x 128 blocks, 4 warps, grouped over a 4 x 3 grid of blocks.
+    assert k.launch.block == (128, 1, 1) and k.launch.grid == (12, 1, 1)
+    assert "tile.dot" in k.ir["tile"] and "#tile.shared" in k.ir["tile"]
+
+
+def test_gemm_bias_gelu_is_one_kernel():
+    k = tcc_compile(gemm(256, 256, 128, "f16", bias=True), "sm_90", cache=False)
+    assert k.asm.count(".entry") == 1
+    assert "mma.sync" in k.asm
+    assert "math.tanh" in k.ir["tile"]  # the epilogue runs on the accumulator
+
+
+def test_odd_sizes_compile():
+    k = tcc_compile(gemm(1000, 1000, 1000, "f16"), "sm_90", cache=False)
+    assert k.launch.grid == (64, 1, 1)  # ceil(1000 / 128)^2
+
+
+def test_gemm_on_amd_is_a_clear_error():
+    with pytest.raises(CompilationError, match="(?s)mapped for NVIDIA mma.sync"):
+        tcc_compile(gemm(256, 256, 128, "f16"), "gfx942", cache=False)
