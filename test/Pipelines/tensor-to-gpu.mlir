@@ -38,3 +38,4 @@ func.func @bias_gelu(%x: tensor<64x1024xf32>, %b: tensor<1024xf32>) -> tensor<64
   %y = tcc.gelu %s approximate = tanh : tensor<64x1024xf32>
   return %y : tensor<64x1024xf32>
 }
+

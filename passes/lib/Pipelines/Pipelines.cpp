@@ -24,6 +24,11 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   tileOptions.numWarps = options.numWarps;
   tileOptions.elementsPerProgram = options.elementsPerProgram;
   pm.addPass(createConvertLinalgToTile(tileOptions));
+  if (options.bankModel != "none") {
+    TccSwizzleSharedMemoryOptions swizzleOptions;
+    swizzleOptions.bankModel = options.bankModel;
+    pm.addPass(createTccSwizzleSharedMemory(swizzleOptions));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -55,7 +60,7 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
-      "(convert-linalg-to-tile, canonicalize, cse)",
+      "(convert-linalg-to-tile, tcc-swizzle-shared-memory, canonicalize, cse)",
       buildLinalgToTilePipeline);
   PassPipelineRegistration<TileToGPUOptions>(
       "tcc-tile-to-gpu",

@@ -55,9 +55,14 @@ class Schedule:
 
     num_warps: int = 4
     elements_per_program: int = 2048
+    swizzle: bool = True  # XOR-swizzle shared-memory tiles (off only to measure)
 
     def as_dict(self) -> dict[str, int]:
-        return {"num_warps": self.num_warps, "elements_per_program": self.elements_per_program}
+        return {
+            "num_warps": self.num_warps,
+            "elements_per_program": self.elements_per_program,
+            "swizzle": int(self.swizzle),
+        }
 
 
 @dataclass
@@ -120,6 +125,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     *,
     num_warps: int = 4,
     elements_per_program: int = 2048,
+    swizzle: bool = True,
     cache: KernelCache | Literal[False] | None = None,
     **sizes: int,
 ) -> Kernel:
@@ -129,7 +135,8 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     ``sizes``, e.g. ``M=1024``), MLIR text, or an ``mlir.ir.Module``, in the
     tcc dialect or linalg on tensors, with one function of static shapes.
     ``num_warps`` and ``elements_per_program`` are the schedule (warps per
-    program, block size one program covers). ``cache=False`` bypasses the
+    program, block size one program covers); ``swizzle=False`` leaves
+    shared-memory tiles unswizzled (to measure bank conflicts). ``cache=False`` bypasses the
     artifact cache.
     """
     if target not in _WARP_SIZE:
@@ -141,7 +148,9 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     if elements_per_program < 1 or elements_per_program & (elements_per_program - 1):
         raise ValueError(f"elements_per_program must be a power of two, got {elements_per_program}")
     text = _source_text(source, sizes)
-    schedule = Schedule(num_warps=num_warps, elements_per_program=elements_per_program)
+    schedule = Schedule(
+        num_warps=num_warps, elements_per_program=elements_per_program, swizzle=swizzle
+    )
     key = cache_key(
         text, target=target, schedule=schedule.as_dict(), compiler_version=COMPILER_VERSION
     )
@@ -192,7 +201,8 @@ def run_stages(
     pipelines = {
         "linalg": "tcc-tensor-to-linalg",
         "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps} "
-        f"elements-per-program={schedule.elements_per_program}}}",
+        f"elements-per-program={schedule.elements_per_program} "
+        f"bank-model={backend.vendor if schedule.swizzle else 'none'}}}",
         # NVIDIA links libdevice (fast exp/tanh); AMD has no device library
         # here, so its math is expanded into instructions.
         "gpu": f"tcc-tile-to-gpu{{warp-size={warp} expand-math={int(backend.vendor != 'nvidia')}}}",

@@ -25,6 +25,11 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       *this, "elements-per-program",
       llvm::cl::desc("target block size (elements) of one program"),
       llvm::cl::init(2048)};
+  PassOptions::Option<std::string> bankModel{
+      *this, "bank-model",
+      llvm::cl::desc("shared-memory bank model for the swizzle: nvidia, amd, "
+                     "or none (no swizzle, for measurements)"),
+      llvm::cl::init("nvidia")};
 };
 
 struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {

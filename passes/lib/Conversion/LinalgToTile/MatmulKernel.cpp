@@ -33,18 +33,6 @@ tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t cols,
                                         {1, 0});
 }
 
-/// XOR swizzle of a row-major 16-bit shared tile read by ldmatrix (Triton's
-/// choice for mma.sync operands): 16-byte groups; rows shorter than 128
-/// bytes share a phase (perPhase) so that the 8 rows one ldmatrix phase
-/// reads, and the 8 lanes of a 16-byte store phase, hit 8 distinct 16-byte
-/// bank groups. tcc-swizzle-shared-memory derives the same from the type.
-tile::SharedEncodingAttr operandSwizzle(MLIRContext *ctx, int64_t cols) {
-  const int64_t vec = 8, rowBytes = cols * 2;
-  int64_t perPhase = std::max<int64_t>(1, 128 / rowBytes);
-  int64_t maxPhase = std::max<int64_t>(1, std::min(8 / perPhase, cols / vec));
-  return tile::SharedEncodingAttr::get(ctx, vec, perPhase, maxPhase, {1, 0});
-}
-
 bool isMatmul(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 3)
@@ -132,8 +120,11 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   auto mma = tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2}, {16, 8});
   auto layoutA = operandLayout(ctx, kBlockK, options.warpSize, warps);
   auto layoutB = operandLayout(ctx, blockN, options.warpSize, warps);
-  auto sharedA = operandSwizzle(ctx, kBlockK);
-  auto sharedB = operandSwizzle(ctx, blockN);
+  // Unswizzled staging: tcc-swizzle-shared-memory (next in the pipeline)
+  // picks the XOR swizzle from the element width, row length and the
+  // target's bank model.
+  auto sharedA = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
+  auto sharedB = sharedA;
   auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, 2);
   auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, mma, 2);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
