@@ -4,7 +4,6 @@ import re
 
 import pytest
 
-from tcc.compiler.compile import CompilationError
 from tcc.compiler.compile import compile as tcc_compile
 
 
@@ -50,6 +49,14 @@ def test_odd_sizes_compile():
     assert k.launch.grid == (64, 1, 1)  # ceil(1000 / 128)^2
 
 
-def test_gemm_on_amd_is_a_clear_error():
-    with pytest.raises(CompilationError, match="(?s)mapped for NVIDIA mma.sync"):
-        tcc_compile(gemm(256, 256, 128, "f16"), "gfx942", cache=False)
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
+def test_gemm_uses_mfma_and_lds_on_amd(dtype, target):
+    k = tcc_compile(gemm(512, 384, 256, dtype, bias=True), target, cache=False)
+    # gfx90a spells v_mfma_f32_16x16x16f16 / ..bf16_1k, gfx942 .._f16 / .._bf16
+    assert re.search(rf"v_mfma_f32_16x16x16_?{dtype}", k.asm)
+    assert "ds_read" in k.asm and "ds_write" in k.asm  # LDS staging
+    assert "s_barrier" in k.asm
+    assert k.launch.block == (256, 1, 1)  # 4 wave64 waves
+    assert "#tile.amd_mfma" in k.ir["tile"]
+    assert not re.search(r"__(ocml|ockl)_", k.asm)

@@ -89,9 +89,6 @@ LogicalResult mlir::tcc::buildMatmulKernel(
            << "matmul of " << aType << " x " << bType
            << " has no tensor-core mapping in convert-linalg-to-tile (f16 or "
               "bf16 operands of one type)";
-  if (options.warpSize != 32)
-    return op.emitOpError("tensor-core matmuls are mapped for NVIDIA "
-                          "mma.sync (warp size 32) only so far");
   FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
   if (failed(fill))
     return op.emitOpError("matmul accumulator init is not a constant fill");
@@ -117,7 +114,15 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // sub-block, so one A fragment feeds several n tiles and one B fragment
   // several m tiles.
   unsigned warps = warpCount;
-  auto mma = tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2}, {16, 8});
+  // NVIDIA: mma.sync m16n8k16 (kWidth 2: a lane's k pairs); AMD CDNA
+  // (wave64): v_mfma_f32_16x16x16 (kWidth 4: a lane's 4 consecutive k).
+  bool amd = options.warpSize == 64;
+  Attribute mma =
+      amd ? Attribute(tile::AMDMfmaEncodingAttr::get(ctx, 3, {2, warps / 2},
+                                                     {16, 16}, false))
+          : Attribute(tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2},
+                                                       {16, 8}));
+  unsigned kWidth = amd ? 4 : 2;
   auto layoutA = operandLayout(ctx, kBlockK, options.warpSize, warps);
   auto layoutB = operandLayout(ctx, blockN, options.warpSize, warps);
   // Unswizzled staging: tcc-swizzle-shared-memory (next in the pipeline)
@@ -125,8 +130,8 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // target's bank model.
   auto sharedA = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
   auto sharedB = sharedA;
-  auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, 2);
-  auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, mma, 2);
+  auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, kWidth);
+  auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, mma, kWidth);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
     return RankedTensorType::get(shape, element, layout);
   };

@@ -50,6 +50,21 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
                                           {warps[0], warps[1]}, {1, 0});
     intraStride = {8, 1};
   }
+  // MFMA 16x16 accumulators (CDNA, wave64): lane l holds rows
+  // 4 * (l / 16) + 0..3 of column l % 16: a blocked layout.
+  if (auto mfma = dyn_cast<tile::AMDMfmaEncodingAttr>(root)) {
+    ArrayRef<unsigned> warps = mfma.getWarpsPerCTA();
+    if (mfma.getInstrShape() != ArrayRef<unsigned>{16, 16} ||
+        mfma.getIsTransposed() || warps.size() != 2) {
+      if (emitError)
+        fail(emitError) << "layout " << mfma
+                        << " is not supported: only untransposed 16x16 MFMA "
+                           "accumulators lower to per-thread vectors";
+      return error();
+    }
+    root = tile::BlockedEncodingAttr::get(type.getContext(), {4, 1}, {4, 16},
+                                          {warps[0], warps[1]}, {1, 0});
+  }
   auto blocked = dyn_cast<tile::BlockedEncodingAttr>(root);
   if (!blocked) {
     if (emitError)

@@ -73,10 +73,13 @@ Value cst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+} // namespace
+
 /// Physical column of logical (row, col) in a swizzled shared tile:
 /// the col's vec-group index XOR ((row / perPhase) % maxPhase).
-Value swizzledColumn(OpBuilder &b, Location loc, tile::SharedEncodingAttr s,
-                     Value row, Value col) {
+Value mlir::tcc::tile_to_gpu::emitSwizzledColumn(OpBuilder &b, Location loc,
+                                                tile::SharedEncodingAttr s,
+                                                Value row, Value col) {
   if (s.getMaxPhase() == 1)
     return col;
   Value vec = cst(b, loc, s.getVec());
@@ -90,7 +93,6 @@ Value swizzledColumn(OpBuilder &b, Location loc, tile::SharedEncodingAttr s,
       b, loc, arith::MulIOp::create(b, loc, swizzled, vec), inGroup);
 }
 
-} // namespace
 
 bool mlir::tcc::tile_to_gpu::isSharedTile(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
@@ -112,9 +114,13 @@ Type mlir::tcc::tile_to_gpu::convertMmaTileType(RankedTensorType type,
     return MemRefType::get(type.getShape(), type.getElementType(),
                            MemRefLayoutAttrInterface(), space);
   }
+  if (type.getRank() != 2)
+    return nullptr;
+  if (mfmaParentOf(type))
+    return convertMfmaOperandType(type);
   auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
   tile::NvidiaMmaEncodingAttr mma = mmaParentOf(type);
-  if (!mma || type.getRank() != 2)
+  if (!mma)
     return nullptr;
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   int64_t n = operand.getOpIdx() == 0
@@ -129,7 +135,31 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
     return op->emitOpError() << why << " (convert-tile-to-gpu maps tile.dot "
                                        "to mma.sync m16n8k16 only so far)";
   };
-  if (warpSize != 32)
+  // AMD MFMA tiles: MfmaOpsToGPU.cpp.
+  if (auto dot = dyn_cast<tile::DotOp>(op);
+      dot && isa_and_nonnull<tile::AMDMfmaEncodingAttr>(
+                 dot.getType().getEncoding())) {
+    if (!dot.getType().getElementType().isF32())
+      return fail("accumulator must be f32");
+    auto mfma = dot.getType().getEncoding();
+    for (Value operand : {dot.getA(), dot.getB()})
+      if (mfmaParentOf(operand.getType()) != mfma)
+        return op->emitOpError("MFMA operands must be #tile.dot_operand of "
+                               "the accumulator's #tile.amd_mfma layout");
+    if (failed(verifyMfmaOperand(op, dot.getA().getType(), warpSize)) ||
+        failed(verifyMfmaOperand(op, dot.getB().getType(), warpSize)))
+      return failure();
+    return success();
+  }
+  if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op);
+      convert && mfmaParentOf(convert.getType())) {
+    if (!isSharedTile(convert.getSrc().getType()))
+      return fail("dot operands are read from a #tile.shared tile");
+    return verifyMfmaOperand(op, convert.getType(), warpSize);
+  }
+  bool toShared = isa<tile::ConvertLayoutOp>(op) &&
+                  isSharedTile(op->getResult(0).getType());
+  if (warpSize != 32 && !toShared)
     return fail("tensor-core tiles need warp size 32");
   auto checkOperand = [&](RankedTensorType type) -> LogicalResult {
     Type elem = type.getElementType();
@@ -180,19 +210,17 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
     if (shared.getOrder() != ArrayRef<unsigned>{1, 0} ||
         blocked.getOrder() != ArrayRef<unsigned>{1, 0})
       return fail("shared tiles must be row-major (order = [1, 0])");
-    // A thread's run must stay inside one swizzle group, and ldmatrix rows
-    // (8 halves) inside one group too.
-    unsigned run = blocked.getSizePerThread()[1];
-    if (shared.getMaxPhase() != 1 &&
-        (shared.getVec() % 8 != 0 || shared.getVec() % run != 0))
-      return fail("swizzle vec must be a multiple of 8 and of the stored "
-                  "run length");
+    // A thread's run is stored in pieces of at most one swizzle group.
     return success();
   }
   if (!isSharedTile(src) || !isDotOperandTile(dst) || !mmaParentOf(dst))
     return fail("shared tiles leave shared memory only as mma operands");
   if (mmaParentOf(dst).getVersion() != 2)
     return fail("wgmma operands (mma version 3) are not supported yet");
+  // ldmatrix reads 16-byte rows: they must stay inside one swizzle group.
+  auto shared = cast<tile::SharedEncodingAttr>(src.getEncoding());
+  if (shared.getMaxPhase() != 1 && shared.getVec() % 8 != 0)
+    return fail("swizzle vec must be a multiple of 8 for ldmatrix reads");
   int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
   auto operand = cast<tile::DotOperandEncodingAttr>(dst.getEncoding());
   if (operand.getOpIdx() == 0 ? (rows % (kMmaM * warpsAlongM(mmaParentOf(dst))) ||
@@ -224,6 +252,10 @@ struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
     ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
     SmallVector<Value> base = src.emitThreadBase(rewriter, loc, ids);
     int64_t run = src.getSizePerThread(1);
+    // Each piece stays inside one swizzle group (contiguous after the XOR).
+    int64_t piece = shared.getMaxPhase() == 1
+                        ? run
+                        : std::min<int64_t>(run, shared.getVec());
     // Readers of the previous contents (last iteration's fragments) first.
     // (eraseRedundantBarriers drops it when another tile's store just
     // synchronized.)
@@ -236,12 +268,18 @@ struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
       Value col = arith::AddIOp::create(rewriter, loc, base[1],
                                         cst(rewriter, loc,
                                             src.getElemOffset(1, idx[1])));
-      Value part = vector::ExtractStridedSliceOp::create(
-          rewriter, loc, values, ArrayRef<int64_t>{e}, ArrayRef<int64_t>{run},
-          ArrayRef<int64_t>{1});
-      Value pcol = swizzledColumn(rewriter, loc, shared, row, col);
-      vector::StoreOp::create(rewriter, loc, part, buffer,
-                              ValueRange{row, pcol});
+      for (int64_t p = 0; p < run; p += piece) {
+        Value part = vector::ExtractStridedSliceOp::create(
+            rewriter, loc, values, ArrayRef<int64_t>{e + p},
+            ArrayRef<int64_t>{piece}, ArrayRef<int64_t>{1});
+        Value pieceCol = p == 0 ? col
+                                : arith::AddIOp::create(rewriter, loc, col,
+                                                        cst(rewriter, loc, p))
+                                      .getResult();
+        Value pcol = emitSwizzledColumn(rewriter, loc, shared, row, pieceCol);
+        vector::StoreOp::create(rewriter, loc, part, buffer,
+                                ValueRange{row, pcol});
+      }
     }
     gpu::BarrierOp::create(rewriter, loc);
     (void)elem;
@@ -256,7 +294,8 @@ struct LoadFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
   LogicalResult
   matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isSharedTile(op.getSrc().getType()) || !isDotOperandTile(op.getType()))
+    if (!isSharedTile(op.getSrc().getType()) || !isDotOperandTile(op.getType()) ||
+        !mmaParentOf(op.getType()))
       return failure();
     Location loc = op.getLoc();
     RankedTensorType type = op.getType();
@@ -285,7 +324,7 @@ struct LoadFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
     Value result = arith::ConstantOp::create(
         rewriter, loc, resultType, rewriter.getZeroAttr(resultType));
     auto load = [&](Value row, Value col, int64_t tiles, bool transpose) {
-      Value pcol = swizzledColumn(rewriter, loc, shared, row, col);
+      Value pcol = emitSwizzledColumn(rewriter, loc, shared, row, col);
       auto fragType = VectorType::get({tiles, 2}, elem);
       return nvgpu::LdMatrixOp::create(rewriter, loc, fragType, buffer,
                                        ValueRange{row, pcol}, transpose, tiles)
@@ -363,7 +402,9 @@ struct DotLowering : public TilePattern<tile::DotOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType cType = op.getType();
-    auto mma = cast<tile::NvidiaMmaEncodingAttr>(cType.getEncoding());
+    auto mma = dyn_cast<tile::NvidiaMmaEncodingAttr>(cType.getEncoding());
+    if (!mma)
+      return failure();
     TileLayout acc = layoutOf(cType);
     auto aType = cast<RankedTensorType>(op.getA().getType());
     Type elem = aType.getElementType();
@@ -453,4 +494,5 @@ void mlir::tcc::tile_to_gpu::populateTileToGPUMmaPatterns(
     RewritePatternSet &patterns) {
   patterns.add<StoreToSharedLowering, LoadFragmentsLowering, DotLowering>(
       converter, info);
+  populateTileToGPUMfmaPatterns(converter, info, patterns);
 }

@@ -10,6 +10,8 @@
 
 #include "LayoutUtils.h"
 
+#include "tcc/Dialect/Tile/IR/TileAttrs.h"
+
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -92,6 +94,16 @@ Type convertMmaTileType(RankedTensorType type, unsigned warpSize);
 /// Checks a shared / dot-operand tile type or a tile.dot for the mma.sync
 /// path; emits the reason when it is not supported.
 LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
+/// Physical column of logical (row, col) of a swizzled shared tile: the
+/// column's vec-group index XOR ((row / perPhase) % maxPhase).
+Value emitSwizzledColumn(OpBuilder &b, Location loc,
+                         tile::SharedEncodingAttr shared, Value row,
+                         Value col);
+/// AMD MFMA operands (MfmaOpsToGPU.cpp).
+tile::AMDMfmaEncodingAttr mfmaParentOf(Type type);
+Type convertMfmaOperandType(RankedTensorType type);
+LogicalResult verifyMfmaOperand(Operation *op, RankedTensorType type,
+                                unsigned warpSize);
 
 /// Erases barriers that follow another barrier with no memory access in
 /// between (consecutive shared-memory stores each ask for one).
@@ -129,6 +141,9 @@ void populateTileToGPUReducePatterns(TileTypeConverter &converter,
 void populateTileToGPUMmaPatterns(TileTypeConverter &converter,
                                   const KernelInfo &info,
                                   RewritePatternSet &patterns);
+void populateTileToGPUMfmaPatterns(TileTypeConverter &converter,
+                                   const KernelInfo &info,
+                                   RewritePatternSet &patterns);
 
 } // namespace mlir::tcc::tile_to_gpu
 
