@@ -4,7 +4,7 @@
 // RUN: tcc-opt %s -split-input-file --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @dot
-// CHECK-SAME: workgroup(%[[SA:.*]] : memref<64x32xf16, #gpu.address_space<workgroup>>, %[[SB:.*]] : memref<32x64xf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[SA:.*]] : memref<64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SB:.*]] : memref<32x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // The A tile: 16-byte runs at XOR-swizzled columns, between barriers.
 // CHECK: gpu.barrier

@@ -7,7 +7,7 @@
 #rows = #tile.slice<{dim = 1, parent = #b}>
 
 // CHECK-LABEL: gpu.func @row_sum(
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: %[[T:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<16x256xf32>, vector<4xf32>
 // CHECK: %[[E0:.*]] = vector.extract %[[T]][0] : f32 from vector<4xf32>
 // CHECK: %[[E1:.*]] = vector.extract %[[T]][1] : f32 from vector<4xf32>
@@ -68,7 +68,7 @@ tile.func @col_max(%x: memref<64x32xf32>, %y: memref<32xf32>) attributes {grid_r
 #b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 
 // CHECK-LABEL: gpu.func @scalar_sums(
-// CHECK-SAME: workgroup(%{{.*}} : memref<2xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<2xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2xi64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: arith.bitcast %{{.*}} : f16 to i16
 // CHECK: arith.extui %{{.*}} : i16 to i32
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : i32

@@ -82,7 +82,7 @@ tile.func @replicated(%x: memref<64xf32>) attributes {grid_rank = 1 : i32} {
 #t = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [0, 1]}>
 
 // CHECK-LABEL: gpu.func @transpose_layout(
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
@@ -105,7 +105,7 @@ tile.func @transpose_layout(%x: memref<32x32xf32>, %y: memref<32x32xf32>) attrib
 #b2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
 
 // CHECK-LABEL: gpu.func @reshape(
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<128xi8, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<128xi8, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: arith.extui %{{.*}} : i1 to i8
 // CHECK: gpu.barrier
 // CHECK: arith.trunci %{{.*}} : i8 to i1

@@ -9,7 +9,7 @@
 
 // CHECK-LABEL: gpu.func @softmax(
 // CHECK-SAME: %{{.*}}: memref<1xf32>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<1xf32>, %{{.*}}: index, %{{.*}}: index)
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: arith.maximumf
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle xor %{{.*}}, %c8_i32, %c32_i32 : f32

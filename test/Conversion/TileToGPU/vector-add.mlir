@@ -12,7 +12,7 @@
 // CHECK-SAME: %[[X:.*]]: memref<1xf32>, %[[NX:.*]]: index, %[[Y:.*]]: memref<1xf32>, %[[NY:.*]]: index, %[[Z:.*]]: memref<1xf32>, %[[NZ:.*]]: index)
 // CHECK-SAME: kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-SAME: tcc.num_warps = 4 : i32, tcc.threads = 128 : i32
+// CHECK-SAME: tcc.num_warps = 4 : i32, tcc.shared_bytes = 0 : i32, tcc.threads = 128 : i32
 // CHECK: %[[XV:.*]] = memref.reinterpret_cast %[[X]] to offset: [0], sizes: [%[[NX]]], strides: [1] : memref<1xf32> to memref<?xf32>
 // CHECK: gpu.block_id x
 // CHECK: gpu.thread_id x

@@ -83,6 +83,19 @@ void KernelInfo::requestScratch(Type elemType, int64_t numElems) {
   scratch.emplace_back(storage, numElems);
 }
 
+int64_t KernelInfo::getSharedBytes() const {
+  auto bytes = [](Type type, int64_t elems) {
+    return elems * std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+  };
+  int64_t total = 0;
+  for (auto [type, size] : scratch)
+    total += llvm::alignTo(bytes(type, size), 16);
+  for (MemRefType type : sharedBuffers)
+    total += llvm::alignTo(bytes(type.getElementType(), type.getNumElements()),
+                           16);
+  return total;
+}
+
 Value mlir::tcc::tile_to_gpu::getScratchBuffer(Operation *op,
                                                const KernelInfo &info,
                                                Type elemType) {
@@ -300,6 +313,13 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
     return failure();
   if (!info.numWarps)
     info.numWarps = defaultNumWarps;
+  if (info.getSharedBytes() > kMaxStaticSharedBytes) {
+    func.emitOpError("needs ")
+        << info.getSharedBytes()
+        << " bytes of workgroup memory, more than the 48 KiB a kernel can "
+           "declare statically; dynamic shared memory is not supported yet";
+    return failure();
+  }
   return info;
 }
 
@@ -388,6 +408,13 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
     gpuFunc->setAttr("tcc.num_warps", rewriter.getI32IntegerAttr(info.numWarps));
     gpuFunc->setAttr("tcc.threads", rewriter.getI32IntegerAttr(threads));
     gpuFunc->setAttr("tcc.grid_rank", func.getGridRankAttr());
+    // 16-byte aligned buffers: vector accesses and ldmatrix rows need it.
+    for (unsigned i = 0; i < workgroup.size(); ++i)
+      gpuFunc.setWorkgroupAttributionAttr(
+          i, rewriter.getStringAttr(LLVM::LLVMDialect::getAlignAttrName()),
+          rewriter.getI64IntegerAttr(16));
+    gpuFunc->setAttr("tcc.shared_bytes",
+                     rewriter.getI32IntegerAttr(info.getSharedBytes()));
     if (DictionaryAttr constexprs = func.getConstexprsAttr())
       gpuFunc->setAttr("tcc.constexprs", constexprs);
 

@@ -52,7 +52,13 @@ struct KernelInfo {
 
   /// Asks for `numElems` elements of scratch of `elemType`'s storage type.
   void requestScratch(Type elemType, int64_t numElems);
+  /// Bytes of workgroup memory the kernel declares (scratch + shared tiles).
+  int64_t getSharedBytes() const;
 };
+
+/// Static workgroup memory a kernel may declare (dynamic shared memory is
+/// not used yet).
+inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 /// Widest access, in bytes: 16 gives ld.global.v4.f32 / global_load_dwordx4.
 inline constexpr int64_t kMaxAccessBytes = 16;
