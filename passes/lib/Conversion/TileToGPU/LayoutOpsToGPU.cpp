@@ -31,27 +31,21 @@ static gpu::Dimension dimOf(int32_t axis) {
                    : axis == 1 ? gpu::Dimension::y : gpu::Dimension::z;
 }
 
-struct ProgramIdLowering : public TilePattern<tile::ProgramIdOp> {
-  using TilePattern::TilePattern;
+/// tile.program_id / tile.num_programs -> gpu.block_id / gpu.grid_dim.
+template <typename TileOp, typename GpuOp>
+struct GridQueryLowering : public TilePattern<TileOp> {
+  using TilePattern<TileOp>::TilePattern;
   LogicalResult
-  matchAndRewrite(tile::ProgramIdOp op, OpAdaptor adaptor,
+  matchAndRewrite(TileOp op, typename TileOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value id = gpu::BlockIdOp::create(rewriter, op.getLoc(), dimOf(op.getAxis()));
-    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, op.getType(), id);
+    Value v = GpuOp::create(rewriter, op.getLoc(), dimOf(op.getAxis()));
+    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, op.getType(), v);
     return success();
   }
 };
-
-struct NumProgramsLowering : public TilePattern<tile::NumProgramsOp> {
-  using TilePattern::TilePattern;
-  LogicalResult
-  matchAndRewrite(tile::NumProgramsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value n = gpu::GridDimOp::create(rewriter, op.getLoc(), dimOf(op.getAxis()));
-    rewriter.replaceOpWithNewOp<arith::IndexCastUIOp>(op, op.getType(), n);
-    return success();
-  }
-};
+using ProgramIdLowering = GridQueryLowering<tile::ProgramIdOp, gpu::BlockIdOp>;
+using NumProgramsLowering =
+    GridQueryLowering<tile::NumProgramsOp, gpu::GridDimOp>;
 
 //===----------------------------------------------------------------------===//
 // Building tiles
