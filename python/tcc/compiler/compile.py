@@ -11,9 +11,10 @@ Stages (each a named pipeline in tcc-opt, so ``tcc-opt`` and Python agree):
 ==========  ===========================================================
 
 then PTX (NVIDIA, in process) or AMDGCN + hsaco (AMD's LLVM). The artifact
-is cached (key: canonical source, target, schedule, compiler version; the
-shapes and dtypes are in the source, which must be static by then), and a
-cache hit for a text source runs no MLIR at all.
+is cached (key: source text, target, schedule, compiler version; the shapes
+and dtypes are in the source, which must be static by then). Builder
+programs and modules are keyed by their MLIR-printed (canonical) text; MLIR
+text is keyed as given, so that a cache hit for it runs no MLIR at all.
 """
 
 from __future__ import annotations
