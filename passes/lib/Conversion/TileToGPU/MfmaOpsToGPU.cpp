@@ -200,7 +200,7 @@ struct MfmaDotLowering : public TilePattern<tile::DotOp> {
     int64_t nTiles = tilesPerWave(cType.getDimSize(1), waves[1]);
     int64_t kSteps = aType.getDimSize(1) / kMfma;
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
-    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    Type f32 = rewriter.getF32Type();
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getI32IntegerAttr(0));
     auto fragment = [&](Value from, int64_t offset) -> Value {
@@ -240,7 +240,6 @@ struct MfmaDotLowering : public TilePattern<tile::DotOp> {
               rewriter, loc,
               vector::ExtractOp::create(rewriter, loc, d, int64_t(i)), c, p);
       }
-    (void)i32;
     rewriter.replaceOp(op, c);
     return success();
   }

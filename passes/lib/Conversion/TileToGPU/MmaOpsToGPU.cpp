@@ -248,7 +248,6 @@ struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
     auto shared = cast<tile::SharedEncodingAttr>(op.getType().getEncoding());
     TileLayout src = layoutOf(op.getSrc().getType());
     Value values = adaptor.getSrc();
-    Type elem = cast<VectorType>(values.getType()).getElementType();
     ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
     SmallVector<Value> base = src.emitThreadBase(rewriter, loc, ids);
     int64_t run = src.getSizePerThread(1);
@@ -282,7 +281,6 @@ struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
       }
     }
     gpu::BarrierOp::create(rewriter, loc);
-    (void)elem;
     rewriter.replaceOp(op, buffer);
     return success();
   }
