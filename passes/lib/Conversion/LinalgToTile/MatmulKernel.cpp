@@ -96,14 +96,17 @@ LogicalResult mlir::tcc::buildMatmulKernel(
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[0], n = ranges[1], k = ranges[2];
-  // 128 x 128 blocks over 8 warps; smaller problems use 64-wide blocks
-  // (each warp needs at least one 8-column mma tile).
+  // 128 x 128 blocks (num-warps = 4, the default); smaller problems use
+  // 64-wide blocks (each warp needs at least one mma tile per dim).
   auto blockFor = [](int64_t size) {
     return std::clamp<int64_t>(llvm::PowerOf2Ceil(size), 64, 128);
   };
   // Each warp computes a 64 x 64 sub-block when the problem allows: 4 warps
   // cover 128 x 128, 8 warps 128 x 256 (more reuse of every loaded tile).
-  unsigned warpCount = std::max(2u, options.numWarps);
+  unsigned warpCount = options.numWarps;
+  if (warpCount < 2 || warpCount > 16 || !llvm::isPowerOf2_32(warpCount))
+    return op.emitOpError() << "num-warps = " << warpCount
+                            << ": a GEMM program needs 2, 4, 8 or 16 warps";
   int64_t blockM = blockFor(m), blockN = blockFor(n);
   if (warpCount == 8 && n >= 256)
     blockN = 256;
