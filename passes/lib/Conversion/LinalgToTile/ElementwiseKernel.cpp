@@ -12,16 +12,6 @@
 using namespace mlir;
 using namespace mlir::tcc;
 
-/// Widest element (bytes) among `values`' element types; i1 counts as 1.
-static unsigned widestElementBytes(ValueRange values) {
-  unsigned bytes = 1;
-  for (Value value : values) {
-    Type element = cast<ShapedType>(value.getType()).getElementType();
-    bytes = std::max(bytes, (element.getIntOrFloatBitWidth() + 7) / 8);
-  }
-  return bytes;
-}
-
 LogicalResult mlir::tcc::buildElementwiseKernel(
     linalg::GenericOp op, tile::FuncOp kernel, const OutputMap &outputs,
     ArrayRef<Value> inputArgs, const ScheduleOptions &options, int64_t &grid,
@@ -45,12 +35,11 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
     m *= size;
   AffineMap identity2D = AffineMap::getMultiDimIdentityMap(2, op.getContext());
 
-  unsigned bytes = widestElementBytes(op->getOperands());
-  unsigned vecMax = std::max(1u, options.vectorBytes / bytes);
-  BlockSchedule schedule = chooseBlockSchedule(
-      m, n, bytes, options.numWarps,
-      /*maxBlockN=*/int64_t(vecMax) * options.warpSize * options.numWarps * 2,
-      options);
+  unsigned bytes = 1;
+  for (Value operand : op->getOperands())
+    bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(operand)));
+  BlockSchedule schedule =
+      chooseBlockSchedule(m, n, bytes, options.numWarps, options);
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   TileKernelBuilder kb(b, op.getLoc(), schedule);

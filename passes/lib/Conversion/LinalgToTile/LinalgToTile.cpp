@@ -32,18 +32,25 @@ tile::BlockedEncodingAttr BlockSchedule::layout(MLIRContext *ctx) const {
                                         {wpcM, wpcN}, {1, 0});
 }
 
+unsigned mlir::tcc::elementBytes(Type type) {
+  return std::max(1u, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
 BlockSchedule mlir::tcc::chooseBlockSchedule(int64_t m, int64_t n,
                                              unsigned elementBytes,
                                              unsigned numWarps,
-                                             int64_t maxBlockN,
-                                             const ScheduleOptions &options) {
+                                             const ScheduleOptions &options,
+                                             std::optional<int64_t> maxBlockN) {
   BlockSchedule s;
+  unsigned widest = std::max(1u, options.vectorBytes / elementBytes);
+  int64_t cap = maxBlockN.value_or(int64_t(widest) * options.warpSize *
+                                   numWarps * 2);
   // Widest vector that keeps every row start aligned: rows are n elements
   // apart, so n must be a multiple of the vector length.
-  s.vec = std::max(1u, options.vectorBytes / elementBytes);
+  s.vec = widest;
   while (s.vec > 1 && n % s.vec != 0)
     s.vec /= 2;
-  s.blockN = std::min<int64_t>(llvm::PowerOf2Ceil(n), maxBlockN);
+  s.blockN = std::min<int64_t>(llvm::PowerOf2Ceil(n), cap);
   s.blockN = std::max<int64_t>(s.blockN, 1);
   s.vec = std::min<unsigned>(s.vec, s.blockN);
   // Lanes along the row first (coalescing), the rest of the warp down rows.

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "tcc/Conversion/Passes.h"
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 
@@ -19,14 +20,12 @@ namespace mlir::tcc {
 
 struct OutputMap;
 
-/// What convert-linalg-to-tile may choose from (the pass options).
-struct ScheduleOptions {
-  unsigned warpSize = 32;
-  unsigned numWarps = 4;
-  int64_t elementsPerProgram = 2048;
-  unsigned vectorBytes = 16;
-  int64_t maxSoftmaxColumns = 16384;
-};
+/// What convert-linalg-to-tile may choose from: the pass options (defaults
+/// in Passes.td).
+using ScheduleOptions = ConvertLinalgToTileOptions;
+
+/// Bytes of one element of `type` (i1 counts as 1).
+unsigned elementBytes(Type type);
 
 /// The 2-D block one program covers and how its elements spread over the
 /// program's threads: each thread holds `vec` contiguous elements of a row,
@@ -39,11 +38,13 @@ struct BlockSchedule {
 };
 
 /// Picks a schedule for an [m, n] iteration space (n contiguous) whose widest
-/// element has `elementBytes` bytes. `maxBlockN` caps the row chunk;
-/// `numWarps` warps share a program.
+/// element has `elementBytes` bytes; `numWarps` warps share a program.
+/// `maxBlockN` caps the row chunk; by default two rounds of widest vectors
+/// across all the program's lanes.
 BlockSchedule chooseBlockSchedule(int64_t m, int64_t n, unsigned elementBytes,
-                                  unsigned numWarps, int64_t maxBlockN,
-                                  const ScheduleOptions &options);
+                                  unsigned numWarps,
+                                  const ScheduleOptions &options,
+                                  std::optional<int64_t> maxBlockN = {});
 
 /// Builds the body of one tile.func: typed tiles of the schedule, loads and
 /// stores of operand windows, and cloning of linalg bodies onto tiles.

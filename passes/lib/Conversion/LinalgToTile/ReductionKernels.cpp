@@ -62,10 +62,6 @@ Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
   return b.create(state)->getResult(0);
 }
 
-unsigned elementBytes(Type type) {
-  return std::max(1u, (type.getIntOrFloatBitWidth() + 7) / 8);
-}
-
 } // namespace
 
 LogicalResult mlir::tcc::buildRowReductionKernel(
@@ -110,11 +106,8 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
   unsigned bytes = elementBytes(accType);
   for (Value input : op.getDpsInputs())
     bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
-  unsigned vecMax = std::max(1u, options.vectorBytes / bytes);
-  BlockSchedule schedule = chooseBlockSchedule(
-      m, n, bytes, options.numWarps,
-      /*maxBlockN=*/int64_t(vecMax) * options.warpSize * options.numWarps * 2,
-      options);
+  BlockSchedule schedule =
+      chooseBlockSchedule(m, n, bytes, options.numWarps, options);
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   TileKernelBuilder kb(b, loc, schedule);
@@ -244,7 +237,7 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(linalg::SoftmaxOp op,
   ScheduleOptions rowOptions = options;
   rowOptions.elementsPerProgram = blockN; // one row, or the warps' cover
   BlockSchedule schedule =
-      chooseBlockSchedule(m, n, bytes, warps, blockN, rowOptions);
+      chooseBlockSchedule(m, n, bytes, warps, rowOptions, blockN);
 
   FailureOr<Value> input = lookupInput(op.getInput(), inputArgs, op);
   if (failed(input))
