@@ -122,12 +122,14 @@ class Target(ABC):
         constants: Mapping[str, int] | None = None,
         shared_mem_bytes: int = 0,
         compiler_version: str = "",
+        stages: dict[str, str] | None = None,
     ) -> KernelArtifact:
         """gpu-dialect module -> :class:`KernelArtifact` for one kernel.
 
         ``outputs`` names (or indexes) the memref arguments the kernel writes;
         ``arg_shapes`` gives symbolic names to dynamic dimensions;
-        ``block`` defaults to the kernel's ``known_block_size``.
+        ``block`` defaults to the kernel's ``known_block_size``; ``stages``,
+        when given, receives the lowered module's text under ``"llvm"``.
         """
         ctx = ir.Context() if isinstance(source, str) else source.context
         with ctx, ir.Location.unknown():
@@ -148,6 +150,8 @@ class Target(ABC):
                 raise CompileError(f"kernel {kernel}: no known_block_size attribute; pass block=")
             launch_block = (tuple(launch_block) + (1, 1))[:3]
             call_conv = self.lower_to_llvm(module)
+            if stages is not None:
+                stages["llvm"] = str(module)
             asm, binary = self.emit(module)
         return KernelArtifact(
             target=self.arch,

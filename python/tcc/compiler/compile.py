@@ -224,35 +224,18 @@ def run_stages(
             stages[stage] = str(module)
             if stage == "tile":
                 launch_info = _read_tile_kernel(module)
-        backend.lower_to_llvm(module)
-        stages["llvm"] = str(module)
         if not emit:
+            backend.lower_to_llvm(module)
+            stages["llvm"] = str(module)
             return stages, None
-        asm, binary = backend.emit(module)
-    args = tuple(
-        ArgSpec(
-            f"arg{i}",
-            "pointer",
-            dtype,
-            shape,
-            "input" if i < launch_info["num_inputs"] else "output",
-        )
-        for i, (dtype, shape) in enumerate(launch_info["args"])
-    )
-    artifact = KernelArtifact(
-        target=target,
-        vendor=backend.vendor,
-        kernel_name=launch_info["name"],
-        asm=asm,
-        binary=binary,
-        launch=LaunchSpec(
-            block=(launch_info["num_warps"] * warp, 1, 1),
+        num_args = len(launch_info["arg_types"])
+        artifact = backend.compile(
+            module,
             grid=launch_info["grid"],
-        ),
-        args=args,
-        call_conv="bare",
-        compiler_version=COMPILER_VERSION,
-    )
+            outputs=range(launch_info["num_inputs"], num_args),
+            compiler_version=COMPILER_VERSION,
+            stages=stages,
+        )
     return stages, artifact
 
 
@@ -279,15 +262,8 @@ def _read_tile_kernel(module: ir.Module) -> dict[str, Any]:
         raise CompilationError(f"stage 'tile': expected one kernel, found {len(kernels)}")
     k = kernels[0]
     ftype = ir.FunctionType(ir.TypeAttr(k.attributes["function_type"]).value)
-    args = []
-    for t in ftype.inputs:
-        mt = ir.MemRefType(t)
-        args.append((str(mt.element_type), tuple(mt.shape)))
-    grid = tuple(int(v) for v in ir.DenseI64ArrayAttr(k.attributes["tcc.grid"]))
     return {
-        "name": ir.StringAttr(k.attributes["sym_name"]).value,
-        "args": args,
-        "grid": grid,
-        "num_warps": ir.IntegerAttr(k.attributes["tcc.num_warps"]).value,
+        "arg_types": list(ftype.inputs),
+        "grid": tuple(int(v) for v in ir.DenseI64ArrayAttr(k.attributes["tcc.grid"])),
         "num_inputs": ir.IntegerAttr(k.attributes["tcc.num_inputs"]).value,
     }
