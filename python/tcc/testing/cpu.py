@@ -31,18 +31,6 @@ _CPU_PIPELINE = ",".join(
     ]
 )
 
-_NUMPY_OF = {
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "i32": np.int32,
-    "i64": np.int64,
-    "i8": np.int8,
-    "i16": np.int16,
-    "i1": np.bool_,
-}
-
-
 def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
     """Compile ``source`` (one static-shaped function) to its linalg stage and
     run it on the CPU with ``inputs``; returns the results as numpy arrays."""
@@ -63,12 +51,13 @@ def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
         func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         PassManager.parse(f"builtin.module({_CPU_PIPELINE})").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2, shared_libs=[])
-        args: list[Any] = []
-        for array in (*inputs, *results):
-            desc = get_ranked_memref_descriptor(np.ascontiguousarray(array))
-            args.append(ctypes.pointer(ctypes.pointer(desc)))
-        # Keep the arrays the descriptors point into alive (results are
-        # written in place: buffer-results-to-out-params).
+        # The descriptors point into these arrays: keep them referenced until
+        # the call returns (results are written in place:
+        # buffer-results-to-out-params).
+        buffers = [np.ascontiguousarray(a) for a in inputs] + results
+        args: list[Any] = [
+            ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(b))) for b in buffers
+        ]
         engine.invoke(name, *args)
     return results
 
@@ -76,10 +65,12 @@ def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
 def _empty_like_type(t: Any) -> np.ndarray:
     from mlir import ir
 
+    from tcc.runtime.artifact import DTYPES
+
     rt = ir.RankedTensorType(t)
-    dtype = _NUMPY_OF.get(str(rt.element_type))
-    if dtype is None:
-        raise TypeError(f"no numpy dtype for {rt.element_type} on the CPU path")
-    return np.full(
-        tuple(rt.shape), np.nan if dtype in (np.float16, np.float32, np.float64) else 0, dtype=dtype
-    )
+    name = str(rt.element_type)
+    if name not in DTYPES or name == "bf16":  # numpy has no bfloat16
+        raise TypeError(f"no numpy dtype for {name} on the CPU path")
+    dtype = np.dtype(DTYPES[name][0])
+    fill = np.nan if dtype.kind == "f" else 0
+    return np.full(tuple(rt.shape), fill, dtype=dtype)
