@@ -1,0 +1,26 @@
+// A memref-form load with several 16-byte runs per thread (a GEMM operand
+// slice): one bounds-and-alignment test for the whole window, then the runs
+// as back-to-back vector loads; the per-run path stays as the fallback.
+// RUN: tcc-opt %s --convert-tile-to-gpu | FileCheck %s
+
+// CHECK-LABEL: gpu.func @window
+// CHECK: %[[END:.*]] = arith.addi %{{.*}}, %c128 : index
+// CHECK: arith.cmpi ule, %[[END]], %c256 : index
+// CHECK: scf.if %{{.*}} -> (vector<32xf16>) {
+// CHECK-NEXT: vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<256x64xf16>, vector<8xf16>
+// CHECK-NOT: scf.if
+// CHECK-COUNT-3: vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<256x64xf16>, vector<8xf16>
+// CHECK: } else {
+// CHECK: scf.if %{{.*}} -> (vector<8xf16>)
+// CHECK: memref.load %arg0
+#b = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.func @window(%x: memref<256x64xf16>, %y: memref<256x64xf16>) attributes {grid_rank = 1 : i32} {
+  %pid = tile.program_id 0 : i32
+  %p = arith.index_cast %pid : i32 to index
+  %c128 = arith.constant 128 : index
+  %c0 = arith.constant 0 : index
+  %m0 = arith.muli %p, %c128 : index
+  %t = tile.memref_load %x[%m0, %c0] : memref<256x64xf16> -> tensor<128x32xf16, #b>
+  tile.memref_store %y[%m0, %c0], %t : memref<256x64xf16>, tensor<128x32xf16, #b>
+  tile.return
+}

@@ -1,0 +1,19 @@
+"""`tcc demo` (README's install command runs it) compiles for both vendors."""
+
+from tcc.demo import run_demo
+
+
+def test_demo_compiles_for_nvidia_and_amd(capsys):
+    assert run_demo("bias_gelu", launch=False) == 0
+    out = capsys.readouterr().out
+    assert "tcc.gelu" in out  # the symbolic program
+    assert "sm_90: kernel bias_gelu, grid (500, 1, 1), block (128, 1, 1)" in out
+    assert "gfx942: kernel bias_gelu, grid (500, 1, 1), block (256, 1, 1)" in out
+    assert ".target sm_90" in out
+
+
+def test_demo_unknown_example_names_the_available_ones():
+    import pytest
+
+    with pytest.raises(SystemExit, match="no demo 'nope'; try: bias_gelu"):
+        run_demo("nope", launch=False)
