@@ -27,21 +27,10 @@ TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}  # relative error vs float64 (f32 accumu
 
 
 def program_text(m: int, n: int, k: int, dtype: str, epilogue: bool = False) -> str:
-    a, b, c32 = f"tensor<{m}x{k}x{dtype}>", f"tensor<{k}x{n}x{dtype}>", f"tensor<{m}x{n}xf32>"
-    c = f"tensor<{m}x{n}x{dtype}>"
-    if not epilogue:
-        return (f"func.func @gemm(%a: {a}, %b: {b}) -> {c} {{\n"
-                f"  %p = tcc.matmul %a, %b acc(f32) : {a}, {b} -> {c32}\n"
-                f"  %r = tcc.cast %p : {c32} to {c}\n"
-                f"  return %r : {c}\n}}\n")
-    bias = f"tensor<{n}xf32>"
-    return (f"func.func @gemm_bias_gelu(%a: {a}, %b: {b}, %bias: {bias}) -> {c} {{\n"
-            f"  %p = tcc.matmul %a, %b acc(f32) : {a}, {b} -> {c32}\n"
-            f"  %bb = tcc.broadcast %bias dims = [0] : {bias} -> {c32}\n"
-            f"  %s = tcc.add %p, %bb : {c32}\n"
-            f"  %g = tcc.gelu %s approximate = tanh : {c32}\n"
-            f"  %r = tcc.cast %g : {c32} to {c}\n"
-            f"  return %r : {c}\n}}\n")
+    from tcc.examples.programs import gemm_program
+
+    return gemm_program(m, n, k, dtype, bias_gelu=epilogue,
+                        name="gemm_bias_gelu" if epilogue else "gemm")
 
 
 def build(directory: Path) -> None:

@@ -5,22 +5,11 @@ import re
 import pytest
 
 from tcc.compiler.compile import compile as tcc_compile
+from tcc.examples.programs import gemm_program
 
 
 def gemm(m, n, k, dtype, bias=False):
-    a, b = f"tensor<{m}x{k}x{dtype}>", f"tensor<{k}x{n}x{dtype}>"
-    c32, c = f"tensor<{m}x{n}xf32>", f"tensor<{m}x{n}x{dtype}>"
-    body = f"%p = tcc.matmul %a, %b acc(f32) : {a}, {b} -> {c32}\n"
-    args = f"%a: {a}, %b: {b}"
-    last = "%p"
-    if bias:
-        args += f", %bias: tensor<{n}xf32>"
-        body += (f"  %bb = tcc.broadcast %bias dims = [0] : tensor<{n}xf32> -> {c32}\n"
-                 f"  %s = tcc.add %p, %bb : {c32}\n"
-                 f"  %g = tcc.gelu %s approximate = tanh : {c32}\n")
-        last = "%g"
-    body += f"  %r = tcc.cast {last} : {c32} to {c}\n"
-    return f"func.func @gemm({args}) -> {c} {{\n  {body}  return %r : {c}\n}}\n"
+    return gemm_program(m, n, k, dtype, bias_gelu=bias)
 
 
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
