@@ -654,3 +654,78 @@ func.func @f(%x: f32) {
   // expected-error@+1 {{'tile.reduce.return' op expects parent op 'tile.reduce'}}
   tile.reduce.return %x : f32
 }
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// expected-error@+1 {{!tile.shared_buffer: shape needs a slot count and at least one tile dimension, got 1 dimension(s)}}
+func.func @f(%b: !tile.shared_buffer<128xf16, #sw>) {
+  return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// expected-error@+1 {{!tile.shared_buffer: layout order has 2 entries for a rank-3 tile}}
+func.func @f(%b: !tile.shared_buffer<2x4x128x32xf16, #sw>) {
+  return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @f() {
+  scf.execute_region {
+    // expected-error@+1 {{'tile.shared_alloc' op must be directly in a tile.func body}}
+    %b = tile.shared_alloc : !tile.shared_buffer<2x128x32xf16, #sw>
+    scf.yield
+  }
+  return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#cp = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @f(%A: memref<?x?xf16>, %b: !tile.shared_buffer<2x128x32xf16, #sw>, %i: index) {
+  // expected-error@+1 {{'tile.async_copy' op layout rank 1 must equal the slot's tile rank 2}}
+  tile.async_copy %A[%i, %i], %b[%i] layout #cp : memref<?x?xf16> -> !tile.shared_buffer<2x128x32xf16, #sw>
+  return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#cp = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @f(%A: memref<?x?xf32>, %b: !tile.shared_buffer<2x128x32xf16, #sw>, %i: index) {
+  // expected-error@+1 {{'tile.async_copy' op 'slot tile' element type 'f16' must match the memref element type 'f32'}}
+  tile.async_copy %A[%i, %i], %b[%i] layout #cp : memref<?x?xf32> -> !tile.shared_buffer<2x128x32xf16, #sw>
+  return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#cp = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @f(%b: !tile.shared_buffer<2x128x32xf16, #sw>, %i: index) {
+  // expected-error@+1 {{'tile.shared_load' op result 'tensor<64x32xf16, #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>>' must have the slot's tile shape and element type ('tensor<128x32xf16>')}}
+  %t = tile.shared_load %b[%i] : !tile.shared_buffer<2x128x32xf16, #sw> -> tensor<64x32xf16, #cp>
+  return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @f(%b: !tile.shared_buffer<2x128x32xf16, #sw>, %i: index) {
+  // expected-error@+1 {{'tile.shared_load' op result must be a register layout, not #tile.shared}}
+  %t = tile.shared_load %b[%i] : !tile.shared_buffer<2x128x32xf16, #sw> -> tensor<128x32xf16, #sw>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error@+1 {{'tile.async_wait' op attribute 'pending' failed to satisfy constraint}}
+  tile.async_wait {pending = -1 : i32}
+  return
+}

@@ -188,3 +188,23 @@ tile.func @dot_mfma(%A: memref<?x?xf16>, %C: memref<?x?xf32, strided<[?, 1]>>, %
   %pc = tile.dot %pa, %pa, %pacc : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
   tile.return
 }
+
+// Shared-memory staging: a 3-slot operand buffer, one async copy group.
+#cp = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sw = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+#mma2 = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-LABEL: tile.func @staging
+tile.func @staging(%A: memref<256x64xf16>, %slot: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // CHECK: %[[BUF:.*]] = tile.shared_alloc : !tile.shared_buffer<3x128x32xf16, #{{.*}}>
+  %buf = tile.shared_alloc : !tile.shared_buffer<3x128x32xf16, #sw>
+  // CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}], %[[BUF]][%{{.*}}] layout #{{.*}} : memref<256x64xf16> -> !tile.shared_buffer<3x128x32xf16, #{{.*}}>
+  tile.async_copy %A[%c0, %c0], %buf[%slot] layout #cp : memref<256x64xf16> -> !tile.shared_buffer<3x128x32xf16, #sw>
+  // CHECK: tile.async_commit_group
+  tile.async_commit_group
+  // CHECK: tile.async_wait {pending = 1 : i32}
+  tile.async_wait {pending = 1 : i32}
+  // CHECK: tile.shared_load %[[BUF]][%{{.*}}] : !tile.shared_buffer<3x128x32xf16, #{{.*}}> -> tensor<128x32xf16, #{{.*}}>
+  %a = tile.shared_load %buf[%slot] : !tile.shared_buffer<3x128x32xf16, #sw> -> tensor<128x32xf16, #tile.dot_operand<{opIdx = 0, parent = #mma2, kWidth = 2}>>
+  tile.return
+}

@@ -26,6 +26,48 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+Type SharedBufferType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  SharedEncodingAttr encoding;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseAttribute(encoding) || parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), shape, elementType, encoding);
+}
+
+void SharedBufferType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t dim : getShape())
+    printer << dim << "x";
+  printer << getElementType() << ", " << getEncoding() << ">";
+}
+
+LogicalResult
+SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> shape, Type elementType,
+                         SharedEncodingAttr encoding) {
+  if (shape.size() < 2)
+    return emitError() << "!tile.shared_buffer: shape needs a slot count and "
+                          "at least one tile dimension, got "
+                       << shape.size() << " dimension(s)";
+  if (llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return emitError() << "!tile.shared_buffer: dimensions must be positive";
+  if (!elementType.isIntOrFloat())
+    return emitError() << "!tile.shared_buffer: element type must be an "
+                          "integer or float, got "
+                       << elementType;
+  if (encoding.getOrder().size() != shape.size() - 1)
+    return emitError() << "!tile.shared_buffer: layout order has "
+                       << encoding.getOrder().size()
+                       << " entries for a rank-" << shape.size() - 1
+                       << " tile";
+  return success();
+}
+
 void TileDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

@@ -523,6 +523,40 @@ LogicalResult MemRefStoreOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Shared-memory staging
+//===----------------------------------------------------------------------===//
+
+LogicalResult SharedAllocOp::verify() {
+  if (!isa_and_nonnull<FuncOp>((*this)->getParentOp()))
+    return emitOpError("must be directly in a tile.func body (one buffer for "
+                       "the whole kernel), not inside loops or branches");
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  SharedBufferType buffer = getDst().getType();
+  if (getLayout().getRank() != buffer.getTileShape().size())
+    return emitOpError("layout rank ")
+           << getLayout().getRank() << " must equal the slot's tile rank "
+           << buffer.getTileShape().size();
+  return verifyMemRefWindow(*this, getSrc().getType(), getOffsets().size(),
+                            getTileType(), "slot tile");
+}
+
+LogicalResult SharedLoadOp::verify() {
+  SharedBufferType buffer = getSrc().getType();
+  RankedTensorType type = getType();
+  if (type.getShape() != buffer.getTileShape() ||
+      type.getElementType() != buffer.getElementType())
+    return emitOpError("result ")
+           << type << " must have the slot's tile shape and element type ("
+           << buffer.getTileType(Attribute()) << ")";
+  if (isa_and_nonnull<SharedEncodingAttr>(type.getEncoding()))
+    return emitOpError("result must be a register layout, not #tile.shared");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//
 

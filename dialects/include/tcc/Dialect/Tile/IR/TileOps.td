@@ -241,6 +241,92 @@ def Tile_MemRefStoreOp : Tile_Op<"memref_store", [AttrSizedOperandSegments]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Shared-memory staging (what tcc-promote-shared-memory produces)
+//===----------------------------------------------------------------------===//
+
+def Tile_SharedAllocOp : Tile_Op<"shared_alloc", [
+    MemoryEffects<[MemAlloc<DefaultResource>]>]> {
+  let summary = "allocate a multi-slot shared-memory buffer";
+  let description = [{
+    `%buf = tile.shared_alloc : !tile.shared_buffer<3x128x32xf16, #sh>`: a
+    workgroup buffer for the whole kernel, contents undefined. Slots are
+    filled with `tile.async_copy` and read with `tile.shared_load`.
+  }];
+  let results = (outs Tile_SharedBuffer:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", []> {
+  let summary = "start a cooperative global -> shared copy of one tile";
+  let description = [{
+    ```mlir
+    tile.async_copy %A[%m0, %k0], %buf[%slot] layout #blocked
+        : memref<4096x4096xf16> -> !tile.shared_buffer<3x128x32xf16, #sh>
+    ```
+    Copies the window of the slot's tile shape whose first element is at the
+    offsets into slot `slot` of the buffer. Each thread copies the elements
+    the `#tile.blocked` `layout` gives it (its 16-byte runs: cp.async on
+    NVIDIA sm_80+, a load and an LDS store on AMD). Elements outside the
+    memref are zero. The copy is asynchronous: it belongs to the next group
+    `tile.async_commit_group` closes, and its data may only be read after a
+    `tile.async_wait` has retired that group.
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$src,
+                       Variadic<Index>:$offsets,
+                       Arg<Tile_SharedBuffer, "", [MemWrite]>:$dst,
+                       Index:$slot,
+                       Tile_BlockedEncodingAttr:$layout);
+  let assemblyFormat = [{
+    $src `[` $offsets `]` `,` $dst `[` $slot `]` `layout` $layout attr-dict
+    `:` type($src) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The tile this thread's part of the copy is distributed as.
+    ::mlir::RankedTensorType getTileType() {
+      return getDst().getType().getTileType(getLayout());
+    }
+  }];
+}
+
+def Tile_AsyncCommitGroupOp : Tile_Op<"async_commit_group", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "close the group of this thread's async copies issued so far";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for async copy groups, then synchronize the workgroup";
+  let description = [{
+    `tile.async_wait {pending = 1}` waits until at most `pending` of this
+    thread's committed groups are still in flight, then is a workgroup
+    barrier: afterwards every thread sees the data of the retired groups,
+    and every thread has finished the shared-memory reads it made before
+    (so their slots may be overwritten).
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_SharedLoadOp : Tile_Op<"shared_load", []> {
+  let summary = "read one slot of a shared buffer into a tile";
+  let description = [{
+    `%a = tile.shared_load %buf[%slot] : !tile.shared_buffer<3x128x32xf16, #sh>
+    -> tensor<128x32xf16, #opA>`; the result layout is a
+    `#tile.dot_operand` (ldmatrix on NVIDIA, LDS reads for MFMA on AMD).
+  }];
+  let arguments = (ins Arg<Tile_SharedBuffer, "", [MemRead]>:$src,
+                       Index:$slot);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $slot `]` attr-dict `:` qualified(type($src)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//
 

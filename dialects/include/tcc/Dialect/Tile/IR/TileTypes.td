@@ -23,6 +23,36 @@ def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
   ];
 }
 
+// A multi-slot shared-memory (workgroup / LDS) buffer: `slots` copies of one
+// tile, laid out as `encoding` says. What tcc-promote-shared-memory
+// allocates to pipeline operand tiles (one slot per stage in flight).
+def Tile_SharedBufferType : Tile_Type<"SharedBuffer", "shared_buffer"> {
+  let summary = "slots of one tile in shared memory";
+  let description = [{
+    `!tile.shared_buffer<3x128x32xf16, #tile.shared<{vec = 8, perPhase = 2,
+    maxPhase = 4, order = [1, 0]}>>` holds 3 slots of a 128x32 f16 tile.
+    The leading dimension counts slots; the rest is the tile's shape,
+    stored per `encoding` (row order and XOR swizzle).
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::mlir::tcc::tile::SharedEncodingAttr":$encoding);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumSlots() const { return getShape().front(); }
+    /// The shape of one slot's tile.
+    ::llvm::ArrayRef<int64_t> getTileShape() const {
+      return getShape().drop_front();
+    }
+    /// The tensor type one slot holds under `layout`.
+    ::mlir::RankedTensorType getTileType(::mlir::Attribute layout) const {
+      return ::mlir::RankedTensorType::get(getTileShape(), getElementType(),
+                                           layout);
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
@@ -31,6 +61,9 @@ def Tile_Ptr : Type<CPred<"::llvm::isa<::mlir::tcc::tile::PtrType>($_self)">,
                     "!tile.ptr", "::mlir::tcc::tile::PtrType">;
 def Tile_Scalar : AnyTypeOf<[AnySignlessIntegerOrIndex, AnyFloat, Tile_Ptr],
                             "tile element (integer, float or !tile.ptr)">;
+def Tile_SharedBuffer
+    : Type<CPred<"::llvm::isa<::mlir::tcc::tile::SharedBufferType>($_self)">,
+           "!tile.shared_buffer", "::mlir::tcc::tile::SharedBufferType">;
 def Tile_Int : AnyTypeOf<[AnySignlessIntegerOrIndex]>;
 
 // A tile: a statically shaped tensor, with a layout encoding once assigned.
