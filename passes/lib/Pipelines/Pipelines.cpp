@@ -29,6 +29,10 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
     swizzleOptions.bankModel = options.bankModel;
     pm.addPass(createTccSwizzleSharedMemory(swizzleOptions));
   }
+  // After the swizzle: the pipelined buffers keep the chosen layouts.
+  TccPromoteSharedMemoryOptions promoteOptions;
+  promoteOptions.numStages = options.numStages;
+  pm.addPass(createTccPromoteSharedMemory(promoteOptions));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -38,6 +42,7 @@ void mlir::tcc::buildTileToGPUPipeline(OpPassManager &pm,
   ConvertTileToGPUOptions gpuOptions;
   gpuOptions.warpSize = options.warpSize;
   gpuOptions.expandMath = options.expandMath;
+  gpuOptions.asyncCopy = options.asyncCopy;
   pm.addPass(createConvertTileToGPU(gpuOptions));
   pm.addPass(createTccLowerVectorOps());
   pm.addPass(createCanonicalizerPass());
@@ -60,7 +65,8 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
-      "(convert-linalg-to-tile, tcc-swizzle-shared-memory, canonicalize, cse)",
+      "(convert-linalg-to-tile, tcc-swizzle-shared-memory, "
+      "tcc-promote-shared-memory, canonicalize, cse)",
       buildLinalgToTilePipeline);
   PassPipelineRegistration<TileToGPUOptions>(
       "tcc-tile-to-gpu",

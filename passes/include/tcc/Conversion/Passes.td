@@ -185,6 +185,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"expandMath", "expand-math", "bool", /*default=*/"true",
            "Rewrite math functions into polynomial approximations and exact "
            "leaf ops, so that GPU lowerings need no libdevice / OCML calls">,
+    Option<"asyncCopy", "async-copy", "bool", /*default=*/"true",
+           "Lower tile.async_copy to cp.async (NVIDIA sm_80+: 16-byte copies "
+           "that bypass registers); otherwise each copy is a load into "
+           "registers and a shared store (AMD), and the waits are barriers">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

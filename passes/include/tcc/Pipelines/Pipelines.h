@@ -30,6 +30,11 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       llvm::cl::desc("shared-memory bank model for the swizzle: nvidia, amd, "
                      "or none (no swizzle, for measurements)"),
       llvm::cl::init("nvidia")};
+  PassOptions::Option<int64_t> numStages{
+      *this, "num-stages",
+      llvm::cl::desc("slots of each pipelined shared-memory operand buffer "
+                     "(tcc-promote-shared-memory; 1: synchronous staging)"),
+      llvm::cl::init(3)};
 };
 
 struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {
@@ -42,6 +47,11 @@ struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {
       llvm::cl::desc("expand math functions into instructions (targets whose "
                      "device math library is not linked: AMD); NVIDIA links "
                      "libdevice, whose fast exp/tanh beat the expansions"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> asyncCopy{
+      *this, "async-copy",
+      llvm::cl::desc("lower tile.async_copy to cp.async (NVIDIA sm_80+); "
+                     "otherwise to loads and shared stores (AMD)"),
       llvm::cl::init(true)};
 };
 

@@ -121,4 +121,71 @@ def TccSwizzleSharedMemory : Pass<"tcc-swizzle-shared-memory"> {
   ];
 }
 
+def TccPromoteSharedMemory : Pass<"tcc-promote-shared-memory"> {
+  let summary = "Pipeline shared-memory operand tiles through multi-slot "
+                "buffers filled by asynchronous copies";
+  let description = [{
+    A tile that a loop loads from global memory and moves into shared memory
+    only to be read back in register layouts (a GEMM's A and B slices:
+    `tile.memref_load` -> `tile.convert_layout` to `#tile.shared` ->
+    `tile.convert_layout` to `#tile.dot_operand`) is instead copied straight
+    into a `num-stages`-slot `!tile.shared_buffer` with `tile.async_copy`
+    (cp.async on NVIDIA: no registers, no wait for the data at the copy),
+    `num-stages - 1` loop iterations ahead:
+
+    - before the loop, iterations 0 .. S-2 are copied into slots 0 .. S-2,
+      one `tile.async_commit_group` per iteration;
+    - each iteration first waits until its own group has landed
+      (`tile.async_wait {pending = S-2}`, which is also the barrier that
+      ends every thread's reads of the previous iteration's slot), reads its
+      slot with `tile.shared_load`, then issues the copies of iteration
+      i + S-1 into the slot iteration i-1 used, and commits them;
+    - after the loop, `tile.async_wait {pending = 0}` drains the copies.
+
+    Copies past the loop's end read windows that the copy's bounds check
+    zero-fills or that are never consumed, so the prologue and the steady
+    state need no predication. Offsets may be any side-effect-free function
+    of the induction variable and loop invariants; they are recomputed for
+    the iteration being fetched. The shared layout (and its swizzle, chosen
+    by `tcc-swizzle-shared-memory` beforehand) is kept. Loads with a mask,
+    tiles with other users, and values that depend on the loop's iter_args
+    are left alone. `num-stages = 1` leaves the IR unchanged (the
+    synchronous load / store / barrier form).
+
+    Before:
+    ```mlir
+    scf.for %k = %c0 to %K step %c32 iter_args(%acc = %zero) -> (...) {
+      %a = tile.memref_load %A[%m0, %k] : memref<...> -> tensor<128x32xf16, #blocked>
+      %s = tile.convert_layout %a : ... -> tensor<128x32xf16, #shared>
+      %o = tile.convert_layout %s : ... -> tensor<128x32xf16, #opA>
+      ...
+    }
+    ```
+    After (num-stages = 3):
+    ```mlir
+    %buf = tile.shared_alloc : !tile.shared_buffer<3x128x32xf16, #shared>
+    tile.async_copy %A[%m0, %c0], %buf[%c0] layout #blocked : ...
+    tile.async_commit_group
+    tile.async_copy %A[%m0, %c32], %buf[%c1] layout #blocked : ...
+    tile.async_commit_group
+    scf.for %k = ... iter_args(%acc = %zero, %read = %c0, %write = %c2) {
+      tile.async_wait {pending = 1 : i32}
+      %o = tile.shared_load %buf[%read] : ... -> tensor<128x32xf16, #opA>
+      %k2 = arith.addi %k, %c64 : index
+      tile.async_copy %A[%m0, %k2], %buf[%write] layout #blocked : ...
+      tile.async_commit_group
+      ...
+    }
+    tile.async_wait {pending = 0 : i32}
+    ```
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int64_t", /*default=*/"3",
+           "Slots per promoted tile: copies run num-stages - 1 iterations "
+           "ahead (1: no promotion)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // TCC_TRANSFORMS_PASSES_TD

@@ -91,91 +91,99 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMfmaOperand(Operation *op,
   return success();
 }
 
-namespace {
-
 /// LDS -> MFMA operand fragments. A: one 8-byte read per (m tile, k step)
 /// (4 consecutive k of one row); B: 4 reads of one column.
+Value mlir::tcc::tile_to_gpu::emitMfmaOperandLoad(OpBuilder &b, Location loc,
+                                                  RankedTensorType type,
+                                                  const SharedTileRef &src,
+                                                  VectorType resultType,
+                                                  unsigned warpSize) {
+  tile::AMDMfmaEncodingAttr mfma = mfmaParentOf(type);
+  auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
+  Type elem = type.getElementType();
+  ThreadIds ids = emitThreadIds(b, loc, warpSize);
+  ArrayRef<unsigned> waves = mfma.getWarpsPerCTA();
+  // Wave ids run along N fastest (the accumulator layout's order).
+  Value waveM = arith::DivUIOp::create(b, loc, ids.warp,
+                                       cst(b, loc, waves[1]));
+  Value waveN = arith::RemUIOp::create(b, loc, ids.warp,
+                                       cst(b, loc, waves[1]));
+  Value lane16 = arith::RemUIOp::create(b, loc, ids.lane,
+                                        cst(b, loc, 16));
+  Value quad = arith::MulIOp::create(
+      b, loc,
+      arith::DivUIOp::create(b, loc, ids.lane, cst(b, loc, 16)),
+      cst(b, loc, 4));
+  auto at = [&](Value row, Value col) {
+    return src.indices(b, loc, row, col);
+  };
+  Value result = arith::ConstantOp::create(b, loc, resultType,
+                                           b.getZeroAttr(resultType));
+  auto fragType = VectorType::get({4}, elem);
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  auto insert = [&](Value frag, int64_t offset) {
+    result = vector::InsertStridedSliceOp::create(
+        b, loc, frag, result, ArrayRef<int64_t>{offset},
+        ArrayRef<int64_t>{1});
+  };
+  if (operand.getOpIdx() == 0) {
+    int64_t kSteps = cols / kMfma, mTiles = tilesPerWave(rows, waves[0]);
+    Value waveRow = arith::AddIOp::create(
+        b, loc, lane16,
+        arith::MulIOp::create(b, loc, waveM, cst(b, loc, kMfma)));
+    for (int64_t t = 0; t < mTiles; ++t)
+      for (int64_t s = 0; s < kSteps; ++s) {
+        Value row = arith::AddIOp::create(
+            b, loc, waveRow,
+            cst(b, loc, t * kMfma * waves[0]));
+        Value col = arith::AddIOp::create(b, loc, quad,
+                                          cst(b, loc, s * kMfma));
+        insert(vector::LoadOp::create(b, loc, fragType, src.buffer,
+                                      at(row, col)),
+               (t * kSteps + s) * 4);
+      }
+  } else {
+    int64_t kSteps = rows / kMfma, nTiles = tilesPerWave(cols, waves[1]);
+    Value waveCol = arith::AddIOp::create(
+        b, loc, lane16,
+        arith::MulIOp::create(b, loc, waveN, cst(b, loc, kMfma)));
+    for (int64_t s = 0; s < kSteps; ++s)
+      for (int64_t u = 0; u < nTiles; ++u) {
+        Value col = arith::AddIOp::create(
+            b, loc, waveCol, cst(b, loc, u * kMfma * waves[1]));
+        SmallVector<Value> halves;
+        for (int64_t i = 0; i < 4; ++i) {
+          Value row = arith::AddIOp::create(
+              b, loc, quad, cst(b, loc, s * kMfma + i));
+          halves.push_back(
+              memref::LoadOp::create(b, loc, src.buffer, at(row, col)));
+        }
+        insert(vector::FromElementsOp::create(b, loc, fragType,
+                                              halves),
+               (s * nTiles + u) * 4);
+      }
+  }
+  return result;
+}
+
+namespace {
+
+/// shared -> MFMA operand (value form): LDS reads from the tile's buffer.
 struct LoadMfmaFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    tile::AMDMfmaEncodingAttr mfma = mfmaParentOf(type);
-    if (!mfma || !isSharedTile(op.getSrc().getType()))
+    if (!mfmaParentOf(op.getType()) || !isSharedTile(op.getSrc().getType()))
       return failure();
-    Location loc = op.getLoc();
-    auto shared =
-        cast<tile::SharedEncodingAttr>(op.getSrc().getType().getEncoding());
-    auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
-    Value buffer = adaptor.getSrc();
-    Type elem = type.getElementType();
-    auto resultType = cast<VectorType>(getTypeConverter()->convertType(type));
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
-    ArrayRef<unsigned> waves = mfma.getWarpsPerCTA();
-    // Wave ids run along N fastest (the accumulator layout's order).
-    Value waveM = arith::DivUIOp::create(rewriter, loc, ids.warp,
-                                         cst(rewriter, loc, waves[1]));
-    Value waveN = arith::RemUIOp::create(rewriter, loc, ids.warp,
-                                         cst(rewriter, loc, waves[1]));
-    Value lane16 = arith::RemUIOp::create(rewriter, loc, ids.lane,
-                                          cst(rewriter, loc, 16));
-    Value quad = arith::MulIOp::create(
-        rewriter, loc,
-        arith::DivUIOp::create(rewriter, loc, ids.lane, cst(rewriter, loc, 16)),
-        cst(rewriter, loc, 4));
-    auto at = [&](Value row, Value col) {
-      return SmallVector<Value>{row,
-                                emitSwizzledColumn(rewriter, loc, shared, row,
-                                                   col)};
-    };
-    Value result = arith::ConstantOp::create(rewriter, loc, resultType,
-                                             rewriter.getZeroAttr(resultType));
-    auto fragType = VectorType::get({4}, elem);
-    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-    auto insert = [&](Value frag, int64_t offset) {
-      result = vector::InsertStridedSliceOp::create(
-          rewriter, loc, frag, result, ArrayRef<int64_t>{offset},
-          ArrayRef<int64_t>{1});
-    };
-    if (operand.getOpIdx() == 0) {
-      int64_t kSteps = cols / kMfma, mTiles = tilesPerWave(rows, waves[0]);
-      Value waveRow = arith::AddIOp::create(
-          rewriter, loc, lane16,
-          arith::MulIOp::create(rewriter, loc, waveM, cst(rewriter, loc, kMfma)));
-      for (int64_t t = 0; t < mTiles; ++t)
-        for (int64_t s = 0; s < kSteps; ++s) {
-          Value row = arith::AddIOp::create(
-              rewriter, loc, waveRow,
-              cst(rewriter, loc, t * kMfma * waves[0]));
-          Value col = arith::AddIOp::create(rewriter, loc, quad,
-                                            cst(rewriter, loc, s * kMfma));
-          insert(vector::LoadOp::create(rewriter, loc, fragType, buffer,
-                                        at(row, col)),
-                 (t * kSteps + s) * 4);
-        }
-    } else {
-      int64_t kSteps = rows / kMfma, nTiles = tilesPerWave(cols, waves[1]);
-      Value waveCol = arith::AddIOp::create(
-          rewriter, loc, lane16,
-          arith::MulIOp::create(rewriter, loc, waveN, cst(rewriter, loc, kMfma)));
-      for (int64_t s = 0; s < kSteps; ++s)
-        for (int64_t u = 0; u < nTiles; ++u) {
-          Value col = arith::AddIOp::create(
-              rewriter, loc, waveCol, cst(rewriter, loc, u * kMfma * waves[1]));
-          SmallVector<Value> halves;
-          for (int64_t i = 0; i < 4; ++i) {
-            Value row = arith::AddIOp::create(
-                rewriter, loc, quad, cst(rewriter, loc, s * kMfma + i));
-            halves.push_back(
-                memref::LoadOp::create(rewriter, loc, buffer, at(row, col)));
-          }
-          insert(vector::FromElementsOp::create(rewriter, loc, fragType,
-                                                halves),
-                 (s * nTiles + u) * 4);
-        }
-    }
-    rewriter.replaceOp(op, result);
+    SharedTileRef src{
+        adaptor.getSrc(),
+        {},
+        cast<tile::SharedEncodingAttr>(op.getSrc().getType().getEncoding())};
+    rewriter.replaceOp(op, emitMfmaOperandLoad(rewriter, op.getLoc(),
+                                               op.getType(), src,
+                                               vectorTypeOf(op.getType()),
+                                               info.warpSize));
     return success();
   }
 };

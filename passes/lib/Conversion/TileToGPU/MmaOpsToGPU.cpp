@@ -231,6 +231,140 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
   return success();
 }
 
+SmallVector<Value> SharedTileRef::indices(OpBuilder &b, Location loc,
+                                          Value row, Value col) const {
+  SmallVector<Value> result(leading);
+  result.push_back(row);
+  result.push_back(emitSwizzledColumn(b, loc, layout, row, col));
+  return result;
+}
+
+/// Each thread stores its runs in pieces of at most one swizzle group (a
+/// group stays contiguous after the XOR).
+void mlir::tcc::tile_to_gpu::emitSharedTileStore(OpBuilder &b, Location loc,
+                                                 const TileLayout &src,
+                                                 Value values,
+                                                 const SharedTileRef &dst,
+                                                 unsigned warpSize) {
+  ThreadIds ids = emitThreadIds(b, loc, warpSize);
+  SmallVector<Value> base = src.emitThreadBase(b, loc, ids);
+  int64_t run = src.getSizePerThread(1);
+  int64_t piece = dst.layout.getMaxPhase() == 1
+                      ? run
+                      : std::min<int64_t>(run, dst.layout.getVec());
+  for (int64_t e = 0; e < src.getNumElems(); e += run) {
+    SmallVector<int64_t> idx = src.delinearize(e);
+    Value row = arith::AddIOp::create(b, loc, base[0],
+                                      cst(b, loc, src.getElemOffset(0, idx[0])));
+    Value col = arith::AddIOp::create(b, loc, base[1],
+                                      cst(b, loc, src.getElemOffset(1, idx[1])));
+    for (int64_t p = 0; p < run; p += piece) {
+      Value part = vector::ExtractStridedSliceOp::create(
+          b, loc, values, ArrayRef<int64_t>{e + p}, ArrayRef<int64_t>{piece},
+          ArrayRef<int64_t>{1});
+      Value pieceCol =
+          p == 0 ? col
+                 : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
+      vector::StoreOp::create(b, loc, part, dst.buffer,
+                              dst.indices(b, loc, row, pieceCol));
+    }
+  }
+}
+
+/// shared -> mma operand: ldmatrix fragments at swizzled row addresses.
+Value mlir::tcc::tile_to_gpu::emitMmaOperandLoad(OpBuilder &b, Location loc,
+                                                 RankedTensorType type,
+                                                 const SharedTileRef &src,
+                                                 VectorType resultType,
+                                                 unsigned warpSize) {
+  auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
+  tile::NvidiaMmaEncodingAttr mma = mmaParentOf(type);
+  Type elem = type.getElementType();
+  ThreadIds ids = emitThreadIds(b, loc, warpSize);
+  Value lane = ids.lane;
+  // Lane l addresses row (l % 8) + 8 * ((l / 8) % 2) of its 16-row block
+  // and the 8-wide column block l / 16 (ldmatrix's matrix l / 8).
+  Value rowInBlock = arith::AddIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, cst(b, loc, 8)),
+      arith::MulIOp::create(
+          b, loc,
+          arith::RemUIOp::create(
+              b, loc,
+              arith::DivUIOp::create(b, loc, lane, cst(b, loc, 8)),
+              cst(b, loc, 2)),
+          cst(b, loc, 8)));
+  Value half = arith::DivUIOp::create(b, loc, lane, cst(b, loc, 16));
+  Value result = arith::ConstantOp::create(
+      b, loc, resultType, b.getZeroAttr(resultType));
+  auto load = [&](Value row, Value col, int64_t tiles, bool transpose) {
+    auto fragType = VectorType::get({tiles, 2}, elem);
+    return nvgpu::LdMatrixOp::create(b, loc, fragType, src.buffer,
+                                     src.indices(b, loc, row, col), transpose,
+                                     tiles)
+        .getResult();
+  };
+  auto insert = [&](Value frag, int64_t offset) {
+    auto fragType = cast<VectorType>(frag.getType());
+    int64_t n = fragType.getNumElements();
+    Value flat = vector::ShapeCastOp::create(
+        b, loc, VectorType::get({n}, elem), frag);
+    result = vector::InsertStridedSliceOp::create(
+        b, loc, flat, result, ArrayRef<int64_t>{offset},
+        ArrayRef<int64_t>{1});
+  };
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t warpsM = warpsAlongM(mma), warpsN = warpsAlongN(mma);
+  // Warp ids run along N fastest (the accumulator layout's order).
+  Value warpM = arith::DivUIOp::create(b, loc, ids.warp,
+                                       cst(b, loc, warpsN));
+  Value warpN = arith::RemUIOp::create(b, loc, ids.warp,
+                                       cst(b, loc, warpsN));
+  if (operand.getOpIdx() == 0) {
+    // A [BM, BK], row-major: 4 matrices = (rows 0-7, 8-15) x (k 0-7, 8-15)
+    // of each of this warp's m tiles (16 * WM rows apart).
+    int64_t kSteps = cols / kMmaK;
+    Value warpRow = arith::AddIOp::create(
+        b, loc, rowInBlock,
+        arith::MulIOp::create(b, loc, warpM, cst(b, loc, kMmaM)));
+    for (int64_t t = 0; t < mTilesPerWarp(rows, mma); ++t)
+      for (int64_t s = 0; s < kSteps; ++s) {
+        Value row = arith::AddIOp::create(
+            b, loc, warpRow, cst(b, loc, t * kMmaM * warpsM));
+        Value col = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, half, cst(b, loc, 8)),
+            cst(b, loc, s * kMmaK));
+        insert(load(row, col, 4, /*transpose=*/false), (t * kSteps + s) * 8);
+      }
+  } else {
+    // B [BK, BN] stored K x N: .trans gives each lane (k = 2t + j, n = g).
+    // One x4 covers two of this warp's n tiles (W * 8 columns apart).
+    int64_t nTiles = nTilesPerWarp(cols, mma);
+    Value warpCol = arith::MulIOp::create(b, loc, warpN,
+                                          cst(b, loc, kMmaN));
+    for (int64_t s = 0; s < rows / kMmaK; ++s)
+      for (int64_t u = 0; u < nTiles; u += 2) {
+        int64_t tiles = u + 1 < nTiles ? 4 : 2;
+        Value row = arith::AddIOp::create(b, loc, rowInBlock,
+                                          cst(b, loc, s * kMmaK));
+        // Lanes 16-31 address the next n tile of this warp.
+        Value nextTile = tiles == 4
+                             ? arith::MulIOp::create(
+                                   b, loc, half,
+                                   cst(b, loc, kMmaN * warpsN))
+                                   .getResult()
+                             : cst(b, loc, 0);
+        Value col = arith::AddIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, warpCol, nextTile),
+            cst(b, loc, u * kMmaN * warpsN));
+        insert(load(row, col, tiles, /*transpose=*/true),
+               (s * nTiles + u) * 4);
+      }
+  }
+  return result;
+}
+
 namespace {
 
 /// blocked -> shared: swizzled vector stores into the op's workgroup buffer.
@@ -245,149 +379,37 @@ struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
     auto func = op->getParentOfType<gpu::GPUFuncOp>();
     Value buffer = func.getWorkgroupAttributions()[info.scratch.size() +
                                                    info.sharedBufferOf.at(op)];
-    auto shared = cast<tile::SharedEncodingAttr>(op.getType().getEncoding());
-    TileLayout src = layoutOf(op.getSrc().getType());
-    Value values = adaptor.getSrc();
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
-    SmallVector<Value> base = src.emitThreadBase(rewriter, loc, ids);
-    int64_t run = src.getSizePerThread(1);
-    // Each piece stays inside one swizzle group (contiguous after the XOR).
-    int64_t piece = shared.getMaxPhase() == 1
-                        ? run
-                        : std::min<int64_t>(run, shared.getVec());
+    SharedTileRef dst{
+        buffer, {}, cast<tile::SharedEncodingAttr>(op.getType().getEncoding())};
     // Readers of the previous contents (last iteration's fragments) first.
     // (eraseRedundantBarriers drops it when another tile's store just
     // synchronized.)
     gpu::BarrierOp::create(rewriter, loc);
-    for (int64_t e = 0; e < src.getNumElems(); e += run) {
-      SmallVector<int64_t> idx = src.delinearize(e);
-      Value row = arith::AddIOp::create(rewriter, loc, base[0],
-                                        cst(rewriter, loc,
-                                            src.getElemOffset(0, idx[0])));
-      Value col = arith::AddIOp::create(rewriter, loc, base[1],
-                                        cst(rewriter, loc,
-                                            src.getElemOffset(1, idx[1])));
-      for (int64_t p = 0; p < run; p += piece) {
-        Value part = vector::ExtractStridedSliceOp::create(
-            rewriter, loc, values, ArrayRef<int64_t>{e + p},
-            ArrayRef<int64_t>{piece}, ArrayRef<int64_t>{1});
-        Value pieceCol = p == 0 ? col
-                                : arith::AddIOp::create(rewriter, loc, col,
-                                                        cst(rewriter, loc, p))
-                                      .getResult();
-        Value pcol = emitSwizzledColumn(rewriter, loc, shared, row, pieceCol);
-        vector::StoreOp::create(rewriter, loc, part, buffer,
-                                ValueRange{row, pcol});
-      }
-    }
+    emitSharedTileStore(rewriter, loc, layoutOf(op.getSrc().getType()),
+                        adaptor.getSrc(), dst, info.warpSize);
     gpu::BarrierOp::create(rewriter, loc);
     rewriter.replaceOp(op, buffer);
     return success();
   }
 };
 
-/// shared -> mma operand: ldmatrix fragments at swizzled row addresses.
+/// shared -> mma operand (value form): ldmatrix from the tile's buffer.
 struct LoadFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isSharedTile(op.getSrc().getType()) || !isDotOperandTile(op.getType()) ||
-        !mmaParentOf(op.getType()))
+    if (!isSharedTile(op.getSrc().getType()) ||
+        !isDotOperandTile(op.getType()) || !mmaParentOf(op.getType()))
       return failure();
-    Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    auto shared =
-        cast<tile::SharedEncodingAttr>(op.getSrc().getType().getEncoding());
-    auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
-    tile::NvidiaMmaEncodingAttr mma = mmaParentOf(type);
-    Value buffer = adaptor.getSrc();
-    Type elem = type.getElementType();
-    auto resultType = cast<VectorType>(
-        getTypeConverter()->convertType(type));
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
-    Value lane = ids.lane;
-    // Lane l addresses row (l % 8) + 8 * ((l / 8) % 2) of its 16-row block
-    // and the 8-wide column block l / 16 (ldmatrix's matrix l / 8).
-    Value rowInBlock = arith::AddIOp::create(
-        rewriter, loc, arith::RemUIOp::create(rewriter, loc, lane, cst(rewriter, loc, 8)),
-        arith::MulIOp::create(
-            rewriter, loc,
-            arith::RemUIOp::create(
-                rewriter, loc,
-                arith::DivUIOp::create(rewriter, loc, lane, cst(rewriter, loc, 8)),
-                cst(rewriter, loc, 2)),
-            cst(rewriter, loc, 8)));
-    Value half = arith::DivUIOp::create(rewriter, loc, lane, cst(rewriter, loc, 16));
-    Value result = arith::ConstantOp::create(
-        rewriter, loc, resultType, rewriter.getZeroAttr(resultType));
-    auto load = [&](Value row, Value col, int64_t tiles, bool transpose) {
-      Value pcol = emitSwizzledColumn(rewriter, loc, shared, row, col);
-      auto fragType = VectorType::get({tiles, 2}, elem);
-      return nvgpu::LdMatrixOp::create(rewriter, loc, fragType, buffer,
-                                       ValueRange{row, pcol}, transpose, tiles)
-          .getResult();
-    };
-    auto insert = [&](Value frag, int64_t offset) {
-      auto fragType = cast<VectorType>(frag.getType());
-      int64_t n = fragType.getNumElements();
-      Value flat = vector::ShapeCastOp::create(
-          rewriter, loc, VectorType::get({n}, elem), frag);
-      result = vector::InsertStridedSliceOp::create(
-          rewriter, loc, flat, result, ArrayRef<int64_t>{offset},
-          ArrayRef<int64_t>{1});
-    };
-    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-    int64_t warpsM = warpsAlongM(mma), warpsN = warpsAlongN(mma);
-    // Warp ids run along N fastest (the accumulator layout's order).
-    Value warpM = arith::DivUIOp::create(rewriter, loc, ids.warp,
-                                         cst(rewriter, loc, warpsN));
-    Value warpN = arith::RemUIOp::create(rewriter, loc, ids.warp,
-                                         cst(rewriter, loc, warpsN));
-    if (operand.getOpIdx() == 0) {
-      // A [BM, BK], row-major: 4 matrices = (rows 0-7, 8-15) x (k 0-7, 8-15)
-      // of each of this warp's m tiles (16 * WM rows apart).
-      int64_t kSteps = cols / kMmaK;
-      Value warpRow = arith::AddIOp::create(
-          rewriter, loc, rowInBlock,
-          arith::MulIOp::create(rewriter, loc, warpM, cst(rewriter, loc, kMmaM)));
-      for (int64_t t = 0; t < mTilesPerWarp(rows, mma); ++t)
-        for (int64_t s = 0; s < kSteps; ++s) {
-          Value row = arith::AddIOp::create(
-              rewriter, loc, warpRow, cst(rewriter, loc, t * kMmaM * warpsM));
-          Value col = arith::AddIOp::create(
-              rewriter, loc,
-              arith::MulIOp::create(rewriter, loc, half, cst(rewriter, loc, 8)),
-              cst(rewriter, loc, s * kMmaK));
-          insert(load(row, col, 4, /*transpose=*/false), (t * kSteps + s) * 8);
-        }
-    } else {
-      // B [BK, BN] stored K x N: .trans gives each lane (k = 2t + j, n = g).
-      // One x4 covers two of this warp's n tiles (W * 8 columns apart).
-      int64_t nTiles = nTilesPerWarp(cols, mma);
-      Value warpCol = arith::MulIOp::create(rewriter, loc, warpN,
-                                            cst(rewriter, loc, kMmaN));
-      for (int64_t s = 0; s < rows / kMmaK; ++s)
-        for (int64_t u = 0; u < nTiles; u += 2) {
-          int64_t tiles = u + 1 < nTiles ? 4 : 2;
-          Value row = arith::AddIOp::create(rewriter, loc, rowInBlock,
-                                            cst(rewriter, loc, s * kMmaK));
-          // Lanes 16-31 address the next n tile of this warp.
-          Value nextTile = tiles == 4
-                               ? arith::MulIOp::create(
-                                     rewriter, loc, half,
-                                     cst(rewriter, loc, kMmaN * warpsN))
-                                     .getResult()
-                               : cst(rewriter, loc, 0);
-          Value col = arith::AddIOp::create(
-              rewriter, loc,
-              arith::AddIOp::create(rewriter, loc, warpCol, nextTile),
-              cst(rewriter, loc, u * kMmaN * warpsN));
-          insert(load(row, col, tiles, /*transpose=*/true),
-                 (s * nTiles + u) * 4);
-        }
-    }
-    rewriter.replaceOp(op, result);
+    SharedTileRef src{
+        adaptor.getSrc(),
+        {},
+        cast<tile::SharedEncodingAttr>(op.getSrc().getType().getEncoding())};
+    rewriter.replaceOp(op, emitMmaOperandLoad(rewriter, op.getLoc(),
+                                              op.getType(), src,
+                                              vectorTypeOf(op.getType()),
+                                              info.warpSize));
     return success();
   }
 };

@@ -105,6 +105,31 @@ LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
 Value emitSwizzledColumn(OpBuilder &b, Location loc,
                          tile::SharedEncodingAttr shared, Value row,
                          Value col);
+/// A shared tile in a workgroup buffer: the buffer, the indices in front of
+/// the tile's (row, col) (a pipelined buffer's slot), and its layout.
+struct SharedTileRef {
+  Value buffer;
+  SmallVector<Value> leading;
+  tile::SharedEncodingAttr layout;
+  /// Buffer indices of the tile's logical (row, col), swizzled.
+  SmallVector<Value> indices(OpBuilder &b, Location loc, Value row,
+                             Value col) const;
+};
+/// Stores a per-thread vector of a 2-D `src`-layout tile into `dst` (vector
+/// stores of at most one swizzle group each; no barriers).
+void emitSharedTileStore(OpBuilder &b, Location loc, const TileLayout &src,
+                         Value values, const SharedTileRef &dst,
+                         unsigned warpSize);
+/// Reads the mma.sync operand fragments of dot-operand tile `type` from
+/// `src` with ldmatrix (MmaOpsToGPU.cpp).
+Value emitMmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
+                         const SharedTileRef &src, VectorType resultType,
+                         unsigned warpSize);
+/// Reads the MFMA operand fragments of dot-operand tile `type` from `src`
+/// with LDS loads (MfmaOpsToGPU.cpp).
+Value emitMfmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
+                          const SharedTileRef &src, VectorType resultType,
+                          unsigned warpSize);
 /// AMD MFMA operands (MfmaOpsToGPU.cpp).
 tile::AMDMfmaEncodingAttr mfmaParentOf(Type type);
 Type convertMfmaOperandType(RankedTensorType type);
