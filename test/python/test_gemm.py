@@ -20,10 +20,14 @@ def test_gemm_uses_mma_sync_ldmatrix_and_shared_memory(dtype, target):
     assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in k.asm
     assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in k.asm
     assert ".shared" in k.asm and "bar.sync" in k.asm
-    assert re.search(r"ld\.global\.v4\.(b32|u32)", k.asm)  # 16-byte operand loads
+    # Operands reach shared memory by 16-byte cp.async, 3 stages deep.
+    assert re.search(r"cp\.async\.cg\.shared\.global \[%rd?\d+(\+\d+)?\], \[%rd\d+\], 16", k.asm)
+    assert "cp.async.commit_group;" in k.asm
+    assert re.search(r"cp\.async\.wait_group\s+1;", k.asm)
     # 128 x 128 blocks, 4 warps, grouped over a 4 x 3 grid of blocks.
     assert k.launch.block == (128, 1, 1) and k.launch.grid == (12, 1, 1)
     assert "tile.dot" in k.ir["tile"] and "#tile.shared" in k.ir["tile"]
+    assert "!tile.shared_buffer<3x128x32x" in k.ir["tile"]
 
 
 def test_gemm_bias_gelu_is_one_kernel():

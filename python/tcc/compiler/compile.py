@@ -57,12 +57,14 @@ class Schedule:
     num_warps: int = 4
     elements_per_program: int = 2048
     swizzle: bool = True  # XOR-swizzle shared-memory tiles (off only to measure)
+    num_stages: int = 3  # slots of pipelined shared operand buffers (1: synchronous)
 
     def as_dict(self) -> dict[str, int]:
         return {
             "num_warps": self.num_warps,
             "elements_per_program": self.elements_per_program,
             "swizzle": int(self.swizzle),
+            "num_stages": self.num_stages,
         }
 
 
@@ -127,6 +129,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     num_warps: int = 4,
     elements_per_program: int = 2048,
     swizzle: bool = True,
+    num_stages: int = 3,
     cache: KernelCache | Literal[False] | None = None,
     **sizes: int,
 ) -> Kernel:
@@ -137,8 +140,10 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     tcc dialect or linalg on tensors, with one function of static shapes.
     ``num_warps`` and ``elements_per_program`` are the schedule (warps per
     program, block size one program covers); ``swizzle=False`` leaves
-    shared-memory tiles unswizzled (to measure bank conflicts). ``cache=False`` bypasses the
-    artifact cache.
+    shared-memory tiles unswizzled (to measure bank conflicts). ``num_stages``
+    is how many slots each pipelined shared-memory operand buffer has (a GEMM's
+    copies run ``num_stages - 1`` K steps ahead; 1 stages synchronously).
+    ``cache=False`` bypasses the artifact cache.
     """
     if target not in _WARP_SIZE:
         raise ValueError(
@@ -148,9 +153,14 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         raise ValueError(f"num_warps must be a power of two from 1 to 16, got {num_warps}")
     if elements_per_program < 1 or elements_per_program & (elements_per_program - 1):
         raise ValueError(f"elements_per_program must be a power of two, got {elements_per_program}")
+    if not 1 <= num_stages <= 8:
+        raise ValueError(f"num_stages must be from 1 to 8, got {num_stages}")
     text = _source_text(source, sizes)
     schedule = Schedule(
-        num_warps=num_warps, elements_per_program=elements_per_program, swizzle=swizzle
+        num_warps=num_warps,
+        elements_per_program=elements_per_program,
+        swizzle=swizzle,
+        num_stages=num_stages,
     )
     key = cache_key(
         text, target=target, schedule=schedule.as_dict(), compiler_version=COMPILER_VERSION
@@ -203,10 +213,15 @@ def run_stages(
         "linalg": "tcc-tensor-to-linalg",
         "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps} "
         f"elements-per-program={schedule.elements_per_program} "
-        f"bank-model={backend.vendor if schedule.swizzle else 'none'}}}",
+        f"bank-model={backend.vendor if schedule.swizzle else 'none'} "
+        f"num-stages={schedule.num_stages}}}",
         # NVIDIA links libdevice (fast exp/tanh); AMD has no device library
         # here, so its math is expanded into instructions.
-        "gpu": f"tcc-tile-to-gpu{{warp-size={warp} expand-math={int(backend.vendor != 'nvidia')}}}",
+        # cp.async where the target has it (NVIDIA sm_80+); AMD stages
+        # through registers.
+        "gpu": f"tcc-tile-to-gpu{{warp-size={warp} "
+        f"expand-math={int(backend.vendor != 'nvidia')} "
+        f"async-copy={int(backend.vendor == 'nvidia')}}}",
     }
     stages: dict[str, str] = {"source": text}
     with ir.Context(), ir.Location.unknown():

@@ -219,9 +219,10 @@ func.func @softmax_tail(%x: tensor<100x777xbf16>) -> tensor<100x777xbf16> {
 
 // A GEMM with a bias epilogue: 128 x 128 blocks over 4 warps (2 x 2 on
 // mma.sync m16n8k16), BK = 32, grouped rasterization (8 row blocks per
-// group); A and B are prefetched into registers one step ahead and staged
-// through (unswizzled: tcc-swizzle-shared-memory's job) shared memory; the
-// bias is added on the accumulator's layout; one store.
+// group); each K step loads A and B, stages them through (unswizzled:
+// tcc-swizzle-shared-memory's job; synchronous: tcc-promote-shared-memory
+// pipelines it) shared memory and reads the mma operands back; the bias is
+// added on the accumulator's layout; one store.
 // CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
 // CHECK-DAG: #[[SH:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
 // CHECK-DAG: #[[OPA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
@@ -232,20 +233,17 @@ func.func @softmax_tail(%x: tensor<100x777xbf16>) -> tensor<100x777xbf16> {
 // CHECK-SAME: tcc.num_warps = 4 : i32
 // CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c24 : index
 // CHECK: %[[ACC0:.*]] = tile.splat %{{.*}} : f32 -> tensor<128x128xf32, #[[MMA]]>
-// CHECK: %[[A0:.*]] = tile.memref_load %arg0[%{{.*}}, %c0] : memref<512x256xf16> -> tensor<128x32xf16
-// CHECK: %[[B0:.*]] = tile.memref_load %arg1[%c0, %{{.*}}] : memref<256x384xf16> -> tensor<32x128xf16
-// CHECK: %[[R:.*]]:3 = scf.for %[[K:.*]] = %c0 to %c256 step %c32 iter_args(%[[ACC:.*]] = %[[ACC0]], %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]])
+// CHECK: %[[R:.*]] = scf.for %[[K:.*]] = %c0 to %c256 step %c32 iter_args(%[[ACC:.*]] = %[[ACC0]])
+// CHECK: %[[A:.*]] = tile.memref_load %arg0[%{{.*}}, %[[K]]] : memref<512x256xf16> -> tensor<128x32xf16
+// CHECK: %[[B:.*]] = tile.memref_load %arg1[%[[K]], %{{.*}}] : memref<256x384xf16> -> tensor<32x128xf16
 // CHECK: %[[SA:.*]] = tile.convert_layout %[[A]] : {{.*}} -> tensor<128x32xf16, #[[SH]]>
 // CHECK: %[[SB:.*]] = tile.convert_layout %[[B]] : {{.*}} -> tensor<32x128xf16, #[[SH]]>
-// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c32 : index
-// CHECK: %[[AN:.*]] = tile.memref_load %arg0[%{{.*}}, %[[NEXT]]]
-// CHECK: %[[BN:.*]] = tile.memref_load %arg1[%[[NEXT]], %{{.*}}]
 // CHECK: %[[OA:.*]] = tile.convert_layout %[[SA]] : tensor<128x32xf16, #[[SH]]> -> tensor<128x32xf16, #[[OPA]]>
 // CHECK: %[[OB:.*]] = tile.convert_layout %[[SB]] : tensor<32x128xf16, #[[SH]]> -> tensor<32x128xf16, #[[OPB]]>
 // CHECK: %[[D:.*]] = tile.dot %[[OA]], %[[OB]], %[[ACC]]
-// CHECK: scf.yield %[[D]], %[[AN]], %[[BN]]
+// CHECK: scf.yield %[[D]]
 // CHECK: tile.memref_load %arg2[%{{.*}}] : memref<384xf32> -> tensor<128xf32, #[[SLICE]]>
-// CHECK: %[[S:.*]] = arith.addf %[[R]]#0, %{{.*}} : tensor<128x128xf32, #[[MMA]]>
+// CHECK: %[[S:.*]] = arith.addf %[[R]], %{{.*}} : tensor<128x128xf32, #[[MMA]]>
 // CHECK: %[[H:.*]] = arith.truncf %[[S]] : tensor<128x128xf32, #[[MMA]]> to tensor<128x128xf16, #[[MMA]]>
 // CHECK: tile.memref_store %arg3[%{{.*}}, %{{.*}}], %[[H]] : memref<512x384xf16>, tensor<128x128xf16, #[[MMA]]>
 func.func @gemm_bias(%x: tensor<512x256xf16>, %w: tensor<256x384xf16>, %bias: tensor<384xf32>) -> tensor<512x384xf16> {

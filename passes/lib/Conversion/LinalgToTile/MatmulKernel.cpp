@@ -4,8 +4,9 @@
 // (A: (m, k), B: (k, n), C: (m, n)) and a multiply-add body becomes a
 // block-tiled tile program: each program owns a BM x BN block of C (grouped
 // rasterization keeps A's row blocks hot in L2), walks K in BK steps,
-// stages the A and B slices through shared memory and multiplies them with
-// tile.dot on mma layouts; an elementwise consumer of the product (bias,
+// stages the A and B slices through shared memory (pipelined later by
+// tcc-promote-shared-memory) and multiplies them with tile.dot on mma
+// layouts; an elementwise consumer of the product (bias,
 // activation, cast) runs on the accumulator before the one store.
 //
 //===----------------------------------------------------------------------===//
@@ -158,37 +159,28 @@ LogicalResult mlir::tcc::buildMatmulKernel(
       b, loc, b.getFloatAttr(f32, cast<FloatAttr>(fillConst.getValue())
                                       .getValueAsDouble()));
   Value acc0 = tile::SplatOp::create(b, loc, accType, init);
-  // Register-staged prefetch: the K loop carries the next A and B slices,
-  // loaded from global memory while this step's fragments are multiplied
-  // (the last step's prefetch reads past K and is masked to zeros).
-  auto loadA = [&](OpBuilder &lb, Location l, Value kk) {
-    return tile::MemRefLoadOp::create(
-               lb, l, tileOf({blockM, kBlockK}, aType, layoutA), *memA,
-               ValueRange{m0, kk}, Value(), Value())
-        .getResult();
-  };
-  auto loadB = [&](OpBuilder &lb, Location l, Value kk) {
-    return tile::MemRefLoadOp::create(
-               lb, l, tileOf({kBlockK, blockN}, bType, layoutB), *memB,
-               ValueRange{kk, n0}, Value(), Value())
-        .getResult();
-  };
-  Value a0 = loadA(b, loc, c(0)), b0 = loadB(b, loc, c(0));
+  // One K step: load the A and B slices, stage them in shared memory, read
+  // the fragments back, multiply. tcc-promote-shared-memory turns the
+  // staging into multi-slot async copies issued stages ahead.
   auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(kBlockK), ValueRange{acc0, a0, b0},
+      b, loc, c(0), c(k), c(kBlockK), ValueRange{acc0},
       [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
+        Value a = tile::MemRefLoadOp::create(
+            lb, l, tileOf({blockM, kBlockK}, aType, layoutA), *memA,
+            ValueRange{m0, kk}, Value(), Value());
+        Value bt = tile::MemRefLoadOp::create(
+            lb, l, tileOf({kBlockK, blockN}, bType, layoutB), *memB,
+            ValueRange{kk, n0}, Value(), Value());
         Value as = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({blockM, kBlockK}, aType, sharedA), iter[1]);
+            lb, l, tileOf({blockM, kBlockK}, aType, sharedA), a);
         Value bs = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({kBlockK, blockN}, bType, sharedB), iter[2]);
-        Value next = arith::AddIOp::create(lb, l, kk, c(kBlockK));
-        Value aNext = loadA(lb, l, next), bNext = loadB(lb, l, next);
+            lb, l, tileOf({kBlockK, blockN}, bType, sharedB), bt);
         Value ao = tile::ConvertLayoutOp::create(
             lb, l, tileOf({blockM, kBlockK}, aType, operandA), as);
         Value bo = tile::ConvertLayoutOp::create(
             lb, l, tileOf({kBlockK, blockN}, bType, operandB), bs);
         Value d = tile::DotOp::create(lb, l, accType, ao, bo, iter[0]);
-        scf::YieldOp::create(lb, l, ValueRange{d, aNext, bNext});
+        scf::YieldOp::create(lb, l, ValueRange{d});
       });
   Value product = loop.getResult(0);
   if (outType != f32)

@@ -14,7 +14,7 @@
 // element, under scf.if when masked.
 //
 //===----------------------------------------------------------------------===//
-#include "TileToGPU.h"
+#include "MemRefAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -26,153 +26,6 @@
 using namespace mlir;
 using namespace mlir::tcc;
 using namespace mlir::tcc::tile_to_gpu;
-
-namespace {
-
-/// Where one thread's runs of a memref-form access land, and which of them
-/// may take the vector fast path.
-class MemRefAccessPlan {
-public:
-  MemRefAccessPlan(OpBuilder &b, Location loc, const TileLayout &layout,
-                   Value memref, ValueRange offsets, unsigned warpSize)
-      : b(b), loc(loc), layout(layout), memref(memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    Type elem = type.getElementType();
-    fastDim = layout.getOrder()[0];
-    // Runs are contiguous in memory only when the fastest tile dim has unit
-    // stride in the memref.
-    SmallVector<int64_t> strides;
-    int64_t offset = 0;
-    bool strided = succeeded(type.getStridesAndOffset(strides, offset));
-    width = 1;
-    if (strided && strides[fastDim] == 1 && elem.isIntOrFloat() &&
-        elem.getIntOrFloatBitWidth() % 8 == 0) {
-      int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
-      width = std::min(layout.getSizePerThread(fastDim),
-                       std::max<int64_t>(1, kMaxAccessBytes / bytes));
-      alignmentBytes = width * bytes;
-    }
-    ThreadIds ids = emitThreadIds(b, loc, warpSize);
-    base = layout.emitThreadBase(b, loc, ids);
-    for (unsigned d = 0; d < layout.getRank(); ++d) {
-      base[d] = arith::AddIOp::create(b, loc, base[d], offsets[d]);
-      if (type.isDynamicDim(d))
-        dims.push_back(memref::DimOp::create(b, loc, memref, d));
-      else
-        dims.push_back(cst(type.getDimSize(d)));
-    }
-    if (width > 1)
-      aligned = emitAligned(type, strided, strides, offset, offsets);
-  }
-
-  int64_t getWidth() const { return width; }
-  int64_t getNumRuns() const { return layout.getNumElems() / width; }
-  int64_t getAlignment() const { return alignmentBytes; }
-
-  /// Memref indices of element `e` of this thread.
-  SmallVector<Value> indicesOf(int64_t e) {
-    SmallVector<int64_t> idx = layout.delinearize(e);
-    SmallVector<Value> indices;
-    for (unsigned d = 0; d < layout.getRank(); ++d)
-      indices.push_back(arith::AddIOp::create(
-          b, loc, base[d], cst(layout.getElemOffset(d, idx[d]))));
-    return indices;
-  }
-
-  /// Whether every dim of `indices` but the fast one is in bounds, and the
-  /// fast one for `count` elements from its index.
-  Value inBounds(ArrayRef<Value> indices, int64_t count) {
-    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
-    for (unsigned d = 0; d < indices.size(); ++d) {
-      Value inDim = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          indices[d], dims[d]);
-      ok = arith::AndIOp::create(b, loc, ok, inDim);
-    }
-    if (count > 1) {
-      Value end = arith::AddIOp::create(b, loc, indices[fastDim], cst(count));
-      Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                         end, dims[fastDim]);
-      ok = arith::AndIOp::create(b, loc, ok, fits);
-    }
-    return ok;
-  }
-
-  /// Whether the whole window [offsets, offsets + shape) lies in the memref
-  /// and its runs are aligned: then every run is one plain vector access.
-  Value windowFastPath(ArrayRef<int64_t> shape, ValueRange offsets) {
-    Value ok = aligned;
-    for (unsigned d = 0; d < shape.size(); ++d) {
-      Value end = arith::AddIOp::create(b, loc, offsets[d], cst(shape[d]));
-      ok = arith::AndIOp::create(
-          b, loc, ok,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, end,
-                                dims[d]));
-    }
-    return ok;
-  }
-
-  /// Condition of the vector fast path for the run starting at `indices`.
-  Value fastPath(ArrayRef<Value> indices, Value maskAll) {
-    Value ok = arith::AndIOp::create(b, loc, inBounds(indices, width), aligned);
-    return maskAll ? arith::AndIOp::create(b, loc, ok, maskAll) : ok;
-  }
-
-  /// `indices` with the fast dim moved `delta` elements on.
-  SmallVector<Value> shifted(ArrayRef<Value> indices, int64_t delta) {
-    SmallVector<Value> result(indices);
-    if (delta)
-      result[fastDim] =
-          arith::AddIOp::create(b, loc, result[fastDim], cst(delta));
-    return result;
-  }
-
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-
-private:
-  /// Runs start `width`-aligned along the fast dim; the start of every run
-  /// is then `width`-aligned in memory when the memref offset, the window
-  /// offset and the other dims' strides are (memref bases are assumed
-  /// aligned to 16 bytes, which cudaMalloc/hipMalloc guarantee).
-  Value emitAligned(MemRefType type, bool strided, ArrayRef<int64_t> strides,
-                    int64_t offset, ValueRange offsets) {
-    bool dynamic = !strided || ShapedType::isDynamic(offset) ||
-                   llvm::any_of(strides, ShapedType::isDynamic);
-    memref::ExtractStridedMetadataOp meta;
-    if (dynamic)
-      meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-    auto strideOf = [&](unsigned d) -> Value {
-      return ShapedType::isDynamic(strides[d]) ? meta.getStrides()[d]
-                                               : cst(strides[d]);
-    };
-    Value linear = ShapedType::isDynamic(offset) ? meta.getOffset()
-                                                 : cst(offset);
-    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
-    Value zero = cst(0), w = cst(width);
-    for (unsigned d = 0; d < type.getRank(); ++d) {
-      linear = arith::AddIOp::create(
-          b, loc, linear, arith::MulIOp::create(b, loc, offsets[d], strideOf(d)));
-      if (d == fastDim)
-        continue;
-      Value rem = arith::RemUIOp::create(b, loc, strideOf(d), w);
-      ok = arith::AndIOp::create(
-          b, loc, ok,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero));
-    }
-    Value rem = arith::RemUIOp::create(b, loc, linear, w);
-    return arith::AndIOp::create(
-        b, loc, ok,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero));
-  }
-
-  OpBuilder &b;
-  Location loc;
-  const TileLayout &layout;
-  Value memref;
-  unsigned fastDim = 0;
-  int64_t width = 1, alignmentBytes = 0;
-  SmallVector<Value> base, dims;
-  Value aligned;
-};
 
 /// And-reduction of `mask[first, first + count)` (null mask: null).
 static Value maskAllOf(OpBuilder &b, Location loc, Value mask, int64_t first,
@@ -191,119 +44,132 @@ static Value andOpt(OpBuilder &b, Location loc, Value a, Value maybe) {
   return maybe ? arith::AndIOp::create(b, loc, a, maybe) : a;
 }
 
+/// The per-thread vector of a memref-form load of a `shape` window at
+/// `offsets` distributed as `layout` (see the file comment).
+Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
+                                             const TileLayout &layout,
+                                             VectorType vecType,
+                                             ArrayRef<int64_t> shape,
+                                             Value memref, ValueRange offsets,
+                                             Value mask, Value other,
+                                             unsigned warpSize) {
+  Type elem = vecType.getElementType();
+  MemRefAccessPlan plan(b, loc, layout, memref, offsets,
+                        warpSize);
+  int64_t width = plan.getWidth();
+  VectorType runType = VectorType::get({width}, elem);
+
+  // Element by element: scf.if (in bounds && mask) load else other.
+  auto slowRun = [&](OpBuilder &b, Location loc,
+                     ArrayRef<Value> indices, int64_t first) -> Value {
+    SmallVector<Value> elems;
+    for (int64_t i = 0; i < width; ++i) {
+      SmallVector<Value> at = plan.shifted(indices, i);
+      Value cond = andOpt(b, loc, plan.inBounds(at, 1),
+                          mask ? vector::ExtractOp::create(b, loc, mask,
+                                                           first + i)
+                                     .getResult()
+                               : Value());
+      auto ifOp = scf::IfOp::create(
+          b, loc, cond,
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(
+                b, loc, memref::LoadOp::create(b, loc, memref, at).getResult());
+          },
+          [&](OpBuilder &b, Location loc) {
+            Value fallback =
+                other ? vector::ExtractOp::create(b, loc, other, first + i)
+                            .getResult()
+                      : emitZero(b, loc, elem);
+            scf::YieldOp::create(b, loc, fallback);
+          });
+      elems.push_back(ifOp.getResult(0));
+    }
+    if (width == 1)
+      return elems.front();
+    return vector::FromElementsOp::create(b, loc, runType, elems);
+  };
+
+  Value init = other ? other
+                     : arith::ConstantOp::create(
+                           b, loc,
+                           cast<TypedAttr>(b.getZeroAttr(vecType)))
+                           .getResult();
+  // Run by run: a vector load when the run is in bounds, aligned and
+  // unmasked, element by element otherwise.
+  auto loadRunByRun = [&]() {
+    Value result = init;
+    for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
+      int64_t first = run * width;
+      SmallVector<Value> indices = plan.indicesOf(first);
+      if (width == 1) {
+        result = vector::InsertOp::create(
+            b, loc, slowRun(b, loc, indices, first), result,
+            first);
+        continue;
+      }
+      Value fast = plan.fastPath(
+          indices, maskAllOf(b, loc, mask, first, width));
+      auto ifOp = scf::IfOp::create(
+          b, loc, fast,
+          [&](OpBuilder &b, Location loc) {
+            auto load = vector::LoadOp::create(b, loc, runType, memref,
+                                               indices);
+            load.setAlignment(plan.getAlignment());
+            scf::YieldOp::create(b, loc, load.getResult());
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, slowRun(b, loc, indices, first));
+          });
+      result = vector::InsertStridedSliceOp::create(
+          b, loc, ifOp.getResult(0), result,
+          ArrayRef<int64_t>{first}, ArrayRef<int64_t>{1});
+    }
+    return result;
+  };
+  // With several vector runs per thread (GEMM operand slices), one test
+  // for the whole window first: interior tiles (most of them) then issue
+  // their vector loads back to back, with no per-run branches. (With one
+  // or two runs the extra branch measured slower.)
+  if (width == 1 || mask || plan.getNumRuns() < 4) {
+    return loadRunByRun();
+  }
+  Value windowOk =
+      plan.windowFastPath(shape, offsets);
+  auto ifOp = scf::IfOp::create(
+      b, loc, windowOk,
+      [&](OpBuilder &b, Location loc) {
+        Value result = init;
+        for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
+          int64_t first = run * width;
+          auto load = vector::LoadOp::create(b, loc, runType, memref,
+                                             plan.indicesOf(first));
+          load.setAlignment(plan.getAlignment());
+          result = vector::InsertStridedSliceOp::create(
+              b, loc, load.getResult(), result, ArrayRef<int64_t>{first},
+              ArrayRef<int64_t>{1});
+        }
+        scf::YieldOp::create(b, loc, result);
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, loadRunByRun());
+      });
+  return ifOp.getResult(0);
+}
+
+namespace {
+
 struct MemRefLoadLowering : public TilePattern<tile::MemRefLoadOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(tile::MemRefLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    TileLayout layout = layoutOf(op.getType());
-    VectorType vecType = vectorTypeOf(op.getType());
-    Type elem = vecType.getElementType();
-    Value memref = adaptor.getMemref(), mask = adaptor.getMask(),
-          other = adaptor.getOther();
-    MemRefAccessPlan plan(rewriter, loc, layout, memref, adaptor.getOffsets(),
-                          info.warpSize);
-    int64_t width = plan.getWidth();
-    VectorType runType = VectorType::get({width}, elem);
-
-    // Element by element: scf.if (in bounds && mask) load else other.
-    auto slowRun = [&](OpBuilder &b, Location loc,
-                       ArrayRef<Value> indices, int64_t first) -> Value {
-      SmallVector<Value> elems;
-      for (int64_t i = 0; i < width; ++i) {
-        SmallVector<Value> at = plan.shifted(indices, i);
-        Value cond = andOpt(b, loc, plan.inBounds(at, 1),
-                            mask ? vector::ExtractOp::create(b, loc, mask,
-                                                             first + i)
-                                       .getResult()
-                                 : Value());
-        auto ifOp = scf::IfOp::create(
-            b, loc, cond,
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(
-                  b, loc, memref::LoadOp::create(b, loc, memref, at).getResult());
-            },
-            [&](OpBuilder &b, Location loc) {
-              Value fallback =
-                  other ? vector::ExtractOp::create(b, loc, other, first + i)
-                              .getResult()
-                        : emitZero(b, loc, elem);
-              scf::YieldOp::create(b, loc, fallback);
-            });
-        elems.push_back(ifOp.getResult(0));
-      }
-      if (width == 1)
-        return elems.front();
-      return vector::FromElementsOp::create(b, loc, runType, elems);
-    };
-
-    Value init = other ? other
-                       : arith::ConstantOp::create(
-                             rewriter, loc,
-                             cast<TypedAttr>(rewriter.getZeroAttr(vecType)))
-                             .getResult();
-    // Run by run: a vector load when the run is in bounds, aligned and
-    // unmasked, element by element otherwise.
-    auto loadRunByRun = [&]() {
-      Value result = init;
-      for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
-        int64_t first = run * width;
-        SmallVector<Value> indices = plan.indicesOf(first);
-        if (width == 1) {
-          result = vector::InsertOp::create(
-              rewriter, loc, slowRun(rewriter, loc, indices, first), result,
-              first);
-          continue;
-        }
-        Value fast = plan.fastPath(
-            indices, maskAllOf(rewriter, loc, mask, first, width));
-        auto ifOp = scf::IfOp::create(
-            rewriter, loc, fast,
-            [&](OpBuilder &b, Location loc) {
-              auto load = vector::LoadOp::create(b, loc, runType, memref,
-                                                 indices);
-              load.setAlignment(plan.getAlignment());
-              scf::YieldOp::create(b, loc, load.getResult());
-            },
-            [&](OpBuilder &b, Location loc) {
-              scf::YieldOp::create(b, loc, slowRun(b, loc, indices, first));
-            });
-        result = vector::InsertStridedSliceOp::create(
-            rewriter, loc, ifOp.getResult(0), result,
-            ArrayRef<int64_t>{first}, ArrayRef<int64_t>{1});
-      }
-      return result;
-    };
-    // With several vector runs per thread (GEMM operand slices), one test
-    // for the whole window first: interior tiles (most of them) then issue
-    // their vector loads back to back, with no per-run branches. (With one
-    // or two runs the extra branch measured slower.)
-    if (width == 1 || mask || plan.getNumRuns() < 4) {
-      rewriter.replaceOp(op, loadRunByRun());
-      return success();
-    }
-    Value windowOk =
-        plan.windowFastPath(op.getType().getShape(), adaptor.getOffsets());
-    auto ifOp = scf::IfOp::create(
-        rewriter, loc, windowOk,
-        [&](OpBuilder &b, Location loc) {
-          Value result = init;
-          for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
-            int64_t first = run * width;
-            auto load = vector::LoadOp::create(b, loc, runType, memref,
-                                               plan.indicesOf(first));
-            load.setAlignment(plan.getAlignment());
-            result = vector::InsertStridedSliceOp::create(
-                b, loc, load.getResult(), result, ArrayRef<int64_t>{first},
-                ArrayRef<int64_t>{1});
-          }
-          scf::YieldOp::create(b, loc, result);
-        },
-        [&](OpBuilder &b, Location loc) {
-          scf::YieldOp::create(b, loc, loadRunByRun());
-        });
-    rewriter.replaceOp(op, ifOp.getResult(0));
+    rewriter.replaceOp(
+        op, emitMemRefLoad(rewriter, op.getLoc(), layoutOf(op.getType()),
+                           vectorTypeOf(op.getType()), op.getType().getShape(),
+                           adaptor.getMemref(), adaptor.getOffsets(),
+                           adaptor.getMask(), adaptor.getOther(),
+                           info.warpSize));
     return success();
   }
 };

@@ -129,12 +129,48 @@ Type mlir::tcc::tile_to_gpu::convertMmaTileType(RankedTensorType type,
   return VectorType::get({n}, type.getElementType());
 }
 
+static LogicalResult mmaFailure(Operation *op, const Twine &why) {
+  return op->emitOpError() << why << " (convert-tile-to-gpu maps tile.dot "
+                                     "to mma.sync m16n8k16 only so far)";
+}
+
+/// shared -> mma.sync operand: what ldmatrix can read.
+static LogicalResult verifyOperandRead(Operation *op, RankedTensorType src,
+                                       RankedTensorType dst) {
+  auto fail = [&](const Twine &why) { return mmaFailure(op, why); };
+  if (!isSharedTile(src) || !isDotOperandTile(dst) || !mmaParentOf(dst))
+    return fail("shared tiles leave shared memory only as mma operands");
+  if (mmaParentOf(dst).getVersion() != 2)
+    return fail("wgmma operands (mma version 3) are not supported yet");
+  // ldmatrix reads 16-byte rows: they must stay inside one swizzle group.
+  auto shared = cast<tile::SharedEncodingAttr>(src.getEncoding());
+  if (shared.getMaxPhase() != 1 && shared.getVec() % 8 != 0)
+    return fail("swizzle vec must be a multiple of 8 for ldmatrix reads");
+  int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
+  auto operand = cast<tile::DotOperandEncodingAttr>(dst.getEncoding());
+  if (operand.getOpIdx() == 0 ? (rows % (kMmaM * warpsAlongM(mmaParentOf(dst))) ||
+                                  cols % kMmaK)
+                              : (rows % kMmaK ||
+                                 cols % (kMmaN * warpsAlongN(mmaParentOf(dst)))))
+    return fail("operand tile is not a multiple of the mma fragment");
+  return success();
+}
+
 LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
                                                   unsigned warpSize) {
-  auto fail = [&](const Twine &why) {
-    return op->emitOpError() << why << " (convert-tile-to-gpu maps tile.dot "
-                                       "to mma.sync m16n8k16 only so far)";
-  };
+  auto fail = [&](const Twine &why) { return mmaFailure(op, why); };
+  if (auto load = dyn_cast<tile::SharedLoadOp>(op)) {
+    RankedTensorType dst = load.getType();
+    if (mfmaParentOf(dst))
+      return verifyMfmaOperand(op, dst, warpSize);
+    if (warpSize != 32)
+      return fail("tensor-core tiles need warp size 32");
+    if (!isDotOperandTile(dst) || !mmaParentOf(dst))
+      return fail("tile.shared_load reads mma or MFMA dot operands only");
+    tile::SharedBufferType buffer = load.getSrc().getType();
+    return verifyOperandRead(op, buffer.getTileType(buffer.getEncoding()),
+                             dst);
+  }
   // AMD MFMA tiles: MfmaOpsToGPU.cpp.
   if (auto dot = dyn_cast<tile::DotOp>(op);
       dot && isa_and_nonnull<tile::AMDMfmaEncodingAttr>(
@@ -213,22 +249,7 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
     // A thread's run is stored in pieces of at most one swizzle group.
     return success();
   }
-  if (!isSharedTile(src) || !isDotOperandTile(dst) || !mmaParentOf(dst))
-    return fail("shared tiles leave shared memory only as mma operands");
-  if (mmaParentOf(dst).getVersion() != 2)
-    return fail("wgmma operands (mma version 3) are not supported yet");
-  // ldmatrix reads 16-byte rows: they must stay inside one swizzle group.
-  auto shared = cast<tile::SharedEncodingAttr>(src.getEncoding());
-  if (shared.getMaxPhase() != 1 && shared.getVec() % 8 != 0)
-    return fail("swizzle vec must be a multiple of 8 for ldmatrix reads");
-  int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
-  auto operand = cast<tile::DotOperandEncodingAttr>(dst.getEncoding());
-  if (operand.getOpIdx() == 0 ? (rows % (kMmaM * warpsAlongM(mmaParentOf(dst))) ||
-                                  cols % kMmaK)
-                              : (rows % kMmaK ||
-                                 cols % (kMmaN * warpsAlongN(mmaParentOf(dst)))))
-    return fail("operand tile is not a multiple of the mma fragment");
-  return success();
+  return verifyOperandRead(op, src, dst);
 }
 
 SmallVector<Value> SharedTileRef::indices(OpBuilder &b, Location loc,

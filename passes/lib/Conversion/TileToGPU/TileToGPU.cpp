@@ -45,6 +45,12 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, unsigned warpSize)
   addConversion([ctx](tile::PtrType type) -> Type {
     return LLVM::LLVMPointerType::get(ctx, type.getAddressSpace());
   });
+  addConversion([ctx](tile::SharedBufferType type) -> Type {
+    return MemRefType::get(
+        type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(
+            ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     if (isSharedTile(type) || isDotOperandTile(type)) {
       if (Type converted = convertMmaTileType(type, this->warpSize))
@@ -179,10 +185,13 @@ Value mlir::tcc::tile_to_gpu::emitRelayoutThroughScratch(
 /// Checks every tile type of `func` (supported layout, one warp count) and
 /// collects what the kernel-level lowering needs up front.
 static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
-                                           unsigned warpSize,
-                                           unsigned defaultNumWarps) {
+                                           const TileTypeConverter &converter,
+                                           unsigned defaultNumWarps,
+                                           bool asyncCopy) {
   KernelInfo info;
+  unsigned warpSize = converter.getWarpSize();
   info.warpSize = warpSize;
+  info.asyncCopy = asyncCopy;
   Operation *warpOwner = nullptr;
   Attribute warpLayout;
 
@@ -229,7 +238,19 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
           if (failed(checkType(op, type)))
             return WalkResult::interrupt();
 
-    if (isa<tile::DotOp>(op) ||
+    if (isa<tile::SharedAllocOp>(op)) {
+      info.sharedBufferOf[op] = info.sharedBuffers.size();
+      info.sharedBuffers.push_back(
+          cast<MemRefType>(converter.convertType(op->getResult(0).getType())));
+      return WalkResult::advance();
+    }
+    if (auto copy = dyn_cast<tile::AsyncCopyOp>(op)) {
+      if (failed(checkType(op, copy.getTileType())) ||
+          failed(verifyAsyncCopy(copy)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    if (isa<tile::DotOp, tile::SharedLoadOp>(op) ||
         (isa<tile::ConvertLayoutOp>(op) &&
          llvm::any_of(TypeRange{op->getOperand(0).getType(),
                                 op->getResult(0).getType()},
@@ -524,13 +545,13 @@ struct ConvertTileToGPUPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
     for (tile::FuncOp func : funcs) {
+      TileTypeConverter converter(ctx, warpSize);
       FailureOr<KernelInfo> info =
-          analyzeKernel(func, warpSize, defaultNumWarps);
+          analyzeKernel(func, converter, defaultNumWarps, asyncCopy);
       if (failed(info))
         return signalPassFailure();
       std::string moduleName = (func.getSymName() + "_module").str();
 
-      TileTypeConverter converter(ctx, warpSize);
       RewritePatternSet patterns(ctx);
       ConversionTarget target(*ctx);
       target.addIllegalDialect<tile::TileDialect>();
@@ -545,6 +566,7 @@ struct ConvertTileToGPUPass
       populateTileToGPUMemoryPatterns(converter, *info, patterns);
       populateTileToGPUReducePatterns(converter, *info, patterns);
       populateTileToGPUMmaPatterns(converter, *info, patterns);
+      populateTileToGPUStagingPatterns(converter, *info, patterns);
       if (failed(applyPartialConversion(func.getOperation(), target,
                                         std::move(patterns))))
         return signalPassFailure();

@@ -11,6 +11,7 @@
 #include "LayoutUtils.h"
 
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
@@ -46,9 +47,13 @@ struct KernelInfo {
   DenseMap<Operation *, int64_t> pointerRunWidth;
 
   /// Shared-memory tiles: each `tile.convert_layout` into a `#tile.shared`
-  /// layout owns one workgroup buffer, attributed after the scratch ones.
+  /// layout and each `tile.shared_alloc` owns one workgroup buffer,
+  /// attributed after the scratch ones.
   DenseMap<Operation *, unsigned> sharedBufferOf;
   SmallVector<MemRefType> sharedBuffers;
+
+  /// Lower tile.async_copy to cp.async (else loads and shared stores).
+  bool asyncCopy = true;
 
   /// Asks for `numElems` elements of scratch of `elemType`'s storage type.
   void requestScratch(Type elemType, int64_t numElems);
@@ -130,6 +135,12 @@ Value emitMmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
 Value emitMfmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
                           const SharedTileRef &src, VectorType resultType,
                           unsigned warpSize);
+/// The per-thread vector of a memref-form load (`tile.memref_load`) of a
+/// `shape` window at `offsets` distributed as `layout` (MemoryOpsToGPU.cpp).
+Value emitMemRefLoad(OpBuilder &b, Location loc, const TileLayout &layout,
+                     VectorType vecType, ArrayRef<int64_t> shape, Value memref,
+                     ValueRange offsets, Value mask, Value other,
+                     unsigned warpSize);
 /// AMD MFMA operands (MfmaOpsToGPU.cpp).
 tile::AMDMfmaEncodingAttr mfmaParentOf(Type type);
 Type convertMfmaOperandType(RankedTensorType type);
@@ -172,6 +183,11 @@ void populateTileToGPUReducePatterns(TileTypeConverter &converter,
 void populateTileToGPUMmaPatterns(TileTypeConverter &converter,
                                   const KernelInfo &info,
                                   RewritePatternSet &patterns);
+void populateTileToGPUStagingPatterns(TileTypeConverter &converter,
+                                      const KernelInfo &info,
+                                      RewritePatternSet &patterns);
+/// Checks a tile.async_copy for convert-tile-to-gpu (SharedStagingToGPU.cpp).
+LogicalResult verifyAsyncCopy(tile::AsyncCopyOp op);
 void populateTileToGPUMfmaPatterns(TileTypeConverter &converter,
                                    const KernelInfo &info,
                                    RewritePatternSet &patterns);

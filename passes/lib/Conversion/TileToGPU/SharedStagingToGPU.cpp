@@ -1,0 +1,234 @@
+//===- SharedStagingToGPU.cpp - pipelined shared-memory buffers -----------===//
+//
+// The ops tcc-promote-shared-memory emits:
+//
+//   tile.shared_alloc     -> a workgroup buffer memref<S x R x C x T, 3>;
+//   tile.async_copy       -> NVIDIA (async-copy): one cp.async (nvgpu
+//                            .device_async_copy, 16-byte .cg where a run
+//                            allows) per piece of each thread's runs, with
+//                            the source size cut to what lies in the memref
+//                            (cp.async zero-fills the rest), when the runs
+//                            are aligned; else, and on AMD, a memref_load
+//                            into registers and swizzled shared stores;
+//   tile.async_commit_group -> cp.async.commit_group (AMD: nothing);
+//   tile.async_wait       -> cp.async.wait_group N (AMD: nothing), then a
+//                            workgroup barrier;
+//   tile.shared_load      -> ldmatrix / LDS fragment reads of the slot.
+//
+//===----------------------------------------------------------------------===//
+#include "MemRefAccess.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::tile_to_gpu;
+
+namespace {
+
+Value cst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+int64_t elementBytes(Type type) { return type.getIntOrFloatBitWidth() / 8; }
+
+/// Elements of one cp.async: a thread's run, cut at swizzle-group borders
+/// (a group stays contiguous after the XOR).
+int64_t copyPiece(tile::SharedEncodingAttr shared, int64_t run) {
+  return shared.getMaxPhase() == 1 ? run
+                                   : std::min<int64_t>(run, shared.getVec());
+}
+
+Value workgroupBuffer(Operation *op, const KernelInfo &info,
+                      Operation *alloc) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  return func.getWorkgroupAttributions()[info.scratch.size() +
+                                         info.sharedBufferOf.at(alloc)];
+}
+
+struct SharedAllocLowering : public TilePattern<tile::SharedAllocOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::SharedAllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, workgroupBuffer(op, info, op));
+    return success();
+  }
+};
+
+struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tileType = op.getTileType();
+    TileLayout layout = layoutOf(tileType);
+    tile::SharedBufferType bufferType = op.getDst().getType();
+    SharedTileRef dst{adaptor.getDst(), {adaptor.getSlot()},
+                      bufferType.getEncoding()};
+    Value memref = adaptor.getSrc();
+    ValueRange offsets = adaptor.getOffsets();
+    auto copyThroughRegisters = [&](OpBuilder &b, Location l) {
+      Value values = emitMemRefLoad(b, l, layout, vectorTypeOf(tileType),
+                                    tileType.getShape(), memref, offsets,
+                                    Value(), Value(), info.warpSize);
+      emitSharedTileStore(b, l, layout, values, dst, info.warpSize);
+    };
+
+    MemRefAccessPlan plan(rewriter, loc, layout, memref, offsets,
+                          info.warpSize);
+    int64_t bytes = elementBytes(tileType.getElementType());
+    int64_t piece = copyPiece(dst.layout, plan.getWidth());
+    int64_t pieceBytes = piece * bytes;
+    bool cpAsync = info.asyncCopy && plan.getWidth() > 1 &&
+                   (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16);
+    if (!cpAsync) {
+      copyThroughRegisters(rewriter, loc);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    scf::IfOp::create(
+        rewriter, loc, plan.getAligned(),
+        [&](OpBuilder &b, Location l) {
+          emitAsyncRuns(b, l, layout, plan, dst, offsets, memref, piece,
+                        pieceBytes == 16);
+          scf::YieldOp::create(b, l);
+        },
+        [&](OpBuilder &b, Location l) {
+          copyThroughRegisters(b, l);
+          scf::YieldOp::create(b, l);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// One cp.async per piece of each run; the source size counts the
+  /// elements inside the memref (cp.async zero-fills the rest). A run that
+  /// starts outside reads nothing, from the memref's first element, so no
+  /// address leaves the memref.
+  void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
+                     MemRefAccessPlan &plan, const SharedTileRef &dst,
+                     ValueRange offsets, Value memref, int64_t piece,
+                     bool bypassL1) const {
+    ThreadIds ids = emitThreadIds(b, loc, info.warpSize);
+    SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
+    unsigned fast = plan.getFastDim();
+    int64_t width = plan.getWidth();
+    Value zero = cst(b, loc, 0);
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    for (int64_t first = 0; first < layout.getNumElems(); first += width) {
+      SmallVector<int64_t> idx = layout.delinearize(first);
+      SmallVector<Value> local, global;
+      for (unsigned d = 0; d < layout.getRank(); ++d) {
+        local.push_back(arith::AddIOp::create(
+            b, loc, base[d], cst(b, loc, layout.getElemOffset(d, idx[d]))));
+        global.push_back(arith::AddIOp::create(b, loc, local[d], offsets[d]));
+      }
+      // Elements of this run inside the memref.
+      Value inside = plan.inBounds(global, 1);
+      Value left = arith::MinUIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc,
+              arith::SelectOp::create(b, loc, inside, plan.getDim(fast),
+                                      global[fast]),
+              global[fast]),
+          cst(b, loc, width));
+      SmallVector<Value> src = llvm::map_to_vector(global, [&](Value v) {
+        return arith::SelectOp::create(b, loc, inside, v, zero).getResult();
+      });
+      for (int64_t p = 0; p < width; p += piece) {
+        // Source elements of this piece: clamp(left - p, 0, piece).
+        Value pieceLeft = arith::MinUIOp::create(
+            b, loc,
+            arith::SubIOp::create(
+                b, loc, arith::MaxUIOp::create(b, loc, left, cst(b, loc, p)),
+                cst(b, loc, p)),
+            cst(b, loc, piece));
+        SmallVector<Value> srcAt = plan.shifted(src, p);
+        SmallVector<Value> dstAt = dst.indices(
+            b, loc, local[0],
+            p ? arith::AddIOp::create(b, loc, local[1], cst(b, loc, p))
+                    .getResult()
+              : local[1]);
+        nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, tokenType, dst.buffer, dstAt, memref, srcAt,
+            b.getIndexAttr(piece), pieceLeft,
+            bypassL1 ? b.getUnitAttr() : UnitAttr());
+      }
+    }
+  }
+};
+
+struct AsyncCommitGroupLowering
+    : public TilePattern<tile::AsyncCommitGroupOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncCommitGroupOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (info.asyncCopy)
+      NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : public TilePattern<tile::AsyncWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (info.asyncCopy)
+      NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
+    return success();
+  }
+};
+
+struct SharedLoadLowering : public TilePattern<tile::SharedLoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::SharedLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SharedTileRef src{adaptor.getSrc(),
+                      {adaptor.getSlot()},
+                      op.getSrc().getType().getEncoding()};
+    VectorType type = vectorTypeOf(op.getType());
+    Value loaded =
+        mfmaParentOf(op.getType())
+            ? emitMfmaOperandLoad(rewriter, op.getLoc(), op.getType(), src,
+                                  type, info.warpSize)
+            : emitMmaOperandLoad(rewriter, op.getLoc(), op.getType(), src,
+                                 type, info.warpSize);
+    rewriter.replaceOp(op, loaded);
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult mlir::tcc::tile_to_gpu::verifyAsyncCopy(tile::AsyncCopyOp op) {
+  tile::SharedBufferType buffer = op.getDst().getType();
+  if (buffer.getTileShape().size() != 2)
+    return op.emitOpError("convert-tile-to-gpu copies 2-D tiles only");
+  if (buffer.getEncoding().getOrder() != ArrayRef<unsigned>{1, 0} ||
+      op.getLayout().getOrder() != ArrayRef<unsigned>{1, 0})
+    return op.emitOpError("shared tiles must be row-major (order = [1, 0]) "
+                          "and copied with a row-major layout");
+  if (buffer.getElementType().getIntOrFloatBitWidth() % 8)
+    return op.emitOpError("elements must be whole bytes, got ")
+           << buffer.getElementType();
+  return success();
+}
+
+void mlir::tcc::tile_to_gpu::populateTileToGPUStagingPatterns(
+    TileTypeConverter &converter, const KernelInfo &info,
+    RewritePatternSet &patterns) {
+  patterns.add<SharedAllocLowering, AsyncCopyLowering, AsyncCommitGroupLowering,
+               AsyncWaitLowering, SharedLoadLowering>(converter, info);
+}
