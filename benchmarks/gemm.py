@@ -38,16 +38,20 @@ def build(directory: Path) -> None:
 
     directory.mkdir(parents=True, exist_ok=True)
     manifest = []
-    cases = [(m, n, k, dt, False, 4, True) for (m, n, k) in CASES for dt in DTYPES]
-    cases += [(4096, 4096, 4096, "f16", True, 4, True), (4096, 4096, 4096, "f16", False, 8, True),
-              (8192, 8192, 8192, "bf16", False, 8, True),
-              (4096, 4096, 4096, "f16", False, 4, False)]  # swizzle off, for ncu
-    for m, n, k, dtype, epilogue, warps, swizzle in cases:
+    # (m, n, k, dtype, epilogue, warps, swizzle, stages)
+    cases = [(m, n, k, dt, False, 4, True, 3) for (m, n, k) in CASES for dt in DTYPES]
+    cases += [(4096, 4096, 4096, "f16", True, 4, True, 3),
+              (4096, 4096, 4096, "f16", False, 4, True, 1),  # synchronous staging
+              (4096, 4096, 4096, "f16", False, 4, True, 2),
+              (8192, 8192, 8192, "bf16", False, 8, True, 2),  # 128x256 blocks: 2 fit 48 KiB
+              (4096, 4096, 4096, "f16", False, 4, False, 3)]  # swizzle off, for ncu
+    for m, n, k, dtype, epilogue, warps, swizzle, stages in cases:
         name = f"gemm{'_bias_gelu' if epilogue else ''}_{dtype}_{m}x{n}x{k}"
         name += ("" if warps == 4 else f"_w{warps}") + ("" if swizzle else "_noswizzle")
+        name += "" if stages == 3 else f"_s{stages}"
         start = time.perf_counter()
         kernel = tcc_compile(program_text(m, n, k, dtype, epilogue), "sm_90", cache=False,
-                             num_warps=warps, swizzle=swizzle)
+                             num_warps=warps, swizzle=swizzle, num_stages=stages)
         kernel.artifact.save(directory / f"{name}.tcck")
         manifest.append({"name": name, "shape": [m, n, k], "dtype": dtype, "epilogue": epilogue,
                          "compile_s": time.perf_counter() - start})
