@@ -97,7 +97,7 @@ struct TccPromoteSharedMemoryPass
     if (numStages < 1) {
       getOperation()->emitError()
           << "tcc-promote-shared-memory: num-stages must be at least 1, got "
-          << numStages;
+          << static_cast<int64_t>(numStages);
       return signalPassFailure();
     }
     if (numStages == 1)
