@@ -116,3 +116,26 @@ tile.func @wgmma_not_yet(%x: memref<64x64xf16>) attributes {grid_rank = 1 : i32}
   %o = tile.convert_layout %s : tensor<64x64xf16, #sh> -> tensor<64x64xf16, #opA>
   tile.return
 }
+
+// -----
+
+#blkT = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+tile.func @copy_column_major(%A: memref<64x64xf16>, %slot: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
+  // expected-error@+1 {{'tile.async_copy' op shared tiles must be row-major (order = [1, 0]) and copied with a row-major layout}}
+  tile.async_copy %A[%c0, %c0], %buf[%slot] layout #blkT : memref<64x64xf16> -> !tile.shared_buffer<2x64x32xf16, #sh>
+  tile.return
+}
+
+// -----
+
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+tile.func @shared_load_blocked(%slot: index) attributes {grid_rank = 1 : i32} {
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
+  // expected-error@+1 {{'tile.shared_load' op tile.shared_load reads mma or MFMA dot operands only}}
+  %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x64x32xf16, #sh> -> tensor<64x32xf16, #blk>
+  tile.return
+}

@@ -1,0 +1,68 @@
+// Pipelined shared-memory staging on NVIDIA (tcc-promote-shared-memory's
+// ops): 16-byte cp.async with the source size cut at the memref's end when
+// the runs are aligned (registers otherwise), commit / wait groups, ldmatrix
+// from a slot. AMD: shared-staging-mfma.mlir.
+// RUN: tcc-opt %s -split-input-file --convert-tile-to-gpu | FileCheck %s
+
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+#shB = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#opA = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+
+// CHECK-LABEL: gpu.func @stage
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BUFB:.*]] : memref<3x32x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// 64 x 32 over 128 threads: 2 16-byte runs each, one cp.async.cg per run,
+// source elements clamped to what lies inside the memref (rows past 100
+// read nothing).
+// CHECK: scf.if
+// CHECK: arith.select
+// CHECK: arith.minui
+// CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}], %[[BUF]][%arg3, %{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<100x32xf16> to memref<3x64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: } else {
+// Misaligned window: loads into registers, swizzled shared stores.
+// CHECK: vector.store %{{.*}}, %[[BUF]][%arg3, %{{.*}}, %{{.*}}] : memref<3x64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.ldmatrix %[[BUF]][%arg3, %{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<3x64x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %[[BUFB]][%arg3, %{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<3x32x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: nvvm.mma.sync
+tile.func @stage(%A: memref<100x32xf16>, %C: memref<64x64xf32>, %m0: index, %slot: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<3x64x32xf16, #sh>
+  %bufB = tile.shared_alloc : !tile.shared_buffer<3x32x64xf16, #shB>
+  tile.async_copy %A[%m0, %c0], %buf[%slot] layout #blk : memref<100x32xf16> -> !tile.shared_buffer<3x64x32xf16, #sh>
+  tile.async_commit_group
+  tile.async_wait {pending = 1 : i32}
+  %a = tile.shared_load %buf[%slot] : !tile.shared_buffer<3x64x32xf16, #sh> -> tensor<64x32xf16, #opA>
+  %b = tile.shared_load %bufB[%slot] : !tile.shared_buffer<3x32x64xf16, #shB> -> tensor<32x64xf16, #opB>
+  %zero = arith.constant 0.0 : f32
+  %acc = tile.splat %zero : f32 -> tensor<64x64xf32, #mma>
+  %d = tile.dot %a, %b, %acc : tensor<64x32xf16, #opA>, tensor<32x64xf16, #opB> -> tensor<64x64xf32, #mma>
+  tile.memref_store %C[%c0, %c0], %d : memref<64x64xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+
+// Rows of 30 halves are never 16-byte aligned: no cp.async at all.
+// CHECK-LABEL: gpu.func @stage_unaligned
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: memref.load %arg0
+// CHECK: vector.store %{{.*}} : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+tile.func @stage_unaligned(%A: memref<100x30xf16>, %m0: index, %slot: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
+  tile.async_copy %A[%m0, %c0], %buf[%slot] layout #blk : memref<100x30xf16> -> !tile.shared_buffer<2x64x32xf16, #sh>
+  tile.async_commit_group
+  tile.return
+}
