@@ -26,34 +26,40 @@ DTYPES = ("f16", "bf16")
 TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}  # relative error vs float64 (f32 accumulation)
 
 
-def program_text(m: int, n: int, k: int, dtype: str, epilogue: bool = False) -> str:
-    from tcc.examples.programs import gemm_program
-
-    return gemm_program(m, n, k, dtype, bias_gelu=epilogue,
-                        name="gemm_bias_gelu" if epilogue else "gemm")
-
-
 def build(directory: Path) -> None:
     from tcc.compiler.compile import compile as tcc_compile
+    from tcc.examples.programs import gemm_program
 
     directory.mkdir(parents=True, exist_ok=True)
     manifest = []
-    # (m, n, k, dtype, epilogue, warps, swizzle, stages)
-    cases = [(m, n, k, dt, False, 4, True, 3) for (m, n, k) in CASES for dt in DTYPES]
-    cases += [(4096, 4096, 4096, "f16", True, 4, True, 3),
-              (4096, 4096, 4096, "f16", False, 4, True, 1),  # synchronous staging
-              (4096, 4096, 4096, "f16", False, 4, True, 2),
-              (8192, 8192, 8192, "bf16", False, 8, True, 2),  # 128x256 blocks: 2 fit 48 KiB
-              (4096, 4096, 4096, "f16", False, 4, False, 3)]  # swizzle off, for ncu
-    for m, n, k, dtype, epilogue, warps, swizzle, stages in cases:
-        name = f"gemm{'_bias_gelu' if epilogue else ''}_{dtype}_{m}x{n}x{k}"
-        name += ("" if warps == 4 else f"_w{warps}") + ("" if swizzle else "_noswizzle")
-        name += "" if stages == 3 else f"_s{stages}"
+    plain = {"epilogue": False, "warps": 4, "swizzle": True, "stages": 3, "batch": None}
+    cases = [{**plain, "shape": s, "dtype": dt} for s in CASES for dt in DTYPES]
+    big = {**plain, "shape": (4096, 4096, 4096), "dtype": "f16"}
+    cases += [{**big, "epilogue": True},
+              {**big, "stages": 1},  # synchronous staging
+              {**big, "stages": 2},
+              # 128x256 blocks: 2 stages fit 48 KiB
+              {**big, "shape": (8192, 8192, 8192), "dtype": "bf16", "warps": 8, "stages": 2},
+              {**big, "swizzle": False},  # for ncu
+              # linalg.batch_matmul / batched tcc.matmul: batch x blocks programs
+              {**big, "shape": (1024, 1024, 1024), "batch": 16},
+              {**big, "shape": (1000, 777, 512), "batch": 3, "epilogue": True}]
+    for case in cases:
+        m, n, k = case["shape"]
+        dtype, batch = case["dtype"], case["batch"]
+        name = f"gemm{'_bias_gelu' if case['epilogue'] else ''}_{dtype}_"
+        name += (f"{batch}x" if batch else "") + f"{m}x{n}x{k}"
+        name += "" if case["warps"] == 4 else f"_w{case['warps']}"
+        name += "" if case["swizzle"] else "_noswizzle"
+        name += "" if case["stages"] == 3 else f"_s{case['stages']}"
         start = time.perf_counter()
-        kernel = tcc_compile(program_text(m, n, k, dtype, epilogue), "sm_90", cache=False,
-                             num_warps=warps, swizzle=swizzle, num_stages=stages)
+        text = gemm_program(m, n, k, dtype, bias_gelu=case["epilogue"], batch=batch,
+                            name="gemm_bias_gelu" if case["epilogue"] else "gemm")
+        kernel = tcc_compile(text, "sm_90", cache=False, num_warps=case["warps"],
+                             swizzle=case["swizzle"], num_stages=case["stages"])
         kernel.artifact.save(directory / f"{name}.tcck")
-        manifest.append({"name": name, "shape": [m, n, k], "dtype": dtype, "epilogue": epilogue,
+        manifest.append({"name": name, "shape": [m, n, k], "batch": batch, "dtype": dtype,
+                         "epilogue": case["epilogue"],
                          "compile_s": time.perf_counter() - start})
         print(f"built {name} in {manifest[-1]['compile_s'] * 1e3:.0f} ms")
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
@@ -112,9 +118,10 @@ def run(directory: Path, out: Path) -> int:
     rows, failures = [], 0
     for entry in json.loads((directory / "manifest.json").read_text()):
         m, n, k = entry["shape"]
+        lead = (entry["batch"],) if entry.get("batch") else ()
         dtype = dtypes[entry["dtype"]]
-        a = torch.randn((m, k), generator=gen, device="cuda").to(dtype)
-        b = torch.randn((k, n), generator=gen, device="cuda").to(dtype)
+        a = torch.randn((*lead, m, k), generator=gen, device="cuda").to(dtype)
+        b = torch.randn((*lead, k, n), generator=gen, device="cuda").to(dtype)
         args = [a, b]
         ref = a.double() @ b.double()
         if entry["epilogue"]:
@@ -122,7 +129,7 @@ def run(directory: Path, out: Path) -> int:
             args.append(bias)
             ref = torch.nn.functional.gelu(ref + bias.double(), approximate="tanh")
         kernel = load(directory / f"{entry['name']}.tcck")
-        result = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
+        result = torch.full((*lead, m, n), float("nan"), device="cuda", dtype=dtype)
         kernel(*args, out=result)
         torch.cuda.synchronize()
         unwritten = int(torch.isnan(result).sum())
@@ -130,12 +137,13 @@ def run(directory: Path, out: Path) -> int:
                     / torch.linalg.vector_norm(ref))
         ok = unwritten == 0 and rel <= TOLERANCE[entry["dtype"]]
         failures += not ok
-        flops = 2.0 * m * n * k
+        flops = 2.0 * m * n * k * (lead[0] if lead else 1)
         row = {"name": entry["name"], "rel_err": rel, "unwritten": unwritten, "ok": ok}
         timed = {"tcc": lambda k_=kernel, a_=args, o=result: k_(*a_, out=o)}
         if not entry["epilogue"]:
             timed["cuBLAS"] = lambda a_=a, b_=b: torch.matmul(a_, b_)
-            timed["triton"] = lambda a_=a, b_=b: triton_mm(a_, b_)
+            if not lead:  # the Triton reference kernel is 2-D
+                timed["triton"] = lambda a_=a, b_=b: triton_mm(a_, b_)
         for label, fn in timed.items():
             ms = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
             row[label] = flops / (ms * 1e-3) / 1e12

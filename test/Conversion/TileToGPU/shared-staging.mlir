@@ -15,16 +15,15 @@
 // CHECK-SAME: workgroup(%[[BUF:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BUFB:.*]] : memref<3x32x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // 64 x 32 over 128 threads: 2 16-byte runs each, one cp.async.cg per run,
 // source elements clamped to what lies inside the memref (rows past 100
-// read nothing).
-// CHECK: scf.if
+// read nothing). Rows of 32 halves keep every run 16-byte aligned: no
+// runtime test.
+// CHECK-NOT: scf.if
 // CHECK: arith.select
 // CHECK: arith.minui
 // CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}], %[[BUF]][%arg3, %{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<100x32xf16> to memref<3x64x32xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy
 // CHECK-NOT: nvgpu.device_async_copy
-// CHECK: } else {
-// Misaligned window: loads into registers, swizzled shared stores.
-// CHECK: vector.store %{{.*}}, %[[BUF]][%arg3, %{{.*}}, %{{.*}}] : memref<3x64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK-NOT: scf.if
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: gpu.barrier
@@ -64,5 +63,59 @@ tile.func @stage_unaligned(%A: memref<100x30xf16>, %m0: index, %slot: index) att
   %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
   tile.async_copy %A[%m0, %c0], %buf[%slot] layout #blk : memref<100x30xf16> -> !tile.shared_buffer<2x64x32xf16, #sh>
   tile.async_commit_group
+  tile.return
+}
+
+// -----
+
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+
+// A row stride known only at run time: cp.async when it keeps the runs
+// aligned, loads into registers and swizzled shared stores otherwise.
+// CHECK-LABEL: gpu.func @stage_dynamic
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<2x64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: } else {
+// CHECK: vector.store %{{.*}}, %[[BUF]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: }
+// CHECK: nvvm.cp.async.commit.group
+tile.func @stage_dynamic(%A: memref<?x?xf16>, %m0: index, %slot: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
+  tile.async_copy %A[%m0, %c0], %buf[%slot] layout #blk : memref<?x?xf16> -> !tile.shared_buffer<2x64x32xf16, #sh>
+  tile.async_commit_group
+  tile.return
+}
+
+// -----
+
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+
+// Column offsets from a loop counter stepping by 32 (and 32 ahead) are
+// multiples of 8 halves: the copies need no alignment test; an odd step
+// brings it back.
+// CHECK-LABEL: gpu.func @stage_loop
+// CHECK: scf.for
+// CHECK-NOT: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+tile.func @stage_loop(%A: memref<100x256xf16>, %m0: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c256 = arith.constant 256 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
+  scf.for %k = %c0 to %c256 step %c32 {
+    %ahead = arith.addi %k, %c32 : index
+    tile.async_copy %A[%m0, %ahead], %buf[%c0] layout #blk : memref<100x256xf16> -> !tile.shared_buffer<2x64x32xf16, #sh>
+  }
+  scf.for %k = %c0 to %c256 step %c3 {
+    tile.async_copy %A[%m0, %k], %buf[%c0] layout #blk : memref<100x256xf16> -> !tile.shared_buffer<2x64x32xf16, #sh>
+  }
   tile.return
 }

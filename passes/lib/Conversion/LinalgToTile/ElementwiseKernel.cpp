@@ -73,8 +73,9 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
       return op.emitOpError("yields a value defined outside its body");
     results.push_back({result, value});
   }
-  if (failed(storeResults(b, op.getLoc(), outputs, results, op, {m0, n0},
-                          /*as2D=*/true)))
+  Location loc = op.getLoc();
+  if (failed(storeResults(b, loc, outputs, results, op, {m0, n0},
+                          [&](Value m) { return viewAs2D(b, loc, m); })))
     return failure();
   grid = llvm::divideCeil(m, schedule.blockM) *
          llvm::divideCeil(n, schedule.blockN);

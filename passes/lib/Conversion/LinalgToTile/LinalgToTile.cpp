@@ -253,12 +253,12 @@ LogicalResult mlir::tcc::storeResults(OpBuilder &b, Location loc,
                                       const OutputMap &outputs,
                                       ArrayRef<std::pair<Value, Value>> results,
                                       Operation *producer, ValueRange offsets,
-                                      bool as2D) {
+                                      function_ref<Value(Value)> view) {
   for (auto [original, tile] : results) {
     FailureOr<Value> memref = outputs.lookup(b, loc, original, producer);
     if (failed(memref))
       return failure();
-    Value target = as2D ? viewAs2D(b, loc, *memref) : *memref;
+    Value target = view ? view(*memref) : *memref;
     tile::MemRefStoreOp::create(b, loc, target, offsets, tile, Value());
   }
   return success();

@@ -107,12 +107,13 @@ public:
 };
 
 /// Stores each result tile at `offsets` of the output buffer that `outputs`
-/// maps its original value to (viewed as 2-D when `as2D`).
+/// maps its original value to, or of `view(buffer)` when given (a 2-D view,
+/// one batch's slice).
 LogicalResult storeResults(OpBuilder &b, Location loc,
                            const OutputMap &outputs,
                            ArrayRef<std::pair<Value, Value>> results,
                            Operation *producer, ValueRange offsets,
-                           bool as2D = false);
+                           function_ref<Value(Value)> view = {});
 
 /// A view of a memref as the 2-D [rows, cols] space a kernel iterates:
 /// rank 1 -> [1, n], rank 2 as is, rank > 2 with its leading dims collapsed.
@@ -154,7 +155,8 @@ LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op, tile::FuncOp kernel,
                                  const ScheduleOptions &options,
                                  int64_t &grid, unsigned &numWarps);
 
-/// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)).
+/// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)), or a
+/// batched one (A (b, m, k), B (b, k, n), C (b, m, n)).
 bool isMatmulKernel(linalg::GenericOp op);
 /// Block-tiled tensor-core GEMM with an optional elementwise epilogue.
 LogicalResult buildMatmulKernel(linalg::GenericOp op,

@@ -13,6 +13,7 @@
 #include "LinalgToTile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -35,32 +36,38 @@ tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t cols,
 }
 
 bool isMatmul(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 3)
+      (loops != 3 && loops != 4))
     return false;
   SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
-  if (it[0] != utils::IteratorType::parallel ||
-      it[1] != utils::IteratorType::parallel ||
-      it[2] != utils::IteratorType::reduction)
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (it[i] != utils::IteratorType::parallel)
+      return false;
+  if (it.back() != utils::IteratorType::reduction)
     return false;
   MLIRContext *ctx = op.getContext();
-  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx),
-             k = getAffineDimExpr(2, ctx);
+  // (b,) m, n, k: a batch dim leads every operand.
+  bool batched = loops == 4;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i + batched, ctx); };
+  auto map = [&](AffineExpr x, AffineExpr y) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, ctx));
+    results.append({x, y});
+    return AffineMap::get(loops, 0, results, ctx);
+  };
+  AffineExpr m = d(0), n = d(1), k = d(2);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  return maps[0] == AffineMap::get(3, 0, {m, k}, ctx) &&
-         maps[1] == AffineMap::get(3, 0, {k, n}, ctx) &&
-         maps[2] == AffineMap::get(3, 0, {m, n}, ctx);
+  return maps[0] == map(m, k) && maps[1] == map(k, n) && maps[2] == map(m, n);
 }
 
 /// (pid_m, pid_n) of this program under grouped rasterization: programs walk
 /// kGroupM row blocks down a column of blocks before moving right, so
 /// consecutive programs share B's column block and A's rows stay in L2.
-std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc,
+std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc, Value pid,
                                           int64_t blocksM, int64_t blocksN) {
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value pid = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
   Value perGroup = c(kGroupM * blocksN);
   Value group = arith::DivUIOp::create(b, loc, pid, perGroup);
   Value firstM = arith::MulIOp::create(b, loc, group, c(kGroupM));
@@ -96,7 +103,11 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   Type outType = getElementTypeOrSelf(op.getResult(0));
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t m = ranges[0], n = ranges[1], k = ranges[2];
+  // A batched matmul runs batch x blocks programs: each program views its
+  // batch's [m, k], [k, n] and [m, n] slices as 2-D and proceeds as below.
+  bool batched = ranges.size() == 4;
+  int64_t batch = batched ? ranges[0] : 1;
+  int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
   // 128 x 128 blocks (num-warps = 4, the default); smaller problems use
   // 64-wide blocks (each warp needs at least one mma tile per dim).
   auto blockFor = [](int64_t size) {
@@ -144,14 +155,42 @@ LogicalResult mlir::tcc::buildMatmulKernel(
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  auto [pidM, pidN] = groupedProgramIds(b, loc, blocksM, blocksN);
+  Value pid = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
+  Value batchIndex;
+  if (batched) {
+    batchIndex = arith::DivUIOp::create(b, loc, pid, c(blocksM * blocksN));
+    pid = arith::RemUIOp::create(b, loc, pid, c(blocksM * blocksN));
+  }
+  auto [pidM, pidN] = groupedProgramIds(b, loc, pid, blocksM, blocksN);
   Value m0 = arith::MulIOp::create(b, loc, pidM, c(blockM));
   Value n0 = arith::MulIOp::create(b, loc, pidN, c(blockN));
+  // This program's batch slice of a [batch, rows, cols] memref as 2-D;
+  // memrefs without the batch dim (a bias) stay as they are.
+  auto batchSlice = [&](Value memref) -> Value {
+    auto type = cast<MemRefType>(memref.getType());
+    if (!batched || type.getRank() != 3)
+      return memref;
+    SmallVector<OpFoldResult> offsets{batchIndex, b.getIndexAttr(0),
+                                      b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1),
+                                    b.getIndexAttr(type.getDimSize(1)),
+                                    b.getIndexAttr(type.getDimSize(2))};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+        {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
+        strides);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
+                                     memref, offsets, sizes, strides);
+  };
 
   FailureOr<Value> memA = lookupInput(op.getDpsInputs()[0], inputArgs, op);
   FailureOr<Value> memB = lookupInput(op.getDpsInputs()[1], inputArgs, op);
   if (failed(memA) || failed(memB))
     return failure();
+  *memA = batchSlice(*memA);
+  *memB = batchSlice(*memB);
 
   // Accumulate in f32 whatever the result type (mma.sync's f32 form).
   auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
@@ -198,6 +237,26 @@ LogicalResult mlir::tcc::buildMatmulKernel(
     AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
     auto loadOnMma = [&](Value memref, AffineMap map,
                          Type element) -> FailureOr<Value> {
+      if (batched) {
+        // (b, m, n) -> (b, m, n) reads this batch's slice; maps without b
+        // (a bias shared by every batch) read the operand as is.
+        AffineExpr bDim = getAffineDimExpr(0, ctx);
+        bool perBatch = map.getNumResults() == 3 && map.getResult(0) == bDim;
+        if (perBatch) {
+          memref = batchSlice(memref);
+          map = map.dropResult(0);
+        }
+        if (llvm::any_of(map.getResults(), [&](AffineExpr e) {
+              return e.isFunctionOfDim(0);
+            }))
+          return epilogue.emitOpError()
+                 << "epilogue operand map " << AffineMapAttr::get(map)
+                 << " of a batched matmul is not supported (identity or a "
+                    "row/column broadcast shared by all batches)";
+        // (b, m, n) dims -> the slice's (m, n).
+        map = map.replaceDimsAndSymbols({getAffineConstantExpr(0, ctx), d0, d1},
+                                        {}, 2, 0);
+      }
       if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
         return tile::MemRefLoadOp::create(b, loc, mmaTile(element), memref,
                                           ValueRange{m0, n0}, Value(), Value())
@@ -230,9 +289,10 @@ LogicalResult mlir::tcc::buildMatmulKernel(
     results = *applied;
     producer = epilogue;
   }
-  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0})))
+  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0},
+                          batchSlice)))
     return failure();
-  grid = blocksM * blocksN;
+  grid = batch * blocksM * blocksN;
   numWarps = warps;
   return success();
 }

@@ -14,6 +14,8 @@
 #include "TileToGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -123,4 +125,66 @@ static AxisInfo compute(Value value, DenseMap<Value, AxisInfo> &cache) {
 int64_t mlir::tcc::tile_to_gpu::getContiguity(Value tile, unsigned dim) {
   DenseMap<Value, AxisInfo> cache;
   return lookup(tile, cache).contiguity[dim];
+}
+
+//===----------------------------------------------------------------------===//
+// Divisibility of scalar integers
+//===----------------------------------------------------------------------===//
+
+static constexpr int64_t kMaxDivisor = int64_t(1) << 30;
+
+static int64_t powerOfTwoDivisor(int64_t v) {
+  if (v == 0)
+    return kMaxDivisor;
+  uint64_t mag = v < 0 ? -static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  return std::min<int64_t>(kMaxDivisor, int64_t(mag & (~mag + 1)));
+}
+
+static int64_t knownDivisor(Value value, unsigned depth) {
+  if (depth > 12)
+    return 1;
+  auto recurse = [&](Value v) { return knownDivisor(v, depth + 1); };
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // A loop counter: lb + i * step.
+    // (Mid-conversion, a block may be detached from its op.)
+    Operation *parent = arg.getOwner()->getParentOp();
+    auto loop = dyn_cast_or_null<scf::ForOp>(parent);
+    if (loop && arg == loop.getInductionVar())
+      return std::min(recurse(loop.getLowerBound()), recurse(loop.getStep()));
+    return 1;
+  }
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return 1;
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return powerOfTwoDivisor(constant.getSExtValue());
+  return llvm::TypeSwitch<Operation *, int64_t>(def)
+      .Case<arith::MulIOp>([&](auto op) {
+        return std::min(kMaxDivisor,
+                        recurse(op.getLhs()) * recurse(op.getRhs()));
+      })
+      .Case<arith::AddIOp, arith::SubIOp>([&](auto op) {
+        return std::min(recurse(op.getLhs()), recurse(op.getRhs()));
+      })
+      .Case<arith::ShLIOp>([&](arith::ShLIOp op) {
+        APInt shift;
+        if (!matchPattern(op.getRhs(), m_ConstantInt(&shift)) ||
+            shift.getZExtValue() > 30)
+          return int64_t(1);
+        return std::min(kMaxDivisor,
+                        recurse(op.getLhs()) << shift.getZExtValue());
+      })
+      .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+            arith::ExtUIOp>(
+          [&](auto op) { return recurse(op->getOperand(0)); })
+      .Case<arith::SelectOp>([&](arith::SelectOp op) {
+        return std::min(recurse(op.getTrueValue()),
+                        recurse(op.getFalseValue()));
+      })
+      .Default([](Operation *) { return int64_t(1); });
+}
+
+int64_t mlir::tcc::tile_to_gpu::getKnownDivisor(Value value) {
+  return knownDivisor(value, 0);
 }

@@ -18,9 +18,13 @@ namespace mlir::tcc::tile_to_gpu {
 /// may take the vector fast path.
 class MemRefAccessPlan {
 public:
+  /// `offsetDivisors` (may be empty): what each offset is known to be a
+  /// multiple of (KernelInfo::offsetDivisors).
   MemRefAccessPlan(OpBuilder &b, Location loc, const TileLayout &layout,
-                   Value memref, ValueRange offsets, unsigned warpSize)
+                   Value memref, ValueRange offsets, unsigned warpSize,
+                   ArrayRef<int64_t> offsetDivisors = {})
       : b(b), loc(loc), layout(layout), memref(memref) {
+    this->offsetDivisors = offsetDivisors;
     auto type = cast<MemRefType>(memref.getType());
     Type elem = type.getElementType();
     fastDim = layout.getOrder()[0];
@@ -139,8 +143,17 @@ private:
     Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
     Value zero = cst(0), w = cst(width);
     for (unsigned d = 0; d < type.getRank(); ++d) {
-      linear = arith::AddIOp::create(
-          b, loc, linear, arith::MulIOp::create(b, loc, offsets[d], strideOf(d)));
+      // Terms provably a multiple of the width (block offsets such as
+      // pid * 128, loop counters stepping by 32) need no runtime test.
+      int64_t divisor = std::max(
+          getKnownDivisor(offsets[d]),
+          offsetDivisors.empty() ? int64_t(1) : offsetDivisors[d]);
+      bool termAligned = !ShapedType::isDynamic(strides[d]) &&
+                         (divisor * strides[d]) % width == 0;
+      if (!termAligned)
+        linear = arith::AddIOp::create(
+            b, loc, linear,
+            arith::MulIOp::create(b, loc, offsets[d], strideOf(d)));
       if (d == fastDim)
         continue;
       Value rem = arith::RemUIOp::create(b, loc, strideOf(d), w);
@@ -162,6 +175,7 @@ private:
   int64_t width = 1, alignmentBytes = 0;
   SmallVector<Value> base, dims;
   Value aligned;
+  ArrayRef<int64_t> offsetDivisors;
 };
 
 } // namespace mlir::tcc::tile_to_gpu

@@ -51,11 +51,12 @@ Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
                                              VectorType vecType,
                                              ArrayRef<int64_t> shape,
                                              Value memref, ValueRange offsets,
+                                             ArrayRef<int64_t> offsetDivisors,
                                              Value mask, Value other,
                                              unsigned warpSize) {
   Type elem = vecType.getElementType();
-  MemRefAccessPlan plan(b, loc, layout, memref, offsets,
-                        warpSize);
+  MemRefAccessPlan plan(b, loc, layout, memref, offsets, warpSize,
+                        offsetDivisors);
   int64_t width = plan.getWidth();
   VectorType runType = VectorType::get({width}, elem);
 
@@ -168,8 +169,8 @@ struct MemRefLoadLowering : public TilePattern<tile::MemRefLoadOp> {
         op, emitMemRefLoad(rewriter, op.getLoc(), layoutOf(op.getType()),
                            vectorTypeOf(op.getType()), op.getType().getShape(),
                            adaptor.getMemref(), adaptor.getOffsets(),
-                           adaptor.getMask(), adaptor.getOther(),
-                           info.warpSize));
+                           info.getOffsetDivisors(op), adaptor.getMask(),
+                           adaptor.getOther(), info.warpSize));
     return success();
   }
 };
@@ -184,7 +185,7 @@ struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
     Value memref = adaptor.getMemref(), mask = adaptor.getMask(),
           value = adaptor.getValue();
     MemRefAccessPlan plan(rewriter, loc, layout, memref, adaptor.getOffsets(),
-                          info.warpSize);
+                          info.warpSize, info.getOffsetDivisors(op));
     int64_t width = plan.getWidth();
 
     auto slowRun = [&](OpBuilder &b, Location loc, ArrayRef<Value> indices,

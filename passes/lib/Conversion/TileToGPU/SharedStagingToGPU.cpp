@@ -74,14 +74,14 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
     Value memref = adaptor.getSrc();
     ValueRange offsets = adaptor.getOffsets();
     auto copyThroughRegisters = [&](OpBuilder &b, Location l) {
-      Value values = emitMemRefLoad(b, l, layout, vectorTypeOf(tileType),
-                                    tileType.getShape(), memref, offsets,
-                                    Value(), Value(), info.warpSize);
+      Value values = emitMemRefLoad(
+          b, l, layout, vectorTypeOf(tileType), tileType.getShape(), memref,
+          offsets, info.getOffsetDivisors(op), Value(), Value(), info.warpSize);
       emitSharedTileStore(b, l, layout, values, dst, info.warpSize);
     };
 
     MemRefAccessPlan plan(rewriter, loc, layout, memref, offsets,
-                          info.warpSize);
+                          info.warpSize, info.getOffsetDivisors(op));
     int64_t bytes = elementBytes(tileType.getElementType());
     int64_t piece = copyPiece(dst.layout, plan.getWidth());
     int64_t pieceBytes = piece * bytes;

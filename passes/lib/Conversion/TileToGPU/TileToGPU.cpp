@@ -238,6 +238,15 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
           if (failed(checkType(op, type)))
             return WalkResult::interrupt();
 
+    if (isa<tile::MemRefLoadOp, tile::MemRefStoreOp, tile::AsyncCopyOp>(op)) {
+      auto offsets = isa<tile::MemRefLoadOp>(op)
+                         ? cast<tile::MemRefLoadOp>(op).getOffsets()
+                     : isa<tile::MemRefStoreOp>(op)
+                         ? cast<tile::MemRefStoreOp>(op).getOffsets()
+                         : cast<tile::AsyncCopyOp>(op).getOffsets();
+      info.offsetDivisors[op] =
+          llvm::map_to_vector(offsets, [](Value v) { return getKnownDivisor(v); });
+    }
     if (isa<tile::SharedAllocOp>(op)) {
       info.sharedBufferOf[op] = info.sharedBuffers.size();
       info.sharedBuffers.push_back(

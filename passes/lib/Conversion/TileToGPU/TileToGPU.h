@@ -55,6 +55,15 @@ struct KernelInfo {
   /// Lower tile.async_copy to cp.async (else loads and shared stores).
   bool asyncCopy = true;
 
+  /// Memref-form accesses (memref_load / memref_store / async_copy): a
+  /// power of two each window offset is known to be a multiple of, found on
+  /// the tile IR before conversion (see getKnownDivisor).
+  DenseMap<Operation *, SmallVector<int64_t>> offsetDivisors;
+  ArrayRef<int64_t> getOffsetDivisors(Operation *op) const {
+    auto it = offsetDivisors.find(op);
+    return it == offsetDivisors.end() ? ArrayRef<int64_t>() : it->second;
+  }
+
   /// Asks for `numElems` elements of scratch of `elemType`'s storage type.
   void requestScratch(Type elemType, int64_t numElems);
   /// Bytes of workgroup memory the kernel declares (scratch + shared tiles).
@@ -72,6 +81,11 @@ inline constexpr int64_t kMaxAccessBytes = 16;
 /// consecutive values of the integer or pointer tile `tile` (a power of two;
 /// 1 when unknown). See Contiguity.cpp.
 int64_t getContiguity(Value tile, unsigned dim);
+
+/// A power of two that integer (index) `value` is known to be a multiple of,
+/// from constants, products, sums, casts and loop counters (1 when nothing
+/// is known; capped at 2^30). See Contiguity.cpp.
+int64_t getKnownDivisor(Value value);
 
 /// The type scratch memory stores `elemType` as (i1 is kept as i8).
 Type getScratchStorageType(Type elemType);
@@ -139,8 +153,8 @@ Value emitMfmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
 /// `shape` window at `offsets` distributed as `layout` (MemoryOpsToGPU.cpp).
 Value emitMemRefLoad(OpBuilder &b, Location loc, const TileLayout &layout,
                      VectorType vecType, ArrayRef<int64_t> shape, Value memref,
-                     ValueRange offsets, Value mask, Value other,
-                     unsigned warpSize);
+                     ValueRange offsets, ArrayRef<int64_t> offsetDivisors,
+                     Value mask, Value other, unsigned warpSize);
 /// AMD MFMA operands (MfmaOpsToGPU.cpp).
 tile::AMDMfmaEncodingAttr mfmaParentOf(Type type);
 Type convertMfmaOperandType(RankedTensorType type);
