@@ -13,17 +13,20 @@
 
 // CHECK-LABEL: gpu.func @stage
 // CHECK-SAME: workgroup(%[[BUF:.*]] : memref<3x64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BUFB:.*]] : memref<3x32x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// 64 x 32 over 128 threads: 2 16-byte runs each, one cp.async.cg per run,
-// source elements clamped to what lies inside the memref (rows past 100
-// read nothing). Rows of 32 halves keep every run 16-byte aligned: no
-// runtime test.
-// CHECK-NOT: scf.if
+// 64 x 32 over 128 threads: 2 16-byte runs each, one cp.async.cg per run.
+// Rows of 32 halves keep every run 16-byte aligned (no runtime test); a
+// window inside the memref copies whole runs, one crossing its end (rows
+// past 100) cuts each run's source size to what lies inside.
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}], %[[BUF]][%arg3, %{{.*}}, %{{.*}}], 8 {bypassL1} : memref<100x32xf16> to memref<3x64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}], %[[BUF]][%arg3, %{{.*}}, %{{.*}}], 8 {bypassL1}
+// CHECK: } else {
 // CHECK: arith.select
 // CHECK: arith.minui
 // CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}], %[[BUF]][%arg3, %{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<100x32xf16> to memref<3x64x32xf16, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.device_async_copy
 // CHECK-NOT: nvgpu.device_async_copy
-// CHECK-NOT: scf.if
+// CHECK: }
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: gpu.barrier
@@ -95,15 +98,13 @@ tile.func @stage_dynamic(%A: memref<?x?xf16>, %m0: index, %slot: index) attribut
 #sh = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
 
 // Column offsets from a loop counter stepping by 32 (and 32 ahead) are
-// multiples of 8 halves: the copies need no alignment test; an odd step
-// brings it back.
+// multiples of 8 halves: the copies need no alignment test (only the
+// window test); an odd step brings it back (and the register path).
 // CHECK-LABEL: gpu.func @stage_loop
 // CHECK: scf.for
-// CHECK-NOT: scf.if
-// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: memref.load
 // CHECK: scf.for
-// CHECK: scf.if
-// CHECK: nvgpu.device_async_copy
+// CHECK: memref.load %arg0
 tile.func @stage_loop(%A: memref<100x256xf16>, %m0: index) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index

@@ -92,11 +92,28 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
       rewriter.eraseOp(op);
       return success();
     }
+    // Aligned: cp.async, without per-run bounds arithmetic when the whole
+    // window lies inside the memref (interior tiles), cut at its end
+    // otherwise. Misaligned: through registers.
+    auto copyAsync = [&](OpBuilder &b, Location l) {
+      Value inside = plan.windowFastPath(tileType.getShape(), offsets);
+      scf::IfOp::create(
+          b, l, inside,
+          [&](OpBuilder &tb, Location tl) {
+            emitAsyncRuns(tb, tl, layout, plan, dst, offsets, memref, piece,
+                          pieceBytes == 16, /*clamp=*/false);
+            scf::YieldOp::create(tb, tl);
+          },
+          [&](OpBuilder &eb, Location el) {
+            emitAsyncRuns(eb, el, layout, plan, dst, offsets, memref, piece,
+                          pieceBytes == 16, /*clamp=*/true);
+            scf::YieldOp::create(eb, el);
+          });
+    };
     scf::IfOp::create(
         rewriter, loc, plan.getAligned(),
         [&](OpBuilder &b, Location l) {
-          emitAsyncRuns(b, l, layout, plan, dst, offsets, memref, piece,
-                        pieceBytes == 16);
+          copyAsync(b, l);
           scf::YieldOp::create(b, l);
         },
         [&](OpBuilder &b, Location l) {
@@ -107,14 +124,14 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
     return success();
   }
 
-  /// One cp.async per piece of each run; the source size counts the
-  /// elements inside the memref (cp.async zero-fills the rest). A run that
-  /// starts outside reads nothing, from the memref's first element, so no
-  /// address leaves the memref.
+  /// One cp.async per piece of each run. With `clamp`, the source size
+  /// counts the elements inside the memref (cp.async zero-fills the rest)
+  /// and a run that starts outside reads nothing, from the memref's first
+  /// element, so no address leaves the memref.
   void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
                      MemRefAccessPlan &plan, const SharedTileRef &dst,
                      ValueRange offsets, Value memref, int64_t piece,
-                     bool bypassL1) const {
+                     bool bypassL1, bool clamp) const {
     ThreadIds ids = emitThreadIds(b, loc, info.warpSize);
     SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
     unsigned fast = plan.getFastDim();
@@ -128,6 +145,19 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
         local.push_back(arith::AddIOp::create(
             b, loc, base[d], cst(b, loc, layout.getElemOffset(d, idx[d]))));
         global.push_back(arith::AddIOp::create(b, loc, local[d], offsets[d]));
+      }
+      if (!clamp) {
+        for (int64_t p = 0; p < width; p += piece)
+          nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, tokenType, dst.buffer,
+              dst.indices(b, loc, local[0],
+                          p ? arith::AddIOp::create(b, loc, local[1],
+                                                    cst(b, loc, p))
+                                  .getResult()
+                            : local[1]),
+              memref, plan.shifted(global, p), b.getIndexAttr(piece),
+              Value(), bypassL1 ? b.getUnitAttr() : UnitAttr());
+        continue;
       }
       // Elements of this run inside the memref.
       Value inside = plan.inBounds(global, 1);
