@@ -38,8 +38,11 @@ def build(directory: Path) -> None:
     cases += [{**big, "epilogue": True},
               {**big, "stages": 1},  # synchronous staging
               {**big, "stages": 2},
-              # 128x256 blocks: 2 stages fit 48 KiB
+              {**big, "stages": 4},  # 64 KiB: dynamic shared memory
+              # 128x256 blocks, 8 warps
               {**big, "shape": (8192, 8192, 8192), "dtype": "bf16", "warps": 8, "stages": 2},
+              {**big, "shape": (8192, 8192, 8192), "dtype": "bf16", "warps": 8, "stages": 3},
+              {**big, "warps": 8, "stages": 4},
               {**big, "swizzle": False},  # for ncu
               # linalg.batch_matmul / batched tcc.matmul: batch x blocks programs
               {**big, "shape": (1024, 1024, 1024), "batch": 16},

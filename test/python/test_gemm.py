@@ -53,3 +53,29 @@ def test_gemm_uses_mfma_and_lds_on_amd(dtype, target):
     assert k.launch.block == (256, 1, 1)  # 4 wave64 waves
     assert "#tile.amd_mfma" in k.ir["tile"]
     assert not re.search(r"__(ocml|ockl)_", k.asm)
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_four_stages_use_dynamic_shared_memory(target):
+    # 4 slots of 128x32 and 32x128 f16 tiles: 64 KiB, over the 48 KiB static limit.
+    k = tcc_compile(gemm(512, 384, 256, "f16"), target, cache=False, num_stages=4)
+    assert k.launch.shared_mem_bytes == 64 * 1024
+    assert "!tile.shared_buffer<4x128x32x" in k.ir["tile"]
+    assert "gpu.dynamic_shared_memory" in k.ir["gpu"]
+
+
+def test_stage_count_is_checked():
+    with pytest.raises(ValueError, match="num_stages must be from 1 to 8, got 0"):
+        tcc_compile(gemm(256, 256, 256, "f16"), "sm_90", cache=False, num_stages=0)
+    # 5 slots of 128x32 + 32x128 f16 tiles: 80 KiB, over the 64 KiB of CDNA LDS.
+    with pytest.raises(Exception, match="needs 81920 bytes of workgroup memory, more than "
+                                        "the target's 65536"):
+        tcc_compile(gemm(512, 384, 256, "f16"), "gfx942", cache=False, num_stages=5)
+
+
+def test_batched_gemm_is_one_kernel_over_batch_slices():
+    k = tcc_compile(gemm_program(200, 136, 256, "f16", bias_gelu=True, batch=3), "sm_90",
+                    cache=False)
+    assert k.launch.grid == (3 * 2 * 2, 1, 1)  # batch x ceil(200/128) x ceil(136/128)
+    assert "memref.subview" in k.ir["tile"]
+    assert re.search(r"mma\.sync\.aligned\.m16n8k16", k.asm)

@@ -41,11 +41,11 @@ def test_import_tcc_then_mlir_still_registers_dialects():
     assert out == "True"
 
 
-def _vadd(n="N", conv="bare", vendor="nvidia", target="sm_90", binary=None):
+def _vadd(n="N", conv="bare", vendor="nvidia", target="sm_90", binary=None, shared=0):
     return KernelArtifact(
         target=target, vendor=vendor, kernel_name="vadd", asm="// ptx", binary=binary,
         launch=LaunchSpec(block=(128, 1, 1), grid=("cdiv(N, BLOCK * 4)", 1, 1),
-                          constants={"BLOCK": 128}),
+                          shared_mem_bytes=shared, constants={"BLOCK": 128}),
         args=(ArgSpec("a", "pointer", "f32", (n,)), ArgSpec("b", "pointer", "f32", (n,)),
               ArgSpec("c", "pointer", "f32", (n,), "output"), ArgSpec("alpha", "scalar", "f32")),
         call_conv=conv,
@@ -58,7 +58,7 @@ class FakeDevice:
     vendor = "nvidia"
 
     def __init__(self):
-        self.buffers, self.launches, self.freed = {}, [], []
+        self.buffers, self.launches, self.freed, self.opt_ins = {}, [], [], []
 
     def load_module(self, image):
         self.image = image
@@ -66,6 +66,9 @@ class FakeDevice:
 
     def get_function(self, module, name):
         return (module, name)
+
+    def allow_dynamic_shared(self, function, nbytes):
+        self.opt_ins.append((function, nbytes))
 
     def alloc(self, nbytes):
         buf = ctypes.create_string_buffer(nbytes)
@@ -108,6 +111,18 @@ def test_launch_flow_with_numpy_copies_in_and_out():
     np.testing.assert_array_equal(out, a + 0.5)
     assert kernel(a, b, 1.0, out=out) is out
     assert dev.image == b"// ptx"
+
+
+def test_dynamic_shared_memory_over_48k_is_opted_into_once():
+    a = np.ones(1000, dtype=np.float32)
+    small, big = FakeDevice(), FakeDevice()
+    CompiledKernel(_vadd(shared=48 * 1024), device=small)(a, a, 1.0)
+    assert small.opt_ins == [] and small.launches[0][3] == 48 * 1024
+    kernel = CompiledKernel(_vadd(shared=64 * 1024), device=big)
+    kernel(a, a, 1.0)
+    kernel(a, a, 1.0)
+    assert big.opt_ins == [(("module", "vadd"), 64 * 1024)]
+    assert [launch[3] for launch in big.launches] == [64 * 1024] * 2
 
 
 def test_validation_errors_name_the_argument():

@@ -43,6 +43,7 @@ void mlir::tcc::buildTileToGPUPipeline(OpPassManager &pm,
   gpuOptions.warpSize = options.warpSize;
   gpuOptions.expandMath = options.expandMath;
   gpuOptions.asyncCopy = options.asyncCopy;
+  gpuOptions.maxSharedBytes = options.maxSharedBytes;
   pm.addPass(createConvertTileToGPU(gpuOptions));
   pm.addPass(createTccLowerVectorOps());
   pm.addPass(createCanonicalizerPass());

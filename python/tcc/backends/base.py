@@ -48,6 +48,7 @@ class KernelSignature:
     args: tuple[ArgSpec, ...]
     block: tuple[int, int, int] | None
     bare_ptr_ok: bool
+    dynamic_shared_bytes: int = 0  # tcc.dynamic_shared_bytes (buffers over 48 KiB)
 
 
 class Target(ABC):
@@ -56,6 +57,11 @@ class Target(ABC):
     vendor: ClassVar[Literal["nvidia", "amd"]]
     warp_size: ClassVar[int]
     archs: ClassVar[tuple[str, ...]]
+
+    @property
+    def max_shared_bytes(self) -> int:
+        """Workgroup memory one kernel may use on this architecture."""
+        return 64 * 1024
 
     def __init__(self, arch: str) -> None:
         if arch not in self.archs:
@@ -128,7 +134,8 @@ class Target(ABC):
 
         ``outputs`` names (or indexes) the memref arguments the kernel writes;
         ``arg_shapes`` gives symbolic names to dynamic dimensions;
-        ``block`` defaults to the kernel's ``known_block_size``; ``stages``,
+        ``block`` defaults to the kernel's ``known_block_size`` and
+        ``shared_mem_bytes`` to its ``tcc.dynamic_shared_bytes``; ``stages``,
         when given, receives the lowered module's text under ``"llvm"``.
         """
         ctx = ir.Context() if isinstance(source, str) else source.context
@@ -162,7 +169,7 @@ class Target(ABC):
             launch=LaunchSpec(
                 block=launch_block,  # type: ignore[arg-type]
                 grid=(tuple(grid) + (1, 1))[:3],  # type: ignore[arg-type]
-                shared_mem_bytes=shared_mem_bytes,
+                shared_mem_bytes=shared_mem_bytes or sig.dynamic_shared_bytes,
                 constants=dict(constants or {}),
             ),
             args=args,
@@ -214,7 +221,10 @@ def kernel_signatures(module: ir.Module) -> list[KernelSignature]:
         if "known_block_size" in fn.attributes:
             block = tuple(int(v) for v in ir.DenseI32ArrayAttr(fn.attributes["known_block_size"]))
         name = ir.StringAttr(fn.attributes["sym_name"]).value
-        sigs.append(KernelSignature(name, tuple(args), block, bare_ok))  # type: ignore[arg-type]
+        dynamic = 0
+        if "tcc.dynamic_shared_bytes" in fn.attributes:
+            dynamic = ir.IntegerAttr(fn.attributes["tcc.dynamic_shared_bytes"]).value
+        sigs.append(KernelSignature(name, tuple(args), block, bare_ok, dynamic))  # type: ignore[arg-type]
     return sigs
 
 

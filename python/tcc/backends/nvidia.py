@@ -22,10 +22,19 @@ _PTX_FOR_ARCH = {"sm_80": "+ptx70", "sm_86": "+ptx71", "sm_89": "+ptx78", "sm_90
                  "sm_90a": "+ptx80"}
 
 
+# Shared memory one block may opt into (CUDA guide, compute capabilities).
+_MAX_SHARED_BYTES = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024,
+                     "sm_90": 227 * 1024, "sm_90a": 227 * 1024}
+
+
 class NvidiaTarget(Target):
     vendor = "nvidia"
     warp_size = 32
     archs = tuple(_PTX_FOR_ARCH)
+
+    @property
+    def max_shared_bytes(self) -> int:
+        return _MAX_SHARED_BYTES[self.arch]
 
     def gpu_target_attr(self) -> str:
         return (f'#nvvm.target<O = 3, chip = "{self.arch}", '

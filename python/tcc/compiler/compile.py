@@ -221,7 +221,8 @@ def run_stages(
         # through registers.
         "gpu": f"tcc-tile-to-gpu{{warp-size={warp} "
         f"expand-math={int(backend.vendor != 'nvidia')} "
-        f"async-copy={int(backend.vendor == 'nvidia')}}}",
+        f"async-copy={int(backend.vendor == 'nvidia')} "
+        f"max-shared-bytes={backend.max_shared_bytes}}}",
     }
     stages: dict[str, str] = {"source": text}
     with ir.Context(), ir.Location.unknown():

@@ -66,6 +66,11 @@ class CudaDevice:
     def get_function(self, module: Any, name: str) -> Any:
         return self._call("cuModuleGetFunction", module, name.encode())
 
+    def allow_dynamic_shared(self, function: Any, nbytes: int) -> None:
+        # Kernels opt in to more than 48 KiB of dynamic shared memory.
+        attribute = self._drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        self._call("cuFuncSetAttribute", function, attribute, nbytes)
+
     def launch(
         self,
         function: Any,

@@ -56,6 +56,11 @@ class HipDevice:
     def get_function(self, module: Any, name: str) -> Any:
         return self._call("hipModuleGetFunction", module, name.encode())
 
+    def allow_dynamic_shared(self, function: Any, nbytes: int) -> None:
+        # Module kernels may use dynamic LDS up to the CU's size (64 KiB on
+        # CDNA2/3) without an opt-in; the compiler never asks for more.
+        del function, nbytes
+
     def launch(
         self,
         function: Any,

@@ -37,6 +37,10 @@ _TORCH_DTYPES = {
 }
 
 
+# Dynamic shared memory past this needs the kernel's explicit opt-in (CUDA).
+_STATIC_SHARED_LIMIT = 48 * 1024
+
+
 class Device(Protocol):
     """What the launcher needs from a driver backend (see cuda.py / hip.py)."""
 
@@ -44,6 +48,7 @@ class Device(Protocol):
 
     def load_module(self, image: bytes) -> Any: ...
     def get_function(self, module: Any, name: str) -> Any: ...
+    def allow_dynamic_shared(self, function: Any, nbytes: int) -> None: ...
     def launch(
         self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
         shared_mem_bytes: int, stream: int, params_address: int,
@@ -341,7 +346,10 @@ class CompiledKernel:
                 )
             image = art.binary if art.binary is not None else art.asm.encode()
             device = self.device
-            self._function = device.get_function(device.load_module(image), art.kernel_name)
+            function = device.get_function(device.load_module(image), art.kernel_name)
+            if art.launch.shared_mem_bytes > _STATIC_SHARED_LIMIT:
+                device.allow_dynamic_shared(function, art.launch.shared_mem_bytes)
+            self._function = function
         return self._function
 
     def bind(self, args: Sequence[Any], out: Any = None) -> list[Any]:

@@ -189,6 +189,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "Lower tile.async_copy to cp.async (NVIDIA sm_80+: 16-byte copies "
            "that bypass registers); otherwise each copy is a load into "
            "registers and a shared store (AMD), and the waits are barriers">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t",
+           /*default=*/"232448",
+           "Workgroup memory one kernel may use (sm_90: 227 KiB, sm_80: 163 "
+           "KiB, CDNA: 64 KiB); over 48 KiB the buffers are views of dynamic "
+           "shared memory and the gpu.func records tcc.dynamic_shared_bytes">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

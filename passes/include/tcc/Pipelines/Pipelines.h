@@ -53,6 +53,11 @@ struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {
       llvm::cl::desc("lower tile.async_copy to cp.async (NVIDIA sm_80+); "
                      "otherwise to loads and shared stores (AMD)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> maxSharedBytes{
+      *this, "max-shared-bytes",
+      llvm::cl::desc("workgroup memory one kernel may use (dynamic shared "
+                     "memory over 48 KiB)"),
+      llvm::cl::init(232448)};
 };
 
 /// Stage "linalg": tcc ops -> linalg on tensors, generalized and fused.

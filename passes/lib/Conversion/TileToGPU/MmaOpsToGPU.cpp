@@ -397,9 +397,8 @@ struct StoreToSharedLowering : public TilePattern<tile::ConvertLayoutOp> {
     if (!isSharedTile(op.getType()))
       return failure();
     Location loc = op.getLoc();
-    auto func = op->getParentOfType<gpu::GPUFuncOp>();
-    Value buffer = func.getWorkgroupAttributions()[info.scratch.size() +
-                                                   info.sharedBufferOf.at(op)];
+    Value buffer = getWorkgroupBuffer(
+        op, info, info.scratch.size() + info.sharedBufferOf.at(op));
     SharedTileRef dst{
         buffer, {}, cast<tile::SharedEncodingAttr>(op.getType().getEncoding())};
     // Readers of the previous contents (last iteration's fragments) first.

@@ -45,9 +45,8 @@ int64_t copyPiece(tile::SharedEncodingAttr shared, int64_t run) {
 
 Value workgroupBuffer(Operation *op, const KernelInfo &info,
                       Operation *alloc) {
-  auto func = op->getParentOfType<gpu::GPUFuncOp>();
-  return func.getWorkgroupAttributions()[info.scratch.size() +
-                                         info.sharedBufferOf.at(alloc)];
+  return getWorkgroupBuffer(op, info,
+                            info.scratch.size() + info.sharedBufferOf.at(alloc));
 }
 
 struct SharedAllocLowering : public TilePattern<tile::SharedAllocOp> {

@@ -89,6 +89,34 @@ void KernelInfo::requestScratch(Type elemType, int64_t numElems) {
   scratch.emplace_back(storage, numElems);
 }
 
+SmallVector<MemRefType>
+KernelInfo::getWorkgroupBufferTypes(MLIRContext *ctx) const {
+  auto space = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  SmallVector<MemRefType> types;
+  for (auto [type, size] : scratch)
+    types.push_back(
+        MemRefType::get({size}, type, MemRefLayoutAttrInterface(), space));
+  llvm::append_range(types, sharedBuffers);
+  return types;
+}
+
+/// Marks the memref.view of dynamic shared memory that is buffer N.
+static constexpr StringLiteral kBufferIndexAttr = "tcc.workgroup_buffer";
+
+Value mlir::tcc::tile_to_gpu::getWorkgroupBuffer(Operation *op,
+                                                 const KernelInfo &info,
+                                                 unsigned index) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  if (!info.dynamicShared)
+    return func.getWorkgroupAttributions()[index];
+  for (auto view : func.getBody().front().getOps<memref::ViewOp>())
+    if (auto attr = view->getAttrOfType<IntegerAttr>(kBufferIndexAttr);
+        attr && attr.getInt() == index)
+      return view;
+  llvm_unreachable("dynamic shared-memory views are made with the gpu.func");
+}
+
 int64_t KernelInfo::getSharedBytes() const {
   auto bytes = [](Type type, int64_t elems) {
     return elems * std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
@@ -109,7 +137,7 @@ Value mlir::tcc::tile_to_gpu::getScratchBuffer(Operation *op,
   Type storage = getScratchStorageType(elemType);
   for (auto [i, entry] : llvm::enumerate(info.scratch))
     if (entry.first == storage)
-      return func.getWorkgroupAttributions()[i];
+      return getWorkgroupBuffer(op, info, i);
   llvm_unreachable("scratch requested by the kernel analysis");
 }
 
@@ -187,7 +215,8 @@ Value mlir::tcc::tile_to_gpu::emitRelayoutThroughScratch(
 static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
                                            const TileTypeConverter &converter,
                                            unsigned defaultNumWarps,
-                                           bool asyncCopy) {
+                                           bool asyncCopy,
+                                           int64_t maxSharedBytes) {
   KernelInfo info;
   unsigned warpSize = converter.getWarpSize();
   info.warpSize = warpSize;
@@ -343,13 +372,15 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
     return failure();
   if (!info.numWarps)
     info.numWarps = defaultNumWarps;
-  if (info.getSharedBytes() > kMaxStaticSharedBytes) {
+  if (info.getSharedBytes() > maxSharedBytes) {
     func.emitOpError("needs ")
         << info.getSharedBytes()
-        << " bytes of workgroup memory, more than the 48 KiB a kernel can "
-           "declare statically; dynamic shared memory is not supported yet";
+        << " bytes of workgroup memory, more than the target's "
+        << maxSharedBytes
+        << " (max-shared-bytes); use fewer stages or smaller blocks";
     return failure();
   }
+  info.dynamicShared = info.getSharedBytes() > kMaxStaticSharedBytes;
   return info;
 }
 
@@ -419,14 +450,11 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
       }
       plans.push_back(plan);
     }
+    SmallVector<MemRefType> buffers =
+        info.getWorkgroupBufferTypes(rewriter.getContext());
     SmallVector<Type> workgroup;
-    auto wgSpace = gpu::AddressSpaceAttr::get(
-        ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-    for (auto [type, size] : info.scratch)
-      workgroup.push_back(MemRefType::get({size}, type,
-                                          MemRefLayoutAttrInterface(),
-                                          wgSpace));
-    llvm::append_range(workgroup, info.sharedBuffers);
+    if (!info.dynamicShared)
+      workgroup.assign(buffers.begin(), buffers.end());
     auto gpuFunc = gpu::GPUFuncOp::create(
         rewriter, loc, func.getSymName(),
         rewriter.getFunctionType(argTypes, {}), workgroup);
@@ -445,12 +473,35 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
           rewriter.getI64IntegerAttr(16));
     gpuFunc->setAttr("tcc.shared_bytes",
                      rewriter.getI32IntegerAttr(info.getSharedBytes()));
+    if (info.dynamicShared)
+      gpuFunc->setAttr("tcc.dynamic_shared_bytes",
+                       rewriter.getI32IntegerAttr(info.getSharedBytes()));
     if (DictionaryAttr constexprs = func.getConstexprsAttr())
       gpuFunc->setAttr("tcc.constexprs", constexprs);
 
     // Values replacing the old arguments.
     Block *entry = &gpuFunc.getBody().front();
     rewriter.setInsertionPointToStart(entry);
+    if (info.dynamicShared) {
+      // Every buffer is a view of the one dynamic shared-memory array, at
+      // 16-byte aligned offsets (getSharedBytes' packing).
+      auto bytesType = MemRefType::get(
+          {ShapedType::kDynamic}, rewriter.getI8Type(),
+          MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(
+              ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
+      Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytesType);
+      int64_t offset = 0;
+      for (auto [i, type] : llvm::enumerate(buffers)) {
+        Value at = arith::ConstantIndexOp::create(rewriter, loc, offset);
+        auto view = memref::ViewOp::create(rewriter, loc, type, base, at,
+                                           ValueRange{});
+        view->setAttr(kBufferIndexAttr, rewriter.getI64IntegerAttr(i));
+        int64_t elemBytes =
+            std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+        offset += llvm::alignTo(type.getNumElements() * elemBytes, 16);
+      }
+    }
     SmallVector<Value> replacements;
     for (auto [i, plan] : llvm::enumerate(plans)) {
       Value first = entry->getArgument(plan.first);
@@ -556,7 +607,8 @@ struct ConvertTileToGPUPass
     for (tile::FuncOp func : funcs) {
       TileTypeConverter converter(ctx, warpSize);
       FailureOr<KernelInfo> info =
-          analyzeKernel(func, converter, defaultNumWarps, asyncCopy);
+          analyzeKernel(func, converter, defaultNumWarps, asyncCopy,
+                        maxSharedBytes);
       if (failed(info))
         return signalPassFailure();
       std::string moduleName = (func.getSymName() + "_module").str();

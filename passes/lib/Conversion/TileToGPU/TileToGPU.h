@@ -64,15 +64,27 @@ struct KernelInfo {
     return it == offsetDivisors.end() ? ArrayRef<int64_t>() : it->second;
   }
 
+  /// Whether the buffers live in dynamic shared memory (over the 48 KiB a
+  /// kernel may declare statically): views of one
+  /// gpu.dynamic_shared_memory at 16-byte aligned offsets.
+  bool dynamicShared = false;
+
+  /// The workgroup buffers in order: scratch ones, then shared tiles.
+  SmallVector<MemRefType> getWorkgroupBufferTypes(MLIRContext *ctx) const;
   /// Asks for `numElems` elements of scratch of `elemType`'s storage type.
   void requestScratch(Type elemType, int64_t numElems);
   /// Bytes of workgroup memory the kernel declares (scratch + shared tiles).
   int64_t getSharedBytes() const;
 };
 
-/// Static workgroup memory a kernel may declare (dynamic shared memory is
-/// not used yet).
+/// Static workgroup memory a kernel may declare; more goes to dynamic
+/// shared memory (up to the target's max-shared-bytes).
 inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+/// Workgroup buffer `index` (KernelInfo::getWorkgroupBufferTypes order) of
+/// the gpu.func around `op`.
+Value getWorkgroupBuffer(Operation *op, const KernelInfo &info,
+                         unsigned index);
 
 /// Widest access, in bytes: 16 gives ld.global.v4.f32 / global_load_dwordx4.
 inline constexpr int64_t kMaxAccessBytes = 16;
