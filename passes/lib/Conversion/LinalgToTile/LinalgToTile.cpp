@@ -28,7 +28,7 @@ using namespace mlir::tcc;
 //===----------------------------------------------------------------------===//
 
 tile::BlockedEncodingAttr BlockSchedule::layout(MLIRContext *ctx) const {
-  return tile::BlockedEncodingAttr::get(ctx, {1, vec}, {tpwM, tpwN},
+  return tile::BlockedEncodingAttr::get(ctx, {sptM, vec}, {tpwM, tpwN},
                                         {wpcM, wpcN}, {1, 0});
 }
 
@@ -452,7 +452,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
              isMatmulKernel(genericAt(0)) &&
              (kernelOps.size() == 1 ||
               (genericAt(1) && isAllParallel(genericAt(1))))) {
-    built = buildMatmulKernel(
+    built = (hasTensorCoreMapping(genericAt(0)) ? buildMatmulKernel
+                                                : buildFmaMatmulKernel)(
         genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
         outputs, inputArgs, options, grid, warps);
   } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
