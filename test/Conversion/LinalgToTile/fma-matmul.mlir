@@ -2,6 +2,7 @@
 // have no tensor-core mapping (anything but f16 / bf16 operands of one type)
 // become block-tiled GEMMs on a #tile.blocked accumulator, with a remark.
 // RUN: tcc-opt %s -split-input-file --convert-linalg-to-tile --canonicalize -verify-diagnostics | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-linalg-to-tile="bank-model=nvidia num-stages=3" -verify-diagnostics | FileCheck %s --check-prefix=STAGES
 
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
@@ -9,9 +10,10 @@
 
 // f32 at odd sizes: 64 x 64 blocks (4 warps of 4 x 8 lanes, 4 x 4 elements
 // per thread, two rounds down the rows), 16 x 13 programs; K walks in steps
-// of 8 (the tail, 333 = 41 * 8 + 5, loads zeros past K), A and B prefetched
-// one step ahead, staged through row-major shared memory and multiplied as
-// operands of the blocked accumulator; one (masked) store.
+// of 8 (the tail, 333 = 41 * 8 + 5, loads zeros past K); each step loads the
+// A and B slices, stages them through row-major shared memory (the form
+// tcc-promote-shared-memory pipelines) and multiplies them as operands of the
+// blocked accumulator; one (masked) store.
 // CHECK-DAG: #[[ACC:.*]] = #tile.blocked<{sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
 // CHECK-DAG: #[[LA:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK-DAG: #[[LB:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -22,19 +24,32 @@
 // CHECK-SAME: tcc.grid = array<i64: 208, 1, 1>
 // CHECK-SAME: tcc.num_warps = 4 : i32
 // CHECK: %[[ACC0:.*]] = tile.splat %{{.*}} : f32 -> tensor<64x64xf32, #[[ACC]]>
-// CHECK: %[[A0:.*]] = tile.memref_load %arg0[%[[M0:.*]], %c0] : memref<1000x333xf32> -> tensor<64x8xf32, #[[LA]]>
-// CHECK: %[[B0:.*]] = tile.memref_load %arg1[%c0, %[[N0:.*]]] : memref<333x777xf32> -> tensor<8x64xf32, #[[LB]]>
-// CHECK: %[[R:.*]]:3 = scf.for %[[K:.*]] = %c0 to %c333 step %c8 iter_args(%[[C:.*]] = %[[ACC0]], %[[A:.*]] = %[[A0]], %[[B:.*]] = %[[B0]])
+// CHECK: %[[R:.*]] = scf.for %[[K:.*]] = %c0 to %c333 step %c8 iter_args(%[[C:.*]] = %[[ACC0]])
+// CHECK: %[[A:.*]] = tile.memref_load %arg0[%[[M0:.*]], %[[K]]] : memref<1000x333xf32> -> tensor<64x8xf32, #[[LA]]>
+// CHECK: %[[B:.*]] = tile.memref_load %arg1[%[[K]], %[[N0:.*]]] : memref<333x777xf32> -> tensor<8x64xf32, #[[LB]]>
 // CHECK: %[[SA:.*]] = tile.convert_layout %[[A]] : tensor<64x8xf32, #[[LA]]> -> tensor<64x8xf32, #[[SH]]>
 // CHECK: %[[SB:.*]] = tile.convert_layout %[[B]] : tensor<8x64xf32, #[[LB]]> -> tensor<8x64xf32, #[[SH]]>
-// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %c8 : index
-// CHECK: %[[AN:.*]] = tile.memref_load %arg0[%[[M0]], %[[NEXT]]]
-// CHECK: %[[BN:.*]] = tile.memref_load %arg1[%[[NEXT]], %[[N0]]]
 // CHECK: %[[OA:.*]] = tile.convert_layout %[[SA]] : tensor<64x8xf32, #[[SH]]> -> tensor<64x8xf32, #[[OPA]]>
 // CHECK: %[[OB:.*]] = tile.convert_layout %[[SB]] : tensor<8x64xf32, #[[SH]]> -> tensor<8x64xf32, #[[OPB]]>
 // CHECK: %[[D:.*]] = tile.dot %[[OA]], %[[OB]], %[[C]] : tensor<64x8xf32, #[[OPA]]>, tensor<8x64xf32, #[[OPB]]> -> tensor<64x64xf32, #[[ACC]]>
-// CHECK: scf.yield %[[D]], %[[AN]], %[[BN]]
-// CHECK: tile.memref_store %arg2[%[[M0]], %[[N0]]], %[[R]]#0 : memref<1000x777xf32>, tensor<64x64xf32, #[[ACC]]>
+// CHECK: scf.yield %[[D]]
+// CHECK: tile.memref_store %arg2[%[[M0]], %[[N0]]], %[[R]] : memref<1000x777xf32>, tensor<64x64xf32, #[[ACC]]>
+
+// The stage pipeline (tcc-linalg-to-tile: tcc-swizzle-shared-memory leaves
+// the FMA operands unswizzled, tcc-promote-shared-memory pipelines them
+// three stages deep): async copies two K steps ahead, shared_load of the
+// slot straight into the FMA operand layouts.
+// STAGES-DAG: #[[SH:.*]] = #tile.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// STAGES-DAG: #[[OPA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #{{.*}}, kWidth = 0}>
+// STAGES-LABEL: tile.func @sgemm
+// STAGES: %[[BA:.*]] = tile.shared_alloc : !tile.shared_buffer<3x64x8xf32, #[[SH]]>
+// STAGES: tile.async_copy %arg0[%{{.*}}, %c0], %[[BA]][%c0]
+// STAGES: tile.async_commit_group
+// STAGES: tile.async_copy %arg0[%{{.*}}, %c8], %[[BA]][%c1]
+// STAGES: scf.for
+// STAGES: tile.async_wait {pending = 1 : i32}
+// STAGES: tile.shared_load %[[BA]][%{{.*}}] : !tile.shared_buffer<3x64x8xf32, #[[SH]]> -> tensor<64x8xf32, #[[OPA]]>
+// STAGES: tile.dot
 func.func @sgemm(%x: tensor<1000x333xf32>, %w: tensor<333x777xf32>) -> tensor<1000x777xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1000x777xf32>
@@ -64,12 +79,12 @@ func.func @sgemm(%x: tensor<1000x333xf32>, %w: tensor<333x777xf32>) -> tensor<10
 // CHECK-DAG: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[ACC]]}>
 // CHECK-LABEL: tile.func @sgemm_bias_gelu
 // CHECK-SAME: tcc.grid = array<i64: 4, 1, 1>
-// CHECK: %[[R:.*]]:3 = scf.for
+// CHECK: %[[R:.*]] = scf.for
 // CHECK: tile.dot {{.*}} -> tensor<32x64xf32, #[[ACC]]>
 // CHECK: %[[BIAS:.*]] = tile.memref_load %arg2[%{{.*}}] : memref<256xf32> -> tensor<64xf32, #[[COLS]]>
 // CHECK: %[[E:.*]] = tile.expand_dims %[[BIAS]] {axis = 0 : i32} : tensor<64xf32, #[[COLS]]> -> tensor<1x64xf32, #[[ACC]]>
 // CHECK: %[[BB:.*]] = tile.broadcast %[[E]] : tensor<1x64xf32, #[[ACC]]> -> tensor<32x64xf32, #[[ACC]]>
-// CHECK: %[[S:.*]] = arith.addf %[[R]]#0, %[[BB]] : tensor<32x64xf32, #[[ACC]]>
+// CHECK: %[[S:.*]] = arith.addf %[[R]], %[[BB]] : tensor<32x64xf32, #[[ACC]]>
 // CHECK: math.tanh %{{.*}} : tensor<32x64xf32, #[[ACC]]>
 // CHECK: tile.memref_store %arg3[%{{.*}}, %{{.*}}], %{{.*}} : memref<32x256xf32>, tensor<32x64xf32, #[[ACC]]>
 func.func @sgemm_bias_gelu(%x: tensor<32x128xf32>, %w: tensor<128x256xf32>, %bias: tensor<256xf32>) -> tensor<32x256xf32> {

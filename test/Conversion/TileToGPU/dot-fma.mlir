@@ -68,6 +68,40 @@ tile.func @dot_fma(%A: memref<64x8xf32>, %B: memref<8x64xf32>, %C: memref<64x64x
 
 // -----
 
+// A pipelined buffer's slot (tcc-promote-shared-memory's tile.shared_load):
+// the same reads, behind the slot index, at swizzled columns when the buffer
+// is swizzled (runs then stay inside one vec group: 2 elements here).
+// CHECK-LABEL: gpu.func @dot_fma_slot
+// CHECK-SAME: workgroup(%[[BA:.*]] : memref<3x64x8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BB:.*]] : memref<3x8x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.load %[[BA]][%arg1, %[[ROW:.*]], %{{.*}}] {alignment = 8 : i64} : memref<3x64x8xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// CHECK: arith.xori %{{.*}}, %c1 : index
+// CHECK: vector.load %[[BA]][%arg1, %[[ROW]], %{{.*}}] {alignment = 8 : i64}
+// CHECK-COUNT-30: vector.load %[[BA]][%arg1,
+// CHECK: vector.load %[[BB]][%arg1, %c0, %{{.*}}] {alignment = 16 : i64} : memref<3x8x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-8: vector.fma
+#acc = #tile.blocked<{sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
+#shA = #tile.shared<{vec = 2, perPhase = 4, maxPhase = 4, order = [1, 0]}>
+#sh = #tile.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#opA = #tile.dot_operand<{opIdx = 0, parent = #acc, kWidth = 0}>
+#opB = #tile.dot_operand<{opIdx = 1, parent = #acc, kWidth = 0}>
+tile.func @dot_fma_slot(%C: memref<64x64xf32>, %slot: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %bufA = tile.shared_alloc : !tile.shared_buffer<3x64x8xf32, #shA>
+  %bufB = tile.shared_alloc : !tile.shared_buffer<3x8x64xf32, #sh>
+  tile.async_wait {pending = 1 : i32}
+  %a = tile.shared_load %bufA[%slot] : !tile.shared_buffer<3x64x8xf32, #shA> -> tensor<64x8xf32, #opA>
+  %b = tile.shared_load %bufB[%slot] : !tile.shared_buffer<3x8x64xf32, #sh> -> tensor<8x64xf32, #opB>
+  %zero = arith.constant 0.0 : f32
+  %acc = tile.splat %zero : f32 -> tensor<64x64xf32, #acc>
+  %d = tile.dot %a, %b, %acc : tensor<64x8xf32, #opA>, tensor<8x64xf32, #opB> -> tensor<64x64xf32, #acc>
+  tile.memref_store %C[%c0, %c0], %d : memref<64x64xf32>, tensor<64x64xf32, #acc>
+  tile.return
+}
+
+// -----
+
 // Operands from registers (any distributed layout) go through scratch:
 // write, barrier, read the operand runs, barrier. f16 operands are widened
 // to the f32 accumulator before the fma. One warp, 2 x 2 per thread.

@@ -5,13 +5,14 @@
 // layouts, with a remark saying so:
 //
 //   each program owns a BM x BN block of C; the K loop loads the BM x BK
-//   slice of A and the BK x BN slice of B (register-staged: the next slices
-//   load while this step computes), widens them to f32, stages them through
-//   row-major shared memory and multiplies with tile.dot on a #tile.blocked
-//   accumulator whose operands are #tile.dot_operand<{parent = #blocked,
-//   kWidth = 0}> (convert-tile-to-gpu: per-thread FMAs, FmaDotToGPU.cpp);
-//   an elementwise consumer of the product runs on the accumulator before
-//   the one store.
+//   slice of A and the BK x BN slice of B, stages them through row-major
+//   shared memory (f16 / bf16 operands of a mixed pair widened to f32
+//   first) and multiplies with tile.dot on a #tile.blocked accumulator
+//   whose operands are #tile.dot_operand<{parent = #blocked, kWidth = 0}>
+//   (convert-tile-to-gpu: per-thread FMAs, FmaDotToGPU.cpp); an elementwise
+//   consumer of the product runs on the accumulator before the one store.
+//   As for tensor cores, tcc-promote-shared-memory then pipelines the
+//   staging (async copies into multi-slot buffers, stages ahead).
 //
 // The accumulator layout gives each thread a 4 x 4 patch of C per
 // repetition (sizePerThread [4, 4]), lanes 4 x 8 (NVIDIA) or 8 x 8 (AMD
@@ -182,20 +183,8 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
       b, loc, b.getFloatAttr(f32, cast<FloatAttr>(fillConst.getValue())
                                       .getValueAsDouble()));
   Value acc0 = tile::SplatOp::create(b, loc, accType, init);
-  auto loadA = [&](OpBuilder &lb, Location l, Value kk) {
-    return tile::MemRefLoadOp::create(
-               lb, l, tileOf({blockM, kFmaBlockK}, aType, layoutA), *memA,
-               ValueRange{m0, kk}, Value(), Value())
-        .getResult();
-  };
-  auto loadB = [&](OpBuilder &lb, Location l, Value kk) {
-    return tile::MemRefLoadOp::create(
-               lb, l, tileOf({kFmaBlockK, blockN}, bType, layoutB), *memB,
-               ValueRange{kk, n0}, Value(), Value())
-        .getResult();
-  };
   // Operands enter shared memory (and the dot) as f32.
-  auto toShared = [&](OpBuilder &lb, Location l, Value slice) {
+  auto stage = [&](OpBuilder &lb, Location l, Value slice) {
     auto type = cast<RankedTensorType>(slice.getType());
     if (!type.getElementType().isF32())
       slice = arith::ExtFOp::create(
@@ -204,20 +193,24 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
                lb, l, tileOf(type.getShape(), f32, shared), slice)
         .getResult();
   };
-  Value a0 = loadA(b, loc, c(0)), b0 = loadB(b, loc, c(0));
+  // One K step: load the A and B slices, stage them in shared memory, read
+  // the operands back, multiply.
   auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(kFmaBlockK), ValueRange{acc0, a0, b0},
+      b, loc, c(0), c(k), c(kFmaBlockK), ValueRange{acc0},
       [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
-        Value as = toShared(lb, l, iter[1]);
-        Value bs = toShared(lb, l, iter[2]);
-        Value next = arith::AddIOp::create(lb, l, kk, c(kFmaBlockK));
-        Value aNext = loadA(lb, l, next), bNext = loadB(lb, l, next);
+        Value a = tile::MemRefLoadOp::create(
+            lb, l, tileOf({blockM, kFmaBlockK}, aType, layoutA), *memA,
+            ValueRange{m0, kk}, Value(), Value());
+        Value bt = tile::MemRefLoadOp::create(
+            lb, l, tileOf({kFmaBlockK, blockN}, bType, layoutB), *memB,
+            ValueRange{kk, n0}, Value(), Value());
+        Value as = stage(lb, l, a), bs = stage(lb, l, bt);
         Value ao = tile::ConvertLayoutOp::create(
             lb, l, tileOf({blockM, kFmaBlockK}, f32, operandA), as);
         Value bo = tile::ConvertLayoutOp::create(
             lb, l, tileOf({kFmaBlockK, blockN}, f32, operandB), bs);
         Value d = tile::DotOp::create(lb, l, accType, ao, bo, iter[0]);
-        scf::YieldOp::create(lb, l, ValueRange{d, aNext, bNext});
+        scf::YieldOp::create(lb, l, ValueRange{d});
       });
   Value product = loop.getResult(0);
   if (outType != f32)

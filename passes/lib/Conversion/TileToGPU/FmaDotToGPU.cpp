@@ -13,9 +13,11 @@
 //   opIdx = 1 of a [K, N] tile: B[k][c_j], in the order (k, j), j fastest:
 //     vector<K x cols>.
 //
-//   #tile.shared (row-major) -> operand: vector loads of up to 16 bytes
-//     along the contiguous dim (A: k runs of a row; B: a thread's run of
-//     columns of a k row), at the swizzled column when the tile is swizzled;
+//   #tile.shared (row-major; a convert_layout's buffer or, through
+//     tile.shared_load, a pipelined buffer's slot) -> operand: vector loads
+//     of up to 16 bytes along the contiguous dim (A: k runs of a row; B: a
+//     thread's run of columns of a k row), at the swizzled column when the
+//     tile is swizzled (emitFmaOperandLoad over a SharedTileRef);
 //   any distributed layout -> operand: each thread writes its elements to
 //     row-major scratch, barrier, reads its operand elements, barrier (the
 //     write half of emitRelayoutThroughScratch);
@@ -126,7 +128,15 @@ Value emitOperandRead(OpBuilder &b, Location loc, RankedTensorType type,
   return result;
 }
 
-/// #tile.shared -> FMA operand.
+/// Widest run of an operand read: 16 bytes.
+int64_t maxReadRun(Type elem) {
+  return std::max<int64_t>(
+      1, kMaxAccessBytes /
+             std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8));
+}
+
+/// #tile.shared (a convert_layout's workgroup buffer) or a distributed
+/// layout (through scratch) -> FMA operand.
 struct ReadFmaOperandLowering : public TilePattern<tile::ConvertLayoutOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -137,26 +147,16 @@ struct ReadFmaOperandLowering : public TilePattern<tile::ConvertLayoutOp> {
       return failure();
     Location loc = op.getLoc();
     auto resultType = vectorTypeOf(type);
-    TileLayout owned = *getOwnedLayout(type, info.warpSize);
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
-    int64_t bytes =
-        std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
-    int64_t maxRun = std::max<int64_t>(1, kMaxAccessBytes / bytes);
     if (auto shared = dyn_cast<tile::SharedEncodingAttr>(
             op.getSrc().getType().getEncoding())) {
-      // Runs stay inside one swizzle group (contiguous after the XOR).
-      if (shared.getMaxPhase() != 1)
-        maxRun = std::min<int64_t>(maxRun, shared.getVec());
-      auto indices = [&](Value row, Value col) {
-        return SmallVector<Value>{
-            row, emitSwizzledColumn(rewriter, loc, shared, row, col)};
-      };
-      rewriter.replaceOp(op, emitOperandRead(rewriter, loc, type, resultType,
-                                             owned, ids, adaptor.getSrc(),
-                                             maxRun, indices));
+      SharedTileRef src{adaptor.getSrc(), {}, shared};
+      rewriter.replaceOp(op, emitFmaOperandLoad(rewriter, loc, type, src,
+                                                resultType, info.warpSize));
       return success();
     }
     // From registers: through row-major scratch.
+    TileLayout owned = *getOwnedLayout(type, info.warpSize);
+    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
     Value buffer = getScratchBuffer(op, info, type.getElementType());
     emitStoreToScratch(rewriter, loc, adaptor.getSrc(),
                        layoutOf(op.getSrc().getType()), buffer, ids);
@@ -168,8 +168,9 @@ struct ReadFmaOperandLowering : public TilePattern<tile::ConvertLayoutOp> {
           arith::MulIOp::create(rewriter, loc, row, cst(rewriter, loc, cols)),
           col)};
     };
-    Value result = emitOperandRead(rewriter, loc, type, resultType, owned, ids,
-                                   buffer, maxRun, indices);
+    Value result =
+        emitOperandRead(rewriter, loc, type, resultType, owned, ids, buffer,
+                        maxReadRun(type.getElementType()), indices);
     gpu::BarrierOp::create(rewriter, loc);
     rewriter.replaceOp(op, result);
     return success();
@@ -222,6 +223,24 @@ struct FmaDotLowering : public TilePattern<tile::DotOp> {
 
 } // namespace
 
+Value mlir::tcc::tile_to_gpu::emitFmaOperandLoad(OpBuilder &b, Location loc,
+                                                 RankedTensorType type,
+                                                 const SharedTileRef &src,
+                                                 VectorType resultType,
+                                                 unsigned warpSize) {
+  TileLayout owned = *getOwnedLayout(type, warpSize);
+  ThreadIds ids = emitThreadIds(b, loc, warpSize);
+  // Runs stay inside one swizzle group (contiguous after the XOR).
+  int64_t maxRun = maxReadRun(type.getElementType());
+  if (src.layout.getMaxPhase() != 1)
+    maxRun = std::min<int64_t>(maxRun, src.layout.getVec());
+  auto indices = [&](Value row, Value col) {
+    return src.indices(b, loc, row, col);
+  };
+  return emitOperandRead(b, loc, type, resultType, owned, ids, src.buffer,
+                         maxRun, indices);
+}
+
 tile::BlockedEncodingAttr mlir::tcc::tile_to_gpu::fmaParentOf(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
   auto operand = tile ? dyn_cast_or_null<tile::DotOperandEncodingAttr>(
@@ -238,6 +257,8 @@ bool mlir::tcc::tile_to_gpu::isFmaOp(Operation *op) {
   if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
     return fmaParentOf(convert.getSrc().getType()) ||
            fmaParentOf(convert.getType());
+  if (auto load = dyn_cast<tile::SharedLoadOp>(op))
+    return bool(fmaParentOf(load.getType()));
   return false;
 }
 
@@ -262,9 +283,12 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyFmaOp(Operation *op,
   // where they are made.
   if (isa<tile::DotOp>(op))
     return success();
-  auto convert = cast<tile::ConvertLayoutOp>(op);
-  RankedTensorType src = convert.getSrc().getType(), dst = convert.getType();
-  if (fmaParentOf(src))
+  // An operand read: tile.shared_load of a pipelined buffer's slot or a
+  // convert_layout.
+  RankedTensorType dst = cast<RankedTensorType>(op->getResult(0).getType());
+  auto convert = dyn_cast<tile::ConvertLayoutOp>(op);
+  RankedTensorType src = convert ? convert.getSrc().getType() : dst;
+  if (convert && fmaParentOf(src))
     return fail("dot operand tiles feed tile.dot only");
   if (dst.getRank() != 2)
     return fail("operands must be 2-D");
@@ -274,7 +298,7 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyFmaOp(Operation *op,
     return failure();
   // Shared tiles are row-major (checked where they are stored); any
   // distributed source goes through scratch.
-  if (isDotOperandTile(src))
+  if (convert && isDotOperandTile(src))
     return fail("operands are read from a #tile.shared tile or a "
                 "distributed layout, not another dot operand");
   return success();

@@ -170,11 +170,17 @@ LogicalResult verifyMfmaOperand(Operation *op, RankedTensorType type,
 /// accumulator, its #tile.dot_operand<{parent = #blocked}> operands.
 /// The blocked accumulator layout of an FMA operand tile, or null.
 tile::BlockedEncodingAttr fmaParentOf(Type type);
-/// Whether `op` is an FMA tile.dot or a convert_layout from / to an FMA
-/// operand tile (verifyMmaOp hands those to verifyFmaOp).
+/// Whether `op` is an FMA tile.dot, a convert_layout from / to an FMA
+/// operand tile or a tile.shared_load of one (verifyMmaOp hands those to
+/// verifyFmaOp).
 bool isFmaOp(Operation *op);
 Type convertFmaOperandType(RankedTensorType type, unsigned warpSize);
 LogicalResult verifyFmaOp(Operation *op, unsigned warpSize);
+/// Reads the FMA operand elements of `type` the running thread needs from
+/// `src` (16-byte reads along the rows).
+Value emitFmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
+                         const SharedTileRef &src, VectorType resultType,
+                         unsigned warpSize);
 
 /// Erases barriers that follow another barrier with no memory access in
 /// between (consecutive shared-memory stores each ask for one).
