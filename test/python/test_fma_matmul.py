@@ -2,8 +2,8 @@
 
 Compiled to PTX and AMDGCN (FMAs, no mma/MFMA), with the remark, and run on
 the CPU through the ``gpu`` stage (tcc.testing.simt: one OS thread per GPU
-thread, real barriers), which checks convert-tile-to-gpu's lowering
-numerically against float64 without a GPU.
+thread, real barriers, cp.async run synchronously), which checks
+convert-tile-to-gpu's lowering numerically against float64 without a GPU.
 """
 
 import re
@@ -51,6 +51,15 @@ def test_sgemm_ptx_uses_fma_not_mma():
     assert len(re.findall(r"\bfma\.rn\.f32", k.asm)) == 256
     assert "#tile.blocked" in k.ir["tile"] and "kWidth = 0" in k.ir["tile"]
     assert "nvidia_mma" not in k.ir["tile"]
+
+
+def test_sgemm_operands_are_pipelined_with_cp_async():
+    # Aligned rows: tcc-promote-shared-memory's 3-stage cp.async pipeline
+    # feeds the FMA operands (tile.shared_load of a slot).
+    k = tcc_compile(gemm_program(1024, 1024, 1024, "f32"), "sm_90", cache=False)
+    assert "cp.async.cg.shared.global" in k.asm and "cp.async.wait_group" in k.asm
+    assert len(re.findall(r"\bfma\.rn\.f32", k.asm)) == 256 and "mma" not in k.asm
+    assert "tile.shared_load" in k.ir["tile"] and "!tile.shared_buffer<3x64x8xf32" in k.ir["tile"]
 
 
 def test_sgemm_amdgcn_uses_fma_not_mfma():
@@ -103,6 +112,18 @@ def test_sgemm_numerics_through_the_gpu_stage(target, m, n, k):
     a, b = operands(m, n, k)
     (out,) = run_gpu_stage(kernel, a, b)
     assert not np.isnan(out).any()
+    assert rel_err(out, reference(a, b)) < 1e-6
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3])
+def test_sgemm_numerics_pipelined(stages):
+    # Aligned rows: cp.async copies (run synchronously by the emulator, with
+    # their zero-fill) into 1..3-slot buffers; 1 stage: plain shared staging.
+    m, n, k = 96, 136, 44
+    kernel = tcc_compile(gemm_program(m, n, k, "f32"), "sm_90", cache=False, num_stages=stages)
+    assert ("nvgpu.device_async_copy" in kernel.ir["gpu"]) == (stages > 1)
+    a, b = operands(m, n, k, seed=stages)
+    (out,) = run_gpu_stage(kernel, a, b)
     assert rel_err(out, reference(a, b)) < 1e-6
 
 

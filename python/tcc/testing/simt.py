@@ -8,8 +8,12 @@ runs as ``threads`` OS threads that share the program's workgroup buffers and
 meet at a ``pthread_barrier_t``, one program after another. That executes
 convert-tile-to-gpu's output as written (layouts, shared-memory staging and
 its barriers, masked tails, the dot code), so its numerics can be checked
-without a GPU. What it does not cover: the NVVM/ROCDL back half, timing, and
-warp-level ops (``gpu.shuffle`` is not emulated: reductions across lanes).
+without a GPU. Asynchronous copies (``nvgpu.device_async_copy``, cp.async)
+run synchronously when issued, zero-filling past the source size as cp.async
+does, and their commit/wait ops are dropped (the barrier after a wait stays):
+a read of a slot before its wait would go unnoticed. Not covered: the
+NVVM/ROCDL back half, timing, and warp-level ops (``gpu.shuffle``,
+``nvgpu.ldmatrix``: reductions across lanes, tensor-core fragments).
 """
 
 from __future__ import annotations
@@ -57,8 +61,14 @@ def host_module(gpu_stage: str) -> tuple[str, str]:
     name, args, workgroup = match.group(1), match.group(2), match.group(3)
     params = [p for p in (args, workgroup) if p]
     params.append("%__tid: index, %__bid: index, %__bar: !llvm.ptr")
-    body, barriers = [], 0
+    body, barriers, copies, helpers = [], 0, 0, {}
     for line in lines[start + 1 : end]:
+        if line.strip().startswith(("nvvm.cp.async.commit.group", "nvvm.cp.async.wait.group")):
+            continue
+        if "nvgpu.device_async_copy" in line:
+            body.append(_sync_copy(line, helpers, copies))
+            copies += 1
+            continue
         op = re.match(r"(\s*)(%[\w#:]+) = gpu\.(\w+)\s+(\w)\s*$", line)
         if op and op.group(3) in _ID_OPS:
             pad, result, kind, dim = op.groups()
@@ -71,13 +81,14 @@ def host_module(gpu_stage: str) -> tuple[str, str]:
             barriers += 1
         elif line.strip() == "gpu.return":
             line = line.replace("gpu.return", "func.return")
-        elif re.search(r"\bgpu\.(?!address_space)", line):
+        elif re.search(r"\b(gpu\.(?!address_space)|nvgpu\.|nvvm\.|rocdl\.)", line):
             raise NotImplementedError(f"cannot emulate on the CPU: {line.strip()}")
         body.append(line)
     text = "\n".join(
         [
             "module {",
             "  func.func private @pthread_barrier_wait(!llvm.ptr) -> i32",
+            *helpers.values(),
             f"  func.func @{name}({', '.join(params)}) attributes {{llvm.emit_c_interface}} {{",
             *body,
             "  }",
@@ -85,6 +96,65 @@ def host_module(gpu_stage: str) -> tuple[str, str]:
         ]
     )
     return text.replace(", #gpu.address_space<workgroup>", ""), name
+
+
+def _sync_copy(line: str, helpers: dict[str, str], serial: int) -> str:
+    """``%t = nvgpu.device_async_copy %src[..], %dst[..], N[, %n] : S to D`` as
+    a call of a helper that copies ``n`` (default N) elements along the last
+    dim and zero-fills the rest of the N, as cp.async does."""
+    match = re.match(
+        r"(\s*)(%[\w#:]+) = nvgpu\.device_async_copy (%\w+)\[(.*?)\], (%\w+)\[(.*?)\], "
+        r"(\d+)(?:, (%\w+))?(?: \{bypassL1\})? : (memref<.*>) to (memref<.*>)\s*$",
+        line,
+    )
+    if not match:
+        raise NotImplementedError(f"cannot emulate on the CPU: {line.strip()}")
+    pad, _, src, src_idx, dst, dst_idx, count, size, src_t, dst_t = match.groups()
+    src_idx, dst_idx = src_idx.split(", "), dst_idx.split(", ")
+    key = f"{src_t} to {dst_t} x{count}"
+    if key not in helpers:
+        helpers[key] = _copy_helper(f"__copy{len(helpers)}", src_t, len(src_idx), dst_t,
+                                    len(dst_idx), int(count))
+    name = helpers[key].split("@", 1)[1].split("(", 1)[0]
+    # Without a source size the whole run is copied.
+    n = size or f"%__count{serial}"
+    args = [src, *src_idx, dst, *dst_idx]
+    types = [src_t, *["index"] * len(src_idx), dst_t, *["index"] * len(dst_idx)]
+    call = f"func.call @{name}({', '.join([*args, n])}) : ({', '.join([*types, 'index'])}) -> ()"
+    if size:
+        return f"{pad}{call}"
+    return f"{pad}{n} = arith.constant {count} : index\n{pad}{call}"
+
+
+def _copy_helper(name: str, src_t: str, src_rank: int, dst_t: str, dst_rank: int,
+                 count: int) -> str:
+    elem = re.match(r"memref<(?:[\d?]+x)*(\w+)", src_t).group(1)
+    zero = "0.0" if elem.startswith(("f", "bf")) else "0"
+    s = [f"%s{i}" for i in range(src_rank)]
+    d = [f"%d{i}" for i in range(dst_rank)]
+    params = [f"%src: {src_t}", *(f"{v}: index" for v in s), f"%dst: {dst_t}",
+              *(f"{v}: index" for v in d), "%n: index"]
+    src_at = ", ".join([*s[:-1], "%j"])
+    dst_at = ", ".join([*d[:-1], "%i"])
+    return f"""  func.func private @{name}({", ".join(params)}) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %count = arith.constant {count} : index
+    %zero = arith.constant {zero} : {elem}
+    scf.for %t = %c0 to %count step %c1 {{
+      %inside = arith.cmpi ult, %t, %n : index
+      %v = scf.if %inside -> ({elem}) {{
+        %j = arith.addi {s[-1]}, %t : index
+        %x = memref.load %src[{src_at}] : {src_t}
+        scf.yield %x : {elem}
+      }} else {{
+        scf.yield %zero : {elem}
+      }}
+      %i = arith.addi {d[-1]}, %t : index
+      memref.store %v, %dst[{dst_at}] : {dst_t}
+    }}
+    return
+  }}"""
 
 
 def _aligned_empty(shape: tuple[int, ...], dtype: np.dtype, align: int = 64) -> np.ndarray:
