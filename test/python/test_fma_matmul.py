@@ -147,6 +147,31 @@ def test_sgemm_bias_gelu_numerics(target):
     assert rel_err(out, reference(a, b, bias)) < 1e-5
 
 
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_batched_sgemm_numerics(target):
+    # batch x blocks programs on 2-D batch slices; a bias shared by every
+    # batch and a per-batch residual in the epilogue.
+    bt, m, n, k = 3, 100, 72, 40
+    t = f"tensor<{bt}x{m}x{n}xf32>"
+    src = (f"func.func @bgemm(%a: tensor<{bt}x{m}x{k}xf32>, %b: tensor<{bt}x{k}x{n}xf32>, "
+           f"%bias: tensor<{n}xf32>, %res: {t}) -> {t} {{\n"
+           f"  %p = tcc.matmul %a, %b : tensor<{bt}x{m}x{k}xf32>, tensor<{bt}x{k}x{n}xf32> -> {t}\n"
+           f"  %bb = tcc.broadcast %bias dims = [0, 1] : tensor<{n}xf32> -> {t}\n"
+           f"  %s = tcc.add %p, %bb : {t}\n"
+           f"  %r = tcc.add %s, %res : {t}\n"
+           f"  return %r : {t}\n}}\n")
+    kernel = tcc_compile(src, target, cache=False)
+    assert kernel.launch.grid == ((3 * 2 * 2) if target == "sm_90" else (3 * 1 * 2), 1, 1)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((bt, m, k)).astype(np.float32)
+    b = rng.standard_normal((bt, k, n)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    res = rng.standard_normal((bt, m, n)).astype(np.float32)
+    (out,) = run_gpu_stage(kernel, a, b, bias, res)
+    ref = np.einsum("bmk,bkn->bmn", a.astype(np.float64), b) + bias + res
+    assert rel_err(out, ref) < 1e-6
+
+
 def test_mixed_types_numerics():
     # f16 x f32 -> f16 (linalg.matmul semantics: accumulate in f32 here).
     m, n, k = 50, 40, 30

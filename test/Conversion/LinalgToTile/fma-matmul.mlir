@@ -149,6 +149,41 @@ func.func @mixed(%x: tensor<128x32xf16>, %w: tensor<32x64xf32>) -> tensor<128x64
 
 // -----
 
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// Batched: batch x blocks programs (3 x 2 x 2), each on its batch's 2-D
+// slices of A, B and C.
+// CHECK-LABEL: tile.func @batched
+// CHECK-SAME: tcc.grid = array<i64: 12, 1, 1>
+// CHECK: %[[PID:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[BATCH:.*]] = arith.divui %[[PID]], %c4 : index
+// CHECK: %[[SA:.*]] = memref.subview %arg0[%[[BATCH]], 0, 0] [1, 100, 40] [1, 1, 1] : memref<3x100x40xf32> to memref<100x40xf32, strided<[40, 1], offset: ?>>
+// CHECK: %[[SB:.*]] = memref.subview %arg1[%[[BATCH]], 0, 0] [1, 40, 72] [1, 1, 1]
+// CHECK: scf.for
+// CHECK: tile.memref_load %[[SA]]
+// CHECK: tile.memref_load %[[SB]]
+// CHECK: tile.dot
+// CHECK: %[[SC:.*]] = memref.subview %arg2[%[[BATCH]], 0, 0] [1, 100, 72] [1, 1, 1]
+// CHECK: tile.memref_store %[[SC]]
+func.func @batched(%x: tensor<3x100x40xf32>, %w: tensor<3x40x72xf32>) -> tensor<3x100x72xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x100x72xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x100x72xf32>) -> tensor<3x100x72xf32>
+  // expected-remark @+1 {{using the FMA fallback (64x64x8 blocks, f32 accumulation)}}
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<3x100x40xf32>, tensor<3x40x72xf32>) outs(%f : tensor<3x100x72xf32>) {
+  ^bb0(%l: f32, %r: f32, %o: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x100x72xf32>
+  return %p : tensor<3x100x72xf32>
+}
+
+// -----
+
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>

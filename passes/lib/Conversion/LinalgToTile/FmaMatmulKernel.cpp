@@ -22,7 +22,8 @@
 // warps (2 x 2) and two repetitions down the rows a program computes 64 x 64
 // (NVIDIA; 32 accumulators per thread) or 128 x 64 (AMD) per BK = 8 step.
 // Out-of-bounds rows, columns and the K tail load as zeros (memref_load
-// masks them), so any M, N, K is exact; the store is masked likewise.
+// masks them), so any M, N, K is exact; the store is masked likewise. A
+// batched matmul runs batch x blocks programs on 2-D batch slices.
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
@@ -143,8 +144,12 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
                             << ": an FMA GEMM program needs 1, 2, 4, 8 or "
                                "16 warps";
 
+  // A batched matmul runs batch x blocks programs, each on its batch's 2-D
+  // slices.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t m = ranges[0], n = ranges[1], k = ranges[2];
+  bool batched = ranges.size() == 4;
+  int64_t batch = batched ? ranges[0] : 1;
+  int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
   BlockSchedule schedule = chooseFmaSchedule(m, warps, options.warpSize);
   int64_t blockM = schedule.blockM, blockN = schedule.blockN;
   op.emitRemark() << "matmul of " << aType << " x " << bType << " -> "
@@ -172,11 +177,31 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   RankedTensorType accType = kb.blockType(f32);
 
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  auto [m0, n0] = kb.blockOrigin(n);
+  // Programs run row-block major over the blocks of one batch, batch after
+  // batch.
+  int64_t blocksM = llvm::divideCeil(m, blockM);
+  int64_t blocksN = llvm::divideCeil(n, blockN);
+  Value pid = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
+  Value batchIndex;
+  if (batched) {
+    batchIndex = arith::DivUIOp::create(b, loc, pid, c(blocksM * blocksN));
+    pid = arith::RemUIOp::create(b, loc, pid, c(blocksM * blocksN));
+  }
+  auto slice = [&](Value memref) {
+    return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
+  };
+  Value m0 = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, pid, c(blocksN)), c(blockM));
+  Value n0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, pid, c(blocksN)), c(blockN));
   FailureOr<Value> memA = lookupInput(op.getDpsInputs()[0], inputArgs, op);
   FailureOr<Value> memB = lookupInput(op.getDpsInputs()[1], inputArgs, op);
   if (failed(memA) || failed(memB))
     return failure();
+  *memA = slice(*memA);
+  *memB = slice(*memB);
 
   auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
   Value init = arith::ConstantOp::create(
@@ -222,6 +247,16 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   if (epilogue) {
     auto loadInput = [&](Value memref, AffineMap map,
                          Type) -> FailureOr<Value> {
+      if (batched) {
+        bool perBatch = false;
+        FailureOr<AffineMap> sliceMap =
+            unbatchEpilogueMap(epilogue, map, perBatch);
+        if (failed(sliceMap))
+          return failure();
+        map = *sliceMap;
+        if (perBatch)
+          memref = slice(memref);
+      }
       return kb.loadOperand(epilogue, memref, map, m0, n0);
     };
     auto tileType = [&](Type element) { return kb.blockType(element); };
@@ -233,9 +268,11 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
     results = *applied;
     producer = epilogue;
   }
-  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0})))
+  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0},
+                          batched ? function_ref<Value(Value)>(slice)
+                                  : function_ref<Value(Value)>())))
     return failure();
-  grid = llvm::divideCeil(m, blockM) * llvm::divideCeil(n, blockN);
+  grid = batch * blocksM * blocksN;
   numWarps = warps;
   return success();
 }

@@ -122,6 +122,17 @@ LogicalResult storeResults(OpBuilder &b, Location loc,
 /// rank 1 -> [1, n], rank 2 as is, rank > 2 with its leading dims collapsed.
 Value viewAs2D(OpBuilder &b, Location loc, Value memref);
 
+/// A batched GEMM program's slice of a [batch, rows, cols] memref: the 2-D
+/// subview of batch `batchIndex`; memrefs of another rank (a bias shared by
+/// every batch) are returned as they are.
+Value sliceBatch(OpBuilder &b, Location loc, Value memref, Value batchIndex);
+/// The map of a batched matmul's epilogue operand, (b, m, n) -> ..., on the
+/// per-batch 2-D space (m, n): `perBatch` is set when the operand leads with
+/// the batch dim (to be read through sliceBatch). Fails (with a diagnostic
+/// on `epilogue`) when b appears elsewhere.
+FailureOr<AffineMap> unbatchEpilogueMap(Operation *epilogue, AffineMap map,
+                                        bool &perBatch);
+
 /// The kernel's memref for a value the function returns (through
 /// tensor.expand_shape / tensor.collapse_shape, undone on the memref).
 struct OutputMap {
