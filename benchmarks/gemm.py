@@ -1,6 +1,8 @@
 """tcc's tensor-core GEMM on a GPU: correctness against float64 and TFLOP/s
 next to cuBLAS (torch.matmul) and Triton, in one run; optional Nsight Compute
-bank-conflict counters with the shared-memory swizzle on and off.
+bank-conflict counters with the shared-memory swizzle on and off. The f32
+cases are the FMA fallback (no tensor-core mapping), next to cuBLAS's FP32
+SGEMM (TF32 off); Triton is not timed there (its f32 tl.dot uses TF32).
 
     # here (CPU, MLIR): compile the GEMMs into DIR
     python benchmarks/gemm.py build DIR
@@ -23,7 +25,10 @@ from pathlib import Path
 # (M, N, K): tile multiples, the issue's large and odd sizes.
 CASES = ((4096, 4096, 4096), (8192, 8192, 8192), (1000, 1000, 1000), (4097, 4095, 4096))
 DTYPES = ("f16", "bf16")
-TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}  # relative error vs float64 (f32 accumulation)
+# The FMA fallback (f32 operands): a power-of-two size and odd sizes.
+FMA_CASES = ((1024, 1024, 1024), (1000, 777, 333))
+TOLERANCE = {"f16": 2e-3, "bf16": 1e-2, "f32": 1e-5}  # relative error vs float64 (f32 accumulation)
+TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
 
 
 def build(directory: Path) -> None:
@@ -47,6 +52,8 @@ def build(directory: Path) -> None:
               # linalg.batch_matmul / batched tcc.matmul: batch x blocks programs
               {**big, "shape": (1024, 1024, 1024), "batch": 16},
               {**big, "shape": (1000, 777, 512), "batch": 3, "epilogue": True}]
+    # The FMA fallback (no tensor-core mapping).
+    cases += [{**plain, "shape": s, "dtype": "f32"} for s in FMA_CASES]
     for case in cases:
         m, n, k = case["shape"]
         dtype, batch = case["dtype"], case["batch"]
@@ -115,14 +122,14 @@ def run(directory: Path, out: Path) -> int:
     from tcc.runtime import load
 
     out.mkdir(parents=True, exist_ok=True)
-    dtypes = {"f16": torch.float16, "bf16": torch.bfloat16}
+    torch.backends.cuda.matmul.allow_tf32 = False  # cuBLAS f32 is true FP32
     gen = torch.Generator(device="cuda").manual_seed(11)
     triton_mm = _triton_matmul()
     rows, failures = [], 0
     for entry in json.loads((directory / "manifest.json").read_text()):
         m, n, k = entry["shape"]
         lead = (entry["batch"],) if entry.get("batch") else ()
-        dtype = dtypes[entry["dtype"]]
+        dtype = getattr(torch, TORCH_DTYPES[entry["dtype"]])
         a = torch.randn((*lead, m, k), generator=gen, device="cuda").to(dtype)
         b = torch.randn((*lead, k, n), generator=gen, device="cuda").to(dtype)
         args = [a, b]
@@ -145,7 +152,8 @@ def run(directory: Path, out: Path) -> int:
         timed = {"tcc": lambda k_=kernel, a_=args, o=result: k_(*a_, out=o)}
         if not entry["epilogue"]:
             timed["cuBLAS"] = lambda a_=a, b_=b: torch.matmul(a_, b_)
-            if not lead:  # the Triton reference kernel is 2-D
+            # The Triton reference kernel is 2-D; its f32 tl.dot would use TF32.
+            if not lead and entry["dtype"] != "f32":
                 timed["triton"] = lambda a_=a, b_=b: triton_mm(a_, b_)
         for label, fn in timed.items():
             ms = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
@@ -176,7 +184,7 @@ def once(directory: Path, name: str) -> None:
     entry = next(e for e in json.loads((directory / "manifest.json").read_text())
                  if e["name"] == name)
     m, n, k = entry["shape"]
-    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[entry["dtype"]]
+    dtype = getattr(torch, TORCH_DTYPES[entry["dtype"]])
     a = torch.randn((m, k), device="cuda").to(dtype)
     b = torch.randn((k, n), device="cuda").to(dtype)
     load(directory / f"{name}.tcck")(a, b)

@@ -65,24 +65,3 @@ func.func @transposed(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   } -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
-
-// -----
-
-#a = affine_map<(m, n, k) -> (m, k)>
-#b = affine_map<(m, n, k) -> (k, n)>
-#c = affine_map<(m, n, k) -> (m, n)>
-
-func.func @f32_matmul(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<64x64xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
-  // expected-error @+1 {{matmul of 'f32' x 'f32' has no tensor-core mapping in convert-linalg-to-tile (f16 or bf16 operands of one type)}}
-  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) {
-  ^bb0(%l: f32, %r: f32, %o: f32):
-    %m = arith.mulf %l, %r : f32
-    %s = arith.addf %o, %m : f32
-    linalg.yield %s : f32
-  } -> tensor<64x64xf32>
-  return %p : tensor<64x64xf32>
-}

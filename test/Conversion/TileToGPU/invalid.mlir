@@ -66,17 +66,14 @@ tile.func @pointer_relayout(%p: !tile.ptr<f32>) attributes {grid_rank = 1 : i32}
 
 // -----
 
-#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#dA = #tile.dot_operand<{opIdx = 0, parent = #b, kWidth = 0}>
-#dB = #tile.dot_operand<{opIdx = 1, parent = #b, kWidth = 0}>
-tile.func @dot_operand_layout(%a: memref<32x32xf32>) attributes {grid_rank = 1 : i32} {
+#b = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+tile.func @mma_operand_from_registers(%a: memref<64x32xf16>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
-  %acc = arith.constant dense<0.0> : tensor<32x32xf32, #b>
-  %x = arith.constant dense<1.0> : tensor<32x32xf32, #b>
-  // expected-error @below {{'tile.convert_layout' op dot operands are read from a #tile.shared tile (the FMA fallback for blocked operands is not implemented)}}
-  %xa = tile.convert_layout %x : tensor<32x32xf32, #b> -> tensor<32x32xf32, #dA>
-  %xb = tile.convert_layout %x : tensor<32x32xf32, #b> -> tensor<32x32xf32, #dB>
-  %d = tile.dot %xa, %xb, %acc : tensor<32x32xf32, #dA>, tensor<32x32xf32, #dB> -> tensor<32x32xf32, #b>
+  %x = tile.memref_load %a[%c0, %c0] : memref<64x32xf16> -> tensor<64x32xf16, #b>
+  // expected-error @below {{'tile.convert_layout' op mma operands are read from a #tile.shared tile; only the FMA fallback (a #tile.blocked accumulator) takes them from registers (convert-tile-to-gpu maps #tile.nvidia_mma tile.dot to mma.sync m16n8k16 only so far)}}
+  %xa = tile.convert_layout %x : tensor<64x32xf16, #b> -> tensor<64x32xf16, #opA>
   tile.return
 }
 
@@ -112,7 +109,7 @@ tile.func @wgmma_not_yet(%x: memref<64x64xf16>) attributes {grid_rank = 1 : i32}
   %c0 = arith.constant 0 : index
   %a = tile.memref_load %x[%c0, %c0] : memref<64x64xf16> -> tensor<64x64xf16, #b>
   %s = tile.convert_layout %a : tensor<64x64xf16, #b> -> tensor<64x64xf16, #sh>
-  // expected-error @below {{'tile.convert_layout' op wgmma operands (mma version 3) are not supported yet (convert-tile-to-gpu maps tile.dot to mma.sync m16n8k16 only so far)}}
+  // expected-error @below {{'tile.convert_layout' op wgmma operands (mma version 3) are not supported yet (convert-tile-to-gpu maps #tile.nvidia_mma tile.dot to mma.sync m16n8k16 only so far)}}
   %o = tile.convert_layout %s : tensor<64x64xf16, #sh> -> tensor<64x64xf16, #opA>
   tile.return
 }
@@ -135,7 +132,7 @@ tile.func @copy_column_major(%A: memref<64x64xf16>, %slot: index) attributes {gr
 #sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
 tile.func @shared_load_blocked(%slot: index) attributes {grid_rank = 1 : i32} {
   %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
-  // expected-error@+1 {{'tile.shared_load' op tile.shared_load reads mma or MFMA dot operands only}}
+  // expected-error@+1 {{'tile.shared_load' op tile.shared_load reads dot operands only}}
   %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x64x32xf16, #sh> -> tensor<64x32xf16, #blk>
   tile.return
 }

@@ -28,7 +28,7 @@ using namespace mlir::tcc;
 //===----------------------------------------------------------------------===//
 
 tile::BlockedEncodingAttr BlockSchedule::layout(MLIRContext *ctx) const {
-  return tile::BlockedEncodingAttr::get(ctx, {1, vec}, {tpwM, tpwN},
+  return tile::BlockedEncodingAttr::get(ctx, {sptM, vec}, {tpwM, tpwN},
                                         {wpcM, wpcN}, {1, 0});
 }
 
@@ -284,6 +284,44 @@ Value mlir::tcc::viewAs2D(OpBuilder &b, Location loc, Value memref) {
       ArrayRef<ReassociationIndices>{leading, {type.getRank() - 1}});
 }
 
+Value mlir::tcc::sliceBatch(OpBuilder &b, Location loc, Value memref,
+                            Value batchIndex) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() != 3)
+    return memref;
+  SmallVector<OpFoldResult> offsets{batchIndex, b.getIndexAttr(0),
+                                    b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1),
+                                  b.getIndexAttr(type.getDimSize(1)),
+                                  b.getIndexAttr(type.getDimSize(2))};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+      {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
+                                   memref, offsets, sizes, strides);
+}
+
+FailureOr<AffineMap> mlir::tcc::unbatchEpilogueMap(Operation *epilogue,
+                                                   AffineMap map,
+                                                   bool &perBatch) {
+  MLIRContext *ctx = map.getContext();
+  AffineExpr batchDim = getAffineDimExpr(0, ctx);
+  perBatch = map.getNumResults() == 3 && map.getResult(0) == batchDim;
+  if (perBatch)
+    map = map.dropResult(0);
+  if (llvm::any_of(map.getResults(),
+                   [](AffineExpr e) { return e.isFunctionOfDim(0); }))
+    return epilogue->emitOpError()
+           << "epilogue operand map " << AffineMapAttr::get(map)
+           << " of a batched matmul is not supported (identity or a "
+              "row/column broadcast shared by all batches)";
+  // (b, m, n) dims -> the slice's (m, n).
+  return map.replaceDimsAndSymbols({getAffineConstantExpr(0, ctx),
+                                    getAffineDimExpr(0, ctx),
+                                    getAffineDimExpr(1, ctx)},
+                                   {}, 2, 0);
+}
+
 FailureOr<Value> mlir::tcc::lookupInput(Value tensor,
                                         ArrayRef<Value> inputArgs,
                                         Operation *user) {
@@ -452,7 +490,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
              isMatmulKernel(genericAt(0)) &&
              (kernelOps.size() == 1 ||
               (genericAt(1) && isAllParallel(genericAt(1))))) {
-    built = buildMatmulKernel(
+    built = (hasTensorCoreMapping(genericAt(0)) ? buildMatmulKernel
+                                                : buildFmaMatmulKernel)(
         genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
         outputs, inputArgs, options, grid, warps);
   } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&

@@ -1,8 +1,9 @@
 //===- LinalgToTile.h - linalg kernels to tile programs ---------*- C++ -*-===//
 //
 // Private to passes/lib/Conversion/LinalgToTile: the schedule (block tile and
-// blocked layout of one program), the kernel-building helpers, and the three
-// kernel forms (ElementwiseKernel.cpp, ReductionKernels.cpp).
+// blocked layout of one program), the kernel-building helpers, and the
+// kernel forms (ElementwiseKernel.cpp, ReductionKernels.cpp, MatmulKernel.cpp,
+// FmaMatmulKernel.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TCC_CONVERSION_LINALGTOTILE_LINALGTOTILE_H
@@ -28,11 +29,13 @@ using ScheduleOptions = ConvertLinalgToTileOptions;
 unsigned elementBytes(Type type);
 
 /// The 2-D block one program covers and how its elements spread over the
-/// program's threads: each thread holds `vec` contiguous elements of a row,
-/// lanes run along the row first (coalescing), then warps.
+/// program's threads: each thread holds `vec` contiguous elements of a row
+/// (of `sptM` contiguous rows), lanes run along the row first (coalescing),
+/// then warps.
 struct BlockSchedule {
   int64_t blockM = 1, blockN = 1;
   unsigned vec = 1, tpwM = 1, tpwN = 1, wpcM = 1, wpcN = 1;
+  unsigned sptM = 1; // > 1 only for the FMA GEMM's accumulator
   unsigned numWarps() const { return wpcM * wpcN; }
   tile::BlockedEncodingAttr layout(MLIRContext *ctx) const;
 };
@@ -119,6 +122,17 @@ LogicalResult storeResults(OpBuilder &b, Location loc,
 /// rank 1 -> [1, n], rank 2 as is, rank > 2 with its leading dims collapsed.
 Value viewAs2D(OpBuilder &b, Location loc, Value memref);
 
+/// A batched GEMM program's slice of a [batch, rows, cols] memref: the 2-D
+/// subview of batch `batchIndex`; memrefs of another rank (a bias shared by
+/// every batch) are returned as they are.
+Value sliceBatch(OpBuilder &b, Location loc, Value memref, Value batchIndex);
+/// The map of a batched matmul's epilogue operand, (b, m, n) -> ..., on the
+/// per-batch 2-D space (m, n): `perBatch` is set when the operand leads with
+/// the batch dim (to be read through sliceBatch). Fails (with a diagnostic
+/// on `epilogue`) when b appears elsewhere.
+FailureOr<AffineMap> unbatchEpilogueMap(Operation *epilogue, AffineMap map,
+                                        bool &perBatch);
+
 /// The kernel's memref for a value the function returns (through
 /// tensor.expand_shape / tensor.collapse_shape, undone on the memref).
 struct OutputMap {
@@ -165,6 +179,19 @@ LogicalResult buildMatmulKernel(linalg::GenericOp op,
                                 ArrayRef<Value> inputArgs,
                                 const ScheduleOptions &options, int64_t &grid,
                                 unsigned &numWarps);
+/// Whether buildMatmulKernel maps the matmul `op` onto tensor cores
+/// (mma.sync / MFMA): f16 or bf16 operands of one type.
+bool hasTensorCoreMapping(linalg::GenericOp op);
+/// The FMA fallback for matmuls without a tensor-core mapping (f32, mixed
+/// types): a block-tiled GEMM on blocked layouts whose tile.dot lowers to
+/// per-thread FMAs, with the same epilogues. Emits a remark saying so.
+LogicalResult buildFmaMatmulKernel(linalg::GenericOp op,
+                                   linalg::GenericOp epilogue,
+                                   tile::FuncOp kernel,
+                                   const OutputMap &outputs,
+                                   ArrayRef<Value> inputArgs,
+                                   const ScheduleOptions &options,
+                                   int64_t &grid, unsigned &numWarps);
 
 /// The kernel memref for function argument `tensor` (a block argument of
 /// the original function), or failure with a diagnostic on `user`.

@@ -118,6 +118,8 @@ Type mlir::tcc::tile_to_gpu::convertMmaTileType(RankedTensorType type,
     return nullptr;
   if (mfmaParentOf(type))
     return convertMfmaOperandType(type);
+  if (fmaParentOf(type))
+    return convertFmaOperandType(type, warpSize);
   auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
   tile::NvidiaMmaEncodingAttr mma = mmaParentOf(type);
   if (!mma)
@@ -130,8 +132,9 @@ Type mlir::tcc::tile_to_gpu::convertMmaTileType(RankedTensorType type,
 }
 
 static LogicalResult mmaFailure(Operation *op, const Twine &why) {
-  return op->emitOpError() << why << " (convert-tile-to-gpu maps tile.dot "
-                                     "to mma.sync m16n8k16 only so far)";
+  return op->emitOpError() << why << " (convert-tile-to-gpu maps "
+                                     "#tile.nvidia_mma tile.dot to mma.sync "
+                                     "m16n8k16 only so far)";
 }
 
 /// shared -> mma.sync operand: what ldmatrix can read.
@@ -139,7 +142,9 @@ static LogicalResult verifyOperandRead(Operation *op, RankedTensorType src,
                                        RankedTensorType dst) {
   auto fail = [&](const Twine &why) { return mmaFailure(op, why); };
   if (!isSharedTile(src) || !isDotOperandTile(dst) || !mmaParentOf(dst))
-    return fail("shared tiles leave shared memory only as mma operands");
+    return fail("shared tiles leave shared memory only as dot operands");
+  if (!dst.getElementType().isF16() && !dst.getElementType().isBF16())
+    return fail("operand element type must be f16 or bf16");
   if (mmaParentOf(dst).getVersion() != 2)
     return fail("wgmma operands (mma version 3) are not supported yet");
   // ldmatrix reads 16-byte rows: they must stay inside one swizzle group.
@@ -158,6 +163,9 @@ static LogicalResult verifyOperandRead(Operation *op, RankedTensorType src,
 
 LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
                                                   unsigned warpSize) {
+  // The FMA fallback (#tile.blocked accumulators): FmaDotToGPU.cpp.
+  if (isFmaOp(op))
+    return verifyFmaOp(op, warpSize);
   auto fail = [&](const Twine &why) { return mmaFailure(op, why); };
   if (auto load = dyn_cast<tile::SharedLoadOp>(op)) {
     RankedTensorType dst = load.getType();
@@ -166,7 +174,7 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
     if (warpSize != 32)
       return fail("tensor-core tiles need warp size 32");
     if (!isDotOperandTile(dst) || !mmaParentOf(dst))
-      return fail("tile.shared_load reads mma or MFMA dot operands only");
+      return fail("tile.shared_load reads dot operands only");
     tile::SharedBufferType buffer = load.getSrc().getType();
     return verifyOperandRead(op, buffer.getTileType(buffer.getEncoding()),
                              dst);
@@ -231,13 +239,16 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
   auto src = cast<RankedTensorType>(convert.getSrc().getType());
   auto dst = cast<RankedTensorType>(convert.getType());
   if (isDotOperandTile(dst) && !isSharedTile(src))
-    return fail("dot operands are read from a #tile.shared tile (the FMA "
-                "fallback for blocked operands is not implemented)");
+    return fail("mma operands are read from a #tile.shared tile; only the "
+                "FMA fallback (a #tile.blocked accumulator) takes them from "
+                "registers");
   if (isDotOperandTile(src))
     return fail("dot operand tiles feed tile.dot only");
-  if (failed(checkOperand(src)))
-    return failure();
   if (isSharedTile(dst)) {
+    // Element types are the readers' to check: mma / MFMA fragments take
+    // f16 or bf16, FMA operands any float.
+    if (src.getRank() != 2)
+      return fail("shared tiles must be 2-D");
     auto shared = cast<tile::SharedEncodingAttr>(dst.getEncoding());
     auto blocked = dyn_cast_or_null<tile::BlockedEncodingAttr>(
         src.getEncoding());

@@ -13,7 +13,8 @@
 //   tile.async_commit_group -> cp.async.commit_group (AMD: nothing);
 //   tile.async_wait       -> cp.async.wait_group N (AMD: nothing), then a
 //                            workgroup barrier;
-//   tile.shared_load      -> ldmatrix / LDS fragment reads of the slot.
+//   tile.shared_load      -> ldmatrix / LDS fragment reads of the slot (FMA
+//                            operands: FmaDotToGPU.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "MemRefAccess.h"
@@ -228,12 +229,11 @@ struct SharedLoadLowering : public TilePattern<tile::SharedLoadOp> {
                       {adaptor.getSlot()},
                       op.getSrc().getType().getEncoding()};
     VectorType type = vectorTypeOf(op.getType());
-    Value loaded =
-        mfmaParentOf(op.getType())
-            ? emitMfmaOperandLoad(rewriter, op.getLoc(), op.getType(), src,
-                                  type, info.warpSize)
-            : emitMmaOperandLoad(rewriter, op.getLoc(), op.getType(), src,
-                                 type, info.warpSize);
+    auto load = fmaParentOf(op.getType())    ? emitFmaOperandLoad
+                : mfmaParentOf(op.getType()) ? emitMfmaOperandLoad
+                                             : emitMmaOperandLoad;
+    Value loaded = load(rewriter, op.getLoc(), op.getType(), src, type,
+                        info.warpSize);
     rewriter.replaceOp(op, loaded);
     return success();
   }

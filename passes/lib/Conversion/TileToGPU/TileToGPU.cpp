@@ -4,7 +4,9 @@
 // (tile.func/tile.return -> gpu.module/gpu.func/gpu.return). Op families
 // live next to this file: LayoutOpsToGPU.cpp (grid queries, index tiles,
 // shape ops, elementwise arith/math), MemoryOpsToGPU.cpp (pointers, loads,
-// stores), ReduceOpToGPU.cpp (tile.reduce). Index math: LayoutUtils.
+// stores), ReduceOpToGPU.cpp (tile.reduce), MmaOpsToGPU.cpp /
+// MfmaOpsToGPU.cpp (tensor cores), FmaDotToGPU.cpp (tile.dot without them).
+// Index math: LayoutUtils.
 //
 //===----------------------------------------------------------------------===//
 #include "TileToGPU.h"
@@ -170,35 +172,44 @@ Value mlir::tcc::tile_to_gpu::fromStorage(OpBuilder &b, Location loc,
   return arith::TruncIOp::create(b, loc, type, stored);
 }
 
-Value mlir::tcc::tile_to_gpu::emitRelayoutThroughScratch(
-    OpBuilder &b, Location loc, Value src, const TileLayout &srcLayout,
-    const TileLayout &dstLayout, Value buffer, ThreadIds ids) {
-  auto vecType = cast<VectorType>(src.getType());
-  Type elem = vecType.getElementType();
-  // Write: element e of this thread goes to its row-major index.
+/// Row-major index of the running thread's element `e` of `layout`.
+static Value emitElementIndex(OpBuilder &b, Location loc,
+                              const TileLayout &layout, ArrayRef<Value> base,
+                              int64_t e) {
+  SmallVector<int64_t> idx = layout.delinearize(e);
+  SmallVector<Value> coord;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    coord.push_back(arith::AddIOp::create(
+        b, loc, base[d],
+        arith::ConstantIndexOp::create(b, loc,
+                                       layout.getElemOffset(d, idx[d]))));
+  return emitRowMajorIndex(b, loc, coord, layout.getShape());
+}
+
+void mlir::tcc::tile_to_gpu::emitStoreToScratch(OpBuilder &b, Location loc,
+                                                Value src,
+                                                const TileLayout &srcLayout,
+                                                Value buffer, ThreadIds ids) {
+  // Element e of this thread goes to its row-major index.
   SmallVector<Value> srcBase = srcLayout.emitThreadBase(b, loc, ids);
-  auto coordOf = [&](const TileLayout &layout, ArrayRef<Value> base,
-                     int64_t e) {
-    SmallVector<int64_t> idx = layout.delinearize(e);
-    SmallVector<Value> coord;
-    for (unsigned d = 0; d < layout.getRank(); ++d)
-      coord.push_back(arith::AddIOp::create(
-          b, loc, base[d],
-          arith::ConstantIndexOp::create(b, loc,
-                                         layout.getElemOffset(d, idx[d]))));
-    return emitRowMajorIndex(b, loc, coord, layout.getShape());
-  };
   for (int64_t e = 0; e < srcLayout.getNumElems(); ++e) {
     Value v = vector::ExtractOp::create(b, loc, src, e);
     memref::StoreOp::create(b, loc, toStorage(b, loc, v), buffer,
-                            coordOf(srcLayout, srcBase, e));
+                            emitElementIndex(b, loc, srcLayout, srcBase, e));
   }
+}
+
+Value mlir::tcc::tile_to_gpu::emitRelayoutThroughScratch(
+    OpBuilder &b, Location loc, Value src, const TileLayout &srcLayout,
+    const TileLayout &dstLayout, Value buffer, ThreadIds ids) {
+  Type elem = cast<VectorType>(src.getType()).getElementType();
+  emitStoreToScratch(b, loc, src, srcLayout, buffer, ids);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> dstBase = dstLayout.emitThreadBase(b, loc, ids);
   SmallVector<Value> elems;
   for (int64_t e = 0; e < dstLayout.getNumElems(); ++e) {
-    Value v = memref::LoadOp::create(b, loc, buffer,
-                                     coordOf(dstLayout, dstBase, e));
+    Value v = memref::LoadOp::create(
+        b, loc, buffer, emitElementIndex(b, loc, dstLayout, dstBase, e));
     elems.push_back(fromStorage(b, loc, v, elem));
   }
   gpu::BarrierOp::create(b, loc);
@@ -297,6 +308,12 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
                       }))) {
       if (failed(verifyMmaOp(op, warpSize)))
         return WalkResult::interrupt();
+      // FMA operands not read from a shared tile go through scratch.
+      if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op);
+          convert && isDotOperandTile(convert.getType()) &&
+          !isSharedTile(convert.getSrc().getType()))
+        info.requestScratch(convert.getType().getElementType(),
+                            convert.getType().getNumElements());
       if (isa<tile::ConvertLayoutOp>(op) &&
           isSharedTile(op->getResult(0).getType())) {
         auto shared = cast<RankedTensorType>(op->getResult(0).getType());
@@ -628,6 +645,7 @@ struct ConvertTileToGPUPass
       populateTileToGPUReducePatterns(converter, *info, patterns);
       populateTileToGPUMmaPatterns(converter, *info, patterns);
       populateTileToGPUStagingPatterns(converter, *info, patterns);
+      populateTileToGPUFmaPatterns(converter, *info, patterns);
       if (failed(applyPartialConversion(func.getOperation(), target,
                                         std::move(patterns))))
         return signalPassFailure();

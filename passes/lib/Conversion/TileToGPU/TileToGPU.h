@@ -114,6 +114,11 @@ ThreadIds emitThreadIds(OpBuilder &b, Location loc, unsigned warpSize);
 Value toStorage(OpBuilder &b, Location loc, Value value);
 Value fromStorage(OpBuilder &b, Location loc, Value stored, Type type);
 
+/// Writes every element of a per-thread vector to its row-major index of
+/// the scratch buffer (no barrier).
+void emitStoreToScratch(OpBuilder &b, Location loc, Value src,
+                        const TileLayout &srcLayout, Value buffer,
+                        ThreadIds ids);
 /// Writes every element of a per-thread vector to row-major scratch, syncs,
 /// reads back the elements of `dst` (same element count) and syncs again.
 /// Reshapes and layout conversions go through it.
@@ -173,6 +178,22 @@ Type convertMfmaOperandType(RankedTensorType type);
 LogicalResult verifyMfmaOperand(Operation *op, RankedTensorType type,
                                 unsigned warpSize);
 
+/// The FMA fallback (FmaDotToGPU.cpp): tile.dot on a #tile.blocked
+/// accumulator, its #tile.dot_operand<{parent = #blocked}> operands.
+/// The blocked accumulator layout of an FMA operand tile, or null.
+tile::BlockedEncodingAttr fmaParentOf(Type type);
+/// Whether `op` is an FMA tile.dot, a convert_layout from / to an FMA
+/// operand tile or a tile.shared_load of one (verifyMmaOp hands those to
+/// verifyFmaOp).
+bool isFmaOp(Operation *op);
+Type convertFmaOperandType(RankedTensorType type, unsigned warpSize);
+LogicalResult verifyFmaOp(Operation *op, unsigned warpSize);
+/// Reads the FMA operand elements of `type` the running thread needs from
+/// `src` (16-byte reads along the rows).
+Value emitFmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
+                         const SharedTileRef &src, VectorType resultType,
+                         unsigned warpSize);
+
 /// Erases barriers that follow another barrier with no memory access in
 /// between (consecutive shared-memory stores each ask for one).
 void eraseRedundantBarriers(Operation *root);
@@ -217,6 +238,9 @@ LogicalResult verifyAsyncCopy(tile::AsyncCopyOp op);
 void populateTileToGPUMfmaPatterns(TileTypeConverter &converter,
                                    const KernelInfo &info,
                                    RewritePatternSet &patterns);
+void populateTileToGPUFmaPatterns(TileTypeConverter &converter,
+                                  const KernelInfo &info,
+                                  RewritePatternSet &patterns);
 
 } // namespace mlir::tcc::tile_to_gpu
 
