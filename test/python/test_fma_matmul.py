@@ -18,6 +18,9 @@ from tcc.compiler.compile import compile as tcc_compile
 from tcc.examples.programs import gemm_program
 from tcc.testing.simt import run_gpu_stage
 
+# Every f32 GEMM here reports the fallback; one test checks that warning.
+pytestmark = pytest.mark.filterwarnings("ignore::tcc.compiler.compile.CompilerRemark")
+
 
 def reference(a, b, bias=None):
     ref = a.astype(np.float64) @ b.astype(np.float64)
@@ -213,3 +216,11 @@ def test_emulator_rejects_warp_ops():
     kernel = tcc_compile(src, "sm_90", cache=False)
     with pytest.raises(NotImplementedError, match="gpu.shuffle"):
         run_gpu_stage(kernel, np.zeros((64, 256), np.float32))
+
+
+def test_remark_reaches_python_users_as_a_warning():
+    from tcc.compiler.compile import CompilerRemark
+
+    with pytest.warns(CompilerRemark, match=r"stage 'tile': .*'f32' x 'f32' -> 'f32' has no "
+                                            r"tensor-core mapping .*FMA fallback"):
+        tcc_compile(gemm_program(128, 128, 64, "f32"), "sm_90", cache=False)

@@ -19,6 +19,7 @@ text is keyed as given, so that a cache hit for it runs no MLIR at all.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -48,6 +49,12 @@ _WARP_SIZE = {
 
 class CompilationError(RuntimeError):
     """A program tcc cannot compile; the message names the stage and the cause."""
+
+
+class CompilerRemark(UserWarning):
+    """A remark or warning from a pass (e.g. "no tensor-core MMA for f32 x f32:
+    FMA fallback"), re-issued through :mod:`warnings` with the op's location."""
+
 
 
 @dataclass(frozen=True)
@@ -225,7 +232,19 @@ def run_stages(
         f"max-shared-bytes={backend.max_shared_bytes}}}",
     }
     stages: dict[str, str] = {"source": text}
-    with ir.Context(), ir.Location.unknown():
+    notes: list[str] = []
+
+    def keep_remarks(diagnostic: Any) -> bool:
+        # Remarks and warnings reach the user as CompilerRemark warnings;
+        # errors stay with the MLIRError that fails the stage.
+        if diagnostic.severity not in (ir.DiagnosticSeverity.REMARK,
+                                       ir.DiagnosticSeverity.WARNING):
+            return False
+        notes.append(f"{diagnostic.location}: {diagnostic.message}")
+        return True
+
+    with ir.Context() as ctx, ir.Location.unknown():
+        ctx.attach_diagnostic_handler(keep_remarks)
         try:
             module = ir.Module.parse(text)
         except ir.MLIRError as err:
@@ -237,6 +256,9 @@ def run_stages(
                 PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
             except ir.MLIRError as err:
                 raise CompilationError(f"stage {stage!r} ({pipeline}) failed:\n{err}") from err
+            for note in notes:
+                warnings.warn(f"stage {stage!r}: {note}", CompilerRemark, stacklevel=3)
+            notes.clear()
             stages[stage] = str(module)
             if stage == "tile":
                 launch_info = _read_tile_kernel(module)

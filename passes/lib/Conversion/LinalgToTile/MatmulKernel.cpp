@@ -169,20 +169,7 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // This program's batch slice of a [batch, rows, cols] memref as 2-D;
   // memrefs without the batch dim (a bias) stay as they are.
   auto batchSlice = [&](Value memref) -> Value {
-    auto type = cast<MemRefType>(memref.getType());
-    if (!batched || type.getRank() != 3)
-      return memref;
-    SmallVector<OpFoldResult> offsets{batchIndex, b.getIndexAttr(0),
-                                      b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1),
-                                    b.getIndexAttr(type.getDimSize(1)),
-                                    b.getIndexAttr(type.getDimSize(2))};
-    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-    auto sliceType = memref::SubViewOp::inferRankReducedResultType(
-        {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes,
-        strides);
-    return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
-                                     memref, offsets, sizes, strides);
+    return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
   };
 
   FailureOr<Value> memA = lookupInput(op.getDpsInputs()[0], inputArgs, op);
@@ -240,22 +227,14 @@ LogicalResult mlir::tcc::buildMatmulKernel(
       if (batched) {
         // (b, m, n) -> (b, m, n) reads this batch's slice; maps without b
         // (a bias shared by every batch) read the operand as is.
-        AffineExpr bDim = getAffineDimExpr(0, ctx);
-        bool perBatch = map.getNumResults() == 3 && map.getResult(0) == bDim;
-        if (perBatch) {
+        bool perBatch = false;
+        FailureOr<AffineMap> unbatched =
+            unbatchEpilogueMap(epilogue, map, perBatch);
+        if (failed(unbatched))
+          return failure();
+        map = *unbatched;
+        if (perBatch)
           memref = batchSlice(memref);
-          map = map.dropResult(0);
-        }
-        if (llvm::any_of(map.getResults(), [&](AffineExpr e) {
-              return e.isFunctionOfDim(0);
-            }))
-          return epilogue.emitOpError()
-                 << "epilogue operand map " << AffineMapAttr::get(map)
-                 << " of a batched matmul is not supported (identity or a "
-                    "row/column broadcast shared by all batches)";
-        // (b, m, n) dims -> the slice's (m, n).
-        map = map.replaceDimsAndSymbols({getAffineConstantExpr(0, ctx), d0, d1},
-                                        {}, 2, 0);
       }
       if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
         return tile::MemRefLoadOp::create(b, loc, mmaTile(element), memref,
