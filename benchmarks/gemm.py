@@ -51,7 +51,10 @@ def build(directory: Path) -> None:
               {**big, "swizzle": False},  # for ncu
               # linalg.batch_matmul / batched tcc.matmul: batch x blocks programs
               {**big, "shape": (1024, 1024, 1024), "batch": 16},
-              {**big, "shape": (1000, 777, 512), "batch": 3, "epilogue": True}]
+              {**big, "shape": (1000, 777, 512), "batch": 3, "epilogue": True},
+              # the tile stage of a synchronous build, compiled again as a
+              # tile-dialect source (swizzled and pipelined by tcc.compile)
+              {**big, "tile_program": True}]
     # The FMA fallback (no tensor-core mapping).
     cases += [{**plain, "shape": s, "dtype": "f32"} for s in FMA_CASES]
     for case in cases:
@@ -62,9 +65,13 @@ def build(directory: Path) -> None:
         name += "" if case["warps"] == 4 else f"_w{case['warps']}"
         name += "" if case["swizzle"] else "_noswizzle"
         name += "" if case["stages"] == 3 else f"_s{case['stages']}"
+        name += "_tileprog" if case.get("tile_program") else ""
         start = time.perf_counter()
         text = gemm_program(m, n, k, dtype, bias_gelu=case["epilogue"], batch=batch,
                             name="gemm_bias_gelu" if case["epilogue"] else "gemm")
+        if case.get("tile_program"):
+            text = tcc_compile(text, "sm_90", cache=False, num_warps=case["warps"],
+                               num_stages=1).ir["tile"]
         kernel = tcc_compile(text, "sm_90", cache=False, num_warps=case["warps"],
                              swizzle=case["swizzle"], num_stages=case["stages"])
         kernel.artifact.save(directory / f"{name}.tcck")

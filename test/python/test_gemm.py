@@ -79,3 +79,26 @@ def test_batched_gemm_is_one_kernel_over_batch_slices():
     assert k.launch.grid == (3 * 2 * 2, 1, 1)  # batch x ceil(200/128) x ceil(136/128)
     assert "memref.subview" in k.ir["tile"]
     assert re.search(r"mma\.sync\.aligned\.m16n8k16", k.asm)
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_tile_program_with_tile_dot_compiles_to_tensor_cores(target):
+    # The synchronous tile program (layouts chosen, staging not pipelined) is
+    # itself a valid source: tcc.compile swizzles and pipelines it.
+    sync = tcc_compile(gemm(512, 384, 256, "f16"), target, cache=False, num_stages=1)
+    program = sync.ir["tile"]
+    assert "tile.dot" in program and "tile.async_copy" not in program
+    k = tcc_compile(program, target, cache=False, num_stages=3)
+    assert "tile.async_copy" in k.ir["tile"] and "linalg" not in k.ir
+    assert (k.launch.grid, k.launch.block) == (sync.launch.grid, sync.launch.block)
+    if target == "sm_90":
+        assert "mma.sync.aligned.m16n8k16" in k.asm and "cp.async.cg.shared.global" in k.asm
+    else:
+        assert re.search(r"v_mfma_f32_16x16x16_?f16", k.asm) and "ds_read" in k.asm
+
+
+def test_tile_program_needs_its_launch_contract():
+    program = tcc_compile(gemm(256, 256, 128, "f16"), "sm_90", cache=False).ir["tile"]
+    program = re.sub(r"tcc\.grid = array<i64: [0-9, ]+>, ", "", program)
+    with pytest.raises(Exception, match="lacks its launch contract: add tcc.grid"):
+        tcc_compile(program, "sm_90", cache=False)

@@ -144,7 +144,10 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
 
     ``source`` is a ``tcc.frontend`` program (symbolic sizes bound by
     ``sizes``, e.g. ``M=1024``), MLIR text, or an ``mlir.ir.Module``, in the
-    tcc dialect or linalg on tensors, with one function of static shapes.
+    tcc dialect or linalg on tensors, with one function of static shapes; or
+    a tile-dialect kernel (one ``tile.func`` with its layouts and the
+    ``tcc.grid`` / ``tcc.num_inputs`` launch attributes), whose shared-memory
+    staging is then swizzled and pipelined.
     ``num_warps`` and ``elements_per_program`` are the schedule (warps per
     program, block size one program covers); ``swizzle=False`` leaves
     shared-memory tiles unswizzled (to measure bank conflicts). ``num_stages``
@@ -249,7 +252,17 @@ def run_stages(
             module = ir.Module.parse(text)
         except ir.MLIRError as err:
             raise CompilationError(f"source: cannot parse the program:\n{err}") from err
-        _check_static(module)
+        if _is_tile_program(module):
+            # A tile-dialect kernel: its layouts are chosen; the tile stage
+            # only swizzles and pipelines its shared-memory staging.
+            del pipelines["linalg"]
+            tile_passes = [f"tcc-promote-shared-memory{{num-stages={schedule.num_stages}}}",
+                           "canonicalize", "cse"]
+            if schedule.swizzle:
+                tile_passes.insert(0, f"tcc-swizzle-shared-memory{{bank-model={backend.vendor}}}")
+            pipelines["tile"] = ",".join(tile_passes)
+        else:
+            _check_static(module)
         launch_info: dict[str, Any] = {}
         for stage, pipeline in pipelines.items():
             try:
@@ -291,14 +304,30 @@ def _check_static(module: ir.Module) -> None:
         )
 
 
+def _is_tile_program(module: ir.Module) -> bool:
+    """Whether the source is a tile-dialect kernel (one tile.func, no func.func)."""
+    names = [op.operation.name for op in module.body.operations]
+    return "func.func" not in names and names.count("tile.func") == 1
+
+
 def _read_tile_kernel(module: ir.Module) -> dict[str, Any]:
-    """The launch contract convert-linalg-to-tile wrote on the tile.func."""
+    """The launch contract on the tile.func: convert-linalg-to-tile writes it;
+    a tile program given as source states it (``tcc.grid`` = programs along
+    x, y, z; ``tcc.num_inputs`` = leading memref arguments read, the rest
+    written)."""
     from mlir import ir
 
     kernels = [op.operation for op in module.body.operations if op.operation.name == "tile.func"]
     if len(kernels) != 1:
         raise CompilationError(f"stage 'tile': expected one kernel, found {len(kernels)}")
     k = kernels[0]
+    missing = [a for a in ("tcc.grid", "tcc.num_inputs") if a not in k.attributes]
+    if missing:
+        raise CompilationError(
+            f"tile.func {k.attributes['sym_name']} lacks its launch contract: add "
+            + " and ".join(missing)
+            + " (e.g. attributes {tcc.grid = array<i64: 64, 1, 1>, tcc.num_inputs = 2 : i32})"
+        )
     ftype = ir.FunctionType(ir.TypeAttr(k.attributes["function_type"]).value)
     return {
         "arg_types": list(ftype.inputs),
