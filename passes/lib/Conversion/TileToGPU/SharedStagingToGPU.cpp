@@ -146,49 +146,41 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
             b, loc, base[d], cst(b, loc, layout.getElemOffset(d, idx[d]))));
         global.push_back(arith::AddIOp::create(b, loc, local[d], offsets[d]));
       }
-      if (!clamp) {
-        for (int64_t p = 0; p < width; p += piece)
-          nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, tokenType, dst.buffer,
-              dst.indices(b, loc, local[0],
-                          p ? arith::AddIOp::create(b, loc, local[1],
-                                                    cst(b, loc, p))
-                                  .getResult()
-                            : local[1]),
-              memref, plan.shifted(global, p), b.getIndexAttr(piece),
-              Value(), bypassL1 ? b.getUnitAttr() : UnitAttr());
-        continue;
-      }
-      // Elements of this run inside the memref.
-      Value inside = plan.inBounds(global, 1);
-      Value left = arith::MinUIOp::create(
-          b, loc,
-          arith::SubIOp::create(
-              b, loc,
-              arith::SelectOp::create(b, loc, inside, plan.getDim(fast),
-                                      global[fast]),
-              global[fast]),
-          cst(b, loc, width));
-      SmallVector<Value> src = llvm::map_to_vector(global, [&](Value v) {
-        return arith::SelectOp::create(b, loc, inside, v, zero).getResult();
-      });
-      for (int64_t p = 0; p < width; p += piece) {
-        // Source elements of this piece: clamp(left - p, 0, piece).
-        Value pieceLeft = arith::MinUIOp::create(
+      // With `clamp`: the elements of this run inside the memref, and a
+      // source address that stays inside it.
+      Value left;
+      SmallVector<Value> src = global;
+      if (clamp) {
+        Value inside = plan.inBounds(global, 1);
+        left = arith::MinUIOp::create(
             b, loc,
             arith::SubIOp::create(
-                b, loc, arith::MaxUIOp::create(b, loc, left, cst(b, loc, p)),
-                cst(b, loc, p)),
-            cst(b, loc, piece));
-        SmallVector<Value> srcAt = plan.shifted(src, p);
-        SmallVector<Value> dstAt = dst.indices(
-            b, loc, local[0],
-            p ? arith::AddIOp::create(b, loc, local[1], cst(b, loc, p))
-                    .getResult()
-              : local[1]);
+                b, loc,
+                arith::SelectOp::create(b, loc, inside, plan.getDim(fast),
+                                        global[fast]),
+                global[fast]),
+            cst(b, loc, width));
+        for (Value &v : src)
+          v = arith::SelectOp::create(b, loc, inside, v, zero);
+      }
+      for (int64_t p = 0; p < width; p += piece) {
+        // Source elements of this piece: clamp(left - p, 0, piece).
+        Value pieceLeft =
+            clamp ? arith::MinUIOp::create(
+                        b, loc,
+                        arith::SubIOp::create(
+                            b, loc,
+                            arith::MaxUIOp::create(b, loc, left, cst(b, loc, p)),
+                            cst(b, loc, p)),
+                        cst(b, loc, piece))
+                        .getResult()
+                  : Value();
+        Value col = p ? arith::AddIOp::create(b, loc, local[1], cst(b, loc, p))
+                            .getResult()
+                      : local[1];
         nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, tokenType, dst.buffer, dstAt, memref, srcAt,
-            b.getIndexAttr(piece), pieceLeft,
+            b, loc, tokenType, dst.buffer, dst.indices(b, loc, local[0], col),
+            memref, plan.shifted(src, p), b.getIndexAttr(piece), pieceLeft,
             bypassL1 ? b.getUnitAttr() : UnitAttr());
       }
     }
