@@ -43,36 +43,6 @@ bool isFmaElementType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32();
 }
 
-/// `v` with extf / truncf casts peeled off.
-Value stripFloatCasts(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<arith::ExtFOp, arith::TruncFOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
-/// Whether the body of `op` is `out + a * b` (a, b the two inputs, possibly
-/// cast): the FMA kernel computes exactly that.
-bool isMultiplyAdd(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add =
-      stripFloatCasts(yield.getValues()[0]).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value out = body.getArgument(2);
-  Value lhs = stripFloatCasts(add.getLhs()), rhs = stripFloatCasts(add.getRhs());
-  Value product = lhs == out ? rhs : rhs == out ? lhs : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  Value x = stripFloatCasts(mul.getLhs()), y = stripFloatCasts(mul.getRhs());
-  Value a = body.getArgument(0), b = body.getArgument(1);
-  return (x == a && y == b) || (x == b && y == a);
-}
-
 /// The accumulator's blocked layout and block: sizePerThread [4, 4], lanes
 /// [warpSize / 8, 8], warps as square as possible; two repetitions down the
 /// rows once M exceeds one layout coverage.
@@ -132,24 +102,16 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
            << " is not supported by convert-linalg-to-tile: tensor cores "
               "take f16 or bf16 operands of one type, the FMA fallback f16, "
               "bf16 or f32 operands and results";
-  if (!isMultiplyAdd(op))
-    return op.emitOpError("matmul body is not a multiply-add (out + a * b); "
-                          "convert-linalg-to-tile cannot schedule it");
-  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
-  if (failed(fill))
-    return op.emitOpError("matmul accumulator init is not a constant fill");
+  FailureOr<GemmProgram> program = GemmProgram::get(op);
+  if (failed(program))
+    return failure();
   unsigned warps = options.numWarps;
   if (warps < 1 || warps > 16 || !llvm::isPowerOf2_32(warps))
     return op.emitOpError() << "num-warps = " << warps
                             << ": an FMA GEMM program needs 1, 2, 4, 8 or "
                                "16 warps";
 
-  // A batched matmul runs batch x blocks programs, each on its batch's 2-D
-  // slices.
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  bool batched = ranges.size() == 4;
-  int64_t batch = batched ? ranges[0] : 1;
-  int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
+  int64_t m = program->m, k = program->k;
   BlockSchedule schedule = chooseFmaSchedule(m, warps, options.warpSize);
   int64_t blockM = schedule.blockM, blockN = schedule.blockN;
   op.emitRemark() << "matmul of " << aType << " x " << bType << " -> "
@@ -177,37 +139,12 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   RankedTensorType accType = kb.blockType(f32);
 
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  // Programs run row-block major over the blocks of one batch, batch after
-  // batch.
-  int64_t blocksM = llvm::divideCeil(m, blockM);
-  int64_t blocksN = llvm::divideCeil(n, blockN);
-  Value pid = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
-  Value batchIndex;
-  if (batched) {
-    batchIndex = arith::DivUIOp::create(b, loc, pid, c(blocksM * blocksN));
-    pid = arith::RemUIOp::create(b, loc, pid, c(blocksM * blocksN));
-  }
-  auto slice = [&](Value memref) {
-    return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
-  };
-  Value m0 = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, pid, c(blocksN)), c(blockM));
-  Value n0 = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, pid, c(blocksN)), c(blockN));
-  FailureOr<Value> memA = lookupInput(op.getDpsInputs()[0], inputArgs, op);
-  FailureOr<Value> memB = lookupInput(op.getDpsInputs()[1], inputArgs, op);
-  if (failed(memA) || failed(memB))
+  FailureOr<Value> acc0 =
+      program->begin(b, loc, blockM, blockN, inputArgs, accType);
+  if (failed(acc0))
     return failure();
-  *memA = slice(*memA);
-  *memB = slice(*memB);
-
-  auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
-  Value init = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(f32, cast<FloatAttr>(fillConst.getValue())
-                                      .getValueAsDouble()));
-  Value acc0 = tile::SplatOp::create(b, loc, accType, init);
+  Value m0 = program->m0, n0 = program->n0;
+  Value memA = program->memA, memB = program->memB;
   // Operands enter shared memory (and the dot) as f32.
   auto stage = [&](OpBuilder &lb, Location l, Value slice) {
     auto type = cast<RankedTensorType>(slice.getType());
@@ -221,13 +158,13 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   // One K step: load the A and B slices, stage them in shared memory, read
   // the operands back, multiply.
   auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(kFmaBlockK), ValueRange{acc0},
+      b, loc, c(0), c(k), c(kFmaBlockK), ValueRange{*acc0},
       [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
         Value a = tile::MemRefLoadOp::create(
-            lb, l, tileOf({blockM, kFmaBlockK}, aType, layoutA), *memA,
+            lb, l, tileOf({blockM, kFmaBlockK}, aType, layoutA), memA,
             ValueRange{m0, kk}, Value(), Value());
         Value bt = tile::MemRefLoadOp::create(
-            lb, l, tileOf({kFmaBlockK, blockN}, bType, layoutB), *memB,
+            lb, l, tileOf({kFmaBlockK, blockN}, bType, layoutB), memB,
             ValueRange{kk, n0}, Value(), Value());
         Value as = stage(lb, l, a), bs = stage(lb, l, bt);
         Value ao = tile::ConvertLayoutOp::create(
@@ -241,38 +178,14 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   if (outType != f32)
     product = arith::TruncFOp::create(b, loc, kb.blockType(outType), product);
 
-  // The epilogue runs on the accumulator's layout: no data movement.
-  TileKernelBuilder::TileResults results{{op.getResult(0), product}};
-  Operation *producer = op;
-  if (epilogue) {
-    auto loadInput = [&](Value memref, AffineMap map,
-                         Type) -> FailureOr<Value> {
-      if (batched) {
-        bool perBatch = false;
-        FailureOr<AffineMap> sliceMap =
-            unbatchEpilogueMap(epilogue, map, perBatch);
-        if (failed(sliceMap))
-          return failure();
-        map = *sliceMap;
-        if (perBatch)
-          memref = slice(memref);
-      }
-      return kb.loadOperand(epilogue, memref, map, m0, n0);
-    };
-    auto tileType = [&](Type element) { return kb.blockType(element); };
-    FailureOr<TileKernelBuilder::TileResults> applied =
-        kb.applyEpilogue(op, product, epilogue, inputArgs, loadInput,
-                         tileType);
-    if (failed(applied))
-      return failure();
-    results = *applied;
-    producer = epilogue;
-  }
-  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0},
-                          batched ? function_ref<Value(Value)>(slice)
-                                  : function_ref<Value(Value)>())))
+  auto loadOnAcc = [&](Value memref, AffineMap map,
+                       Type) -> FailureOr<Value> {
+    return kb.loadOperand(epilogue, memref, map, m0, n0);
+  };
+  auto accTile = [&](Type element) { return kb.blockType(element); };
+  if (failed(program->finish(b, loc, product, epilogue, inputArgs, outputs,
+                             loadOnAcc, accTile, grid)))
     return failure();
-  grid = batch * blocksM * blocksN;
   numWarps = warps;
   return success();
 }

@@ -172,6 +172,49 @@ LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op, tile::FuncOp kernel,
 /// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)), or a
 /// batched one (A (b, m, k), B (b, k, n), C (b, m, n)).
 bool isMatmulKernel(linalg::GenericOp op);
+/// What the tensor-core and FMA GEMM schedules share (MatmulKernel.cpp): the
+/// (batched) iteration space, this program's block and batch slice, the
+/// operand memrefs, the accumulator's initial value, and the epilogue and
+/// store on the accumulator's layout.
+class GemmProgram {
+public:
+  /// Checks that `op`'s body is out + a * b (operands possibly cast) and
+  /// its init a constant fill.
+  static FailureOr<GemmProgram> get(linalg::GenericOp op);
+
+  /// Emits this program's ids for blockM x blockN blocks (batch after
+  /// batch; within a batch grouped rasterization: kGroupM row blocks down a
+  /// column of blocks, so consecutive programs share B's column block and
+  /// A's rows stay in L2), m0 / n0, the operand memrefs (this batch's 2-D
+  /// slices), and returns the initial accumulator: `accType` (f32) filled
+  /// with the matmul's init.
+  FailureOr<Value> begin(OpBuilder &b, Location loc, int64_t blockM,
+                         int64_t blockN, ArrayRef<Value> inputArgs,
+                         RankedTensorType accType);
+  /// This program's batch slice of a [batch, rows, cols] memref, as 2-D;
+  /// other memrefs (a bias shared by all batches) as they are.
+  Value slice(OpBuilder &b, Location loc, Value memref) const;
+  /// Runs `epilogue` (may be null) on `product` and stores the results.
+  /// `loadOnAcc(memref, map, element)` loads an epilogue operand onto the
+  /// accumulator's layout, given its 2-D (m, n) map and its slice;
+  /// `accTile(element)` is the accumulator-layout tile type. Sets `grid`.
+  LogicalResult finish(
+      OpBuilder &b, Location loc, Value product, linalg::GenericOp epilogue,
+      ArrayRef<Value> inputArgs, const OutputMap &outputs,
+      function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
+      function_ref<RankedTensorType(Type)> accTile, int64_t &grid) const;
+
+  linalg::GenericOp op;
+  bool batched = false;
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  Value m0, n0, memA, memB; // set by begin()
+
+private:
+  double init = 0.0; // the accumulator's fill
+  Value batchIndex;
+  int64_t blocks = 1;
+};
+
 /// Block-tiled tensor-core GEMM with an optional elementwise epilogue.
 LogicalResult buildMatmulKernel(linalg::GenericOp op,
                                 linalg::GenericOp epilogue,

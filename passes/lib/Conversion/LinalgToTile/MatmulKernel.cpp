@@ -80,7 +80,138 @@ std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc, Value pid,
   return {pidM, pidN};
 }
 
+/// `v` with extf / truncf casts peeled off.
+Value stripFloatCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether the body of `op` is `out + a * b` (a, b the two inputs, possibly
+/// cast): what both GEMM schedules compute.
+bool isMultiplyAdd(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add =
+      stripFloatCasts(yield.getValues()[0]).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body.getArgument(2);
+  Value lhs = stripFloatCasts(add.getLhs()), rhs = stripFloatCasts(add.getRhs());
+  Value product = lhs == out ? rhs : rhs == out ? lhs : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  Value x = stripFloatCasts(mul.getLhs()), y = stripFloatCasts(mul.getRhs());
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (x == a && y == b) || (x == b && y == a);
+}
+
 } // namespace
+
+FailureOr<GemmProgram> GemmProgram::get(linalg::GenericOp op) {
+  if (!isMultiplyAdd(op))
+    return op.emitOpError("matmul body is not a multiply-add (out + a * b); "
+                          "convert-linalg-to-tile cannot schedule it");
+  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
+  auto constant = succeeded(fill)
+                      ? fill->getDefiningOp<arith::ConstantOp>()
+                      : arith::ConstantOp();
+  auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  if (!value)
+    return op.emitOpError(
+        "matmul accumulator init is not a constant float fill");
+  GemmProgram program;
+  program.op = op;
+  program.init = value.getValueAsDouble();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // A batched matmul runs batch x blocks programs, each on its batch's 2-D
+  // [m, k], [k, n] and [m, n] slices.
+  program.batched = ranges.size() == 4;
+  unsigned lead = program.batched;
+  program.batch = program.batched ? ranges[0] : 1;
+  program.m = ranges[lead];
+  program.n = ranges[lead + 1];
+  program.k = ranges[lead + 2];
+  return program;
+}
+
+FailureOr<Value> GemmProgram::begin(OpBuilder &b, Location loc,
+                                    int64_t blockM, int64_t blockN,
+                                    ArrayRef<Value> inputArgs,
+                                    RankedTensorType accType) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  int64_t blocksM = llvm::divideCeil(m, blockM);
+  int64_t blocksN = llvm::divideCeil(n, blockN);
+  blocks = blocksM * blocksN;
+  Value pid = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
+  if (batched) {
+    batchIndex = arith::DivUIOp::create(b, loc, pid, c(blocks));
+    pid = arith::RemUIOp::create(b, loc, pid, c(blocks));
+  }
+  auto [pidM, pidN] = groupedProgramIds(b, loc, pid, blocksM, blocksN);
+  m0 = arith::MulIOp::create(b, loc, pidM, c(blockM));
+  n0 = arith::MulIOp::create(b, loc, pidN, c(blockN));
+  FailureOr<Value> a = lookupInput(op.getDpsInputs()[0], inputArgs, op);
+  FailureOr<Value> bm = lookupInput(op.getDpsInputs()[1], inputArgs, op);
+  if (failed(a) || failed(bm))
+    return failure();
+  memA = slice(b, loc, *a);
+  memB = slice(b, loc, *bm);
+  Value fill = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(accType.getElementType(), init));
+  return tile::SplatOp::create(b, loc, accType, fill).getResult();
+}
+
+Value GemmProgram::slice(OpBuilder &b, Location loc, Value memref) const {
+  return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
+}
+
+LogicalResult GemmProgram::finish(
+    OpBuilder &b, Location loc, Value product, linalg::GenericOp epilogue,
+    ArrayRef<Value> inputArgs, const OutputMap &outputs,
+    function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
+    function_ref<RankedTensorType(Type)> accTile, int64_t &grid) const {
+  // The epilogue runs on the accumulator's layout: no data movement.
+  linalg::GenericOp matmul = op;
+  TileKernelBuilder::TileResults results{{matmul.getResult(0), product}};
+  Operation *producer = matmul;
+  if (epilogue) {
+    auto load = [&](Value memref, AffineMap map,
+                    Type element) -> FailureOr<Value> {
+      if (batched) {
+        // (b, m, n) -> (b, m, n) reads this batch's slice; maps without b
+        // (a bias shared by every batch) read the operand as is.
+        bool perBatch = false;
+        FailureOr<AffineMap> unbatched =
+            unbatchEpilogueMap(epilogue, map, perBatch);
+        if (failed(unbatched))
+          return failure();
+        map = *unbatched;
+        if (perBatch)
+          memref = slice(b, loc, memref);
+      }
+      return loadOnAcc(memref, map, element);
+    };
+    TileKernelBuilder kb(b, loc, BlockSchedule{});
+    FailureOr<TileKernelBuilder::TileResults> applied =
+        kb.applyEpilogue(matmul, product, epilogue, inputArgs, load, accTile);
+    if (failed(applied))
+      return failure();
+    results = *applied;
+    producer = epilogue;
+  }
+  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0},
+                          [&](Value m) { return slice(b, loc, m); })))
+    return failure();
+  grid = batch * blocks;
+  return success();
+}
 
 bool mlir::tcc::isMatmulKernel(linalg::GenericOp op) { return isMatmul(op); }
 
@@ -97,17 +228,11 @@ LogicalResult mlir::tcc::buildMatmulKernel(
            << "matmul of " << aType << " x " << bType
            << " has no tensor-core mapping in convert-linalg-to-tile (f16 or "
               "bf16 operands of one type)";
-  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
-  if (failed(fill))
-    return op.emitOpError("matmul accumulator init is not a constant fill");
+  FailureOr<GemmProgram> program = GemmProgram::get(op);
+  if (failed(program))
+    return failure();
   Type outType = getElementTypeOrSelf(op.getResult(0));
-
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // A batched matmul runs batch x blocks programs: each program views its
-  // batch's [m, k], [k, n] and [m, n] slices as 2-D and proceeds as below.
-  bool batched = ranges.size() == 4;
-  int64_t batch = batched ? ranges[0] : 1;
-  int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
+  int64_t m = program->m, n = program->n, k = program->k;
   // 128 x 128 blocks (num-warps = 4, the default); smaller problems use
   // 64-wide blocks (each warp needs at least one mma tile per dim).
   auto blockFor = [](int64_t size) {
@@ -122,8 +247,6 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   int64_t blockM = blockFor(m), blockN = blockFor(n);
   if (warpCount == 8 && n >= 256)
     blockN = 256;
-  int64_t blocksM = llvm::divideCeil(m, blockM);
-  int64_t blocksN = llvm::divideCeil(n, blockN);
 
   // Warps 2 x (W / 2) over the block: each computes a (BM / 2) x (2 BN / W)
   // sub-block, so one A fragment feeds several n tiles and one B fragment
@@ -155,47 +278,24 @@ LogicalResult mlir::tcc::buildMatmulKernel(
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value pid = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
-  Value batchIndex;
-  if (batched) {
-    batchIndex = arith::DivUIOp::create(b, loc, pid, c(blocksM * blocksN));
-    pid = arith::RemUIOp::create(b, loc, pid, c(blocksM * blocksN));
-  }
-  auto [pidM, pidN] = groupedProgramIds(b, loc, pid, blocksM, blocksN);
-  Value m0 = arith::MulIOp::create(b, loc, pidM, c(blockM));
-  Value n0 = arith::MulIOp::create(b, loc, pidN, c(blockN));
-  // This program's batch slice of a [batch, rows, cols] memref as 2-D;
-  // memrefs without the batch dim (a bias) stay as they are.
-  auto batchSlice = [&](Value memref) -> Value {
-    return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
-  };
-
-  FailureOr<Value> memA = lookupInput(op.getDpsInputs()[0], inputArgs, op);
-  FailureOr<Value> memB = lookupInput(op.getDpsInputs()[1], inputArgs, op);
-  if (failed(memA) || failed(memB))
-    return failure();
-  *memA = batchSlice(*memA);
-  *memB = batchSlice(*memB);
-
   // Accumulate in f32 whatever the result type (mma.sync's f32 form).
-  auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
-  Value init = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(f32, cast<FloatAttr>(fillConst.getValue())
-                                      .getValueAsDouble()));
-  Value acc0 = tile::SplatOp::create(b, loc, accType, init);
+  FailureOr<Value> acc0 =
+      program->begin(b, loc, blockM, blockN, inputArgs, accType);
+  if (failed(acc0))
+    return failure();
+  Value m0 = program->m0, n0 = program->n0;
+  Value memA = program->memA, memB = program->memB;
   // One K step: load the A and B slices, stage them in shared memory, read
   // the fragments back, multiply. tcc-promote-shared-memory turns the
   // staging into multi-slot async copies issued stages ahead.
   auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(kBlockK), ValueRange{acc0},
+      b, loc, c(0), c(k), c(kBlockK), ValueRange{*acc0},
       [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
         Value a = tile::MemRefLoadOp::create(
-            lb, l, tileOf({blockM, kBlockK}, aType, layoutA), *memA,
+            lb, l, tileOf({blockM, kBlockK}, aType, layoutA), memA,
             ValueRange{m0, kk}, Value(), Value());
         Value bt = tile::MemRefLoadOp::create(
-            lb, l, tileOf({kBlockK, blockN}, bType, layoutB), *memB,
+            lb, l, tileOf({kBlockK, blockN}, bType, layoutB), memB,
             ValueRange{kk, n0}, Value(), Value());
         Value as = tile::ConvertLayoutOp::create(
             lb, l, tileOf({blockM, kBlockK}, aType, sharedA), a);
@@ -213,65 +313,38 @@ LogicalResult mlir::tcc::buildMatmulKernel(
     product = arith::TruncFOp::create(
         b, loc, tileOf({blockM, blockN}, outType, mma), product);
 
-  // The epilogue runs on the accumulator's layout: no data movement.
-  TileKernelBuilder kb(b, loc, BlockSchedule{});
   auto mmaTile = [&](Type element) {
     return tileOf({blockM, blockN}, element, mma);
   };
-  TileKernelBuilder::TileResults results{{op.getResult(0), product}};
-  Operation *producer = op;
-  if (epilogue) {
-    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
-    auto loadOnMma = [&](Value memref, AffineMap map,
-                         Type element) -> FailureOr<Value> {
-      if (batched) {
-        // (b, m, n) -> (b, m, n) reads this batch's slice; maps without b
-        // (a bias shared by every batch) read the operand as is.
-        bool perBatch = false;
-        FailureOr<AffineMap> unbatched =
-            unbatchEpilogueMap(epilogue, map, perBatch);
-        if (failed(unbatched))
-          return failure();
-        map = *unbatched;
-        if (perBatch)
-          memref = batchSlice(memref);
-      }
-      if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
-        return tile::MemRefLoadOp::create(b, loc, mmaTile(element), memref,
-                                          ValueRange{m0, n0}, Value(), Value())
-            .getResult();
-      bool cols = map == AffineMap::get(2, 0, {d1}, ctx);
-      if (!cols && map != AffineMap::get(2, 0, {d0}, ctx))
-        return epilogue.emitOpError()
-               << "epilogue operand map " << AffineMapAttr::get(map)
-               << " is not supported (identity or a row/column broadcast)";
-      // A bias row (or per-row scale) in the accumulator's sliced layout.
-      unsigned sliced = cols ? 0 : 1;
-      auto vecType = RankedTensorType::get(
-          {cols ? blockN : blockM}, element,
-          tile::SliceEncodingAttr::get(ctx, sliced, mma));
-      Value v = tile::MemRefLoadOp::create(
-          b, loc, vecType, memref, ValueRange{cols ? n0 : m0}, Value(),
-          Value());
-      SmallVector<int64_t> unitShape = cols
-                                           ? SmallVector<int64_t>{1, blockN}
-                                           : SmallVector<int64_t>{blockM, 1};
-      Value e = tile::ExpandDimsOp::create(
-          b, loc, tileOf(unitShape, element, mma), v, sliced);
-      return tile::BroadcastOp::create(b, loc, mmaTile(element), e)
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  auto loadOnMma = [&](Value memref, AffineMap map,
+                       Type element) -> FailureOr<Value> {
+    if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
+      return tile::MemRefLoadOp::create(b, loc, mmaTile(element), memref,
+                                        ValueRange{m0, n0}, Value(), Value())
           .getResult();
-    };
-    FailureOr<TileKernelBuilder::TileResults> applied = kb.applyEpilogue(
-        op, product, epilogue, inputArgs, loadOnMma, mmaTile);
-    if (failed(applied))
-      return failure();
-    results = *applied;
-    producer = epilogue;
-  }
-  if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0},
-                          batchSlice)))
+    bool cols = map == AffineMap::get(2, 0, {d1}, ctx);
+    if (!cols && map != AffineMap::get(2, 0, {d0}, ctx))
+      return epilogue.emitOpError()
+             << "epilogue operand map " << AffineMapAttr::get(map)
+             << " is not supported (identity or a row/column broadcast)";
+    // A bias row (or per-row scale) in the accumulator's sliced layout.
+    unsigned sliced = cols ? 0 : 1;
+    auto vecType = RankedTensorType::get(
+        {cols ? blockN : blockM}, element,
+        tile::SliceEncodingAttr::get(ctx, sliced, mma));
+    Value v = tile::MemRefLoadOp::create(b, loc, vecType, memref,
+                                         ValueRange{cols ? n0 : m0}, Value(),
+                                         Value());
+    SmallVector<int64_t> unitShape = cols ? SmallVector<int64_t>{1, blockN}
+                                          : SmallVector<int64_t>{blockM, 1};
+    Value e = tile::ExpandDimsOp::create(
+        b, loc, tileOf(unitShape, element, mma), v, sliced);
+    return tile::BroadcastOp::create(b, loc, mmaTile(element), e).getResult();
+  };
+  if (failed(program->finish(b, loc, product, epilogue, inputArgs, outputs,
+                             loadOnMma, mmaTile, grid)))
     return failure();
-  grid = batch * blocksM * blocksN;
   numWarps = warps;
   return success();
 }

@@ -46,10 +46,6 @@ using namespace mlir::tcc::tile_to_gpu;
 
 namespace {
 
-Value cst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 /// How the accumulator layout spreads the non-K dim of an FMA operand: the
 /// rows of A (opIdx 0, the parent sliced along its columns) or the columns
 /// of B (opIdx 1, sliced along its rows), as a 1-D layout.

@@ -217,10 +217,6 @@ int64_t TileLayout::getDistinctWarps(unsigned d) const {
                              rootWpc[r]);
 }
 
-static Value cst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 Value TileLayout::emitLaneAlong(OpBuilder &b, Location loc, ThreadIds ids,
                                 unsigned d) const {
   Value v = ids.lane;

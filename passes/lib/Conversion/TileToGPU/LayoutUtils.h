@@ -28,12 +28,18 @@
 #ifndef TCC_CONVERSION_TILETOGPU_LAYOUTUTILS_H
 #define TCC_CONVERSION_TILETOGPU_LAYOUTUTILS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace mlir::tcc::tile_to_gpu {
+
+/// An index constant (the per-thread address math is full of them).
+inline Value cst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
 
 /// Thread ids of the running thread, computed once per kernel.
 struct ThreadIds {

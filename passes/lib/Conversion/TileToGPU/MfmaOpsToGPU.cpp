@@ -35,10 +35,6 @@ namespace {
 
 constexpr int64_t kMfma = 16; // M = N = K of v_mfma_f32_16x16x16
 
-Value cst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 int64_t tilesPerWave(int64_t size, unsigned waves) {
   return size / (kMfma * waves);
 }

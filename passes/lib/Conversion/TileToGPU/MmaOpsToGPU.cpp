@@ -69,10 +69,6 @@ int64_t nTilesPerWarp(int64_t blockN, tile::NvidiaMmaEncodingAttr mma) {
   return blockN / (kMmaN * warpsAlongN(mma));
 }
 
-Value cst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 } // namespace
 
 /// Physical column of logical (row, col) in a swizzled shared tile:

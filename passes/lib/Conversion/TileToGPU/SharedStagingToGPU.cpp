@@ -31,10 +31,6 @@ using namespace mlir::tcc::tile_to_gpu;
 
 namespace {
 
-Value cst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 int64_t elementBytes(Type type) { return type.getIntOrFloatBitWidth() / 8; }
 
 /// Elements of one cp.async: a thread's run, cut at swizzle-group borders

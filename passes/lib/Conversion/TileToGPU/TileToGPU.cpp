@@ -135,7 +135,6 @@ int64_t KernelInfo::getSharedBytes() const {
 Value mlir::tcc::tile_to_gpu::getScratchBuffer(Operation *op,
                                                const KernelInfo &info,
                                                Type elemType) {
-  auto func = op->getParentOfType<gpu::GPUFuncOp>();
   Type storage = getScratchStorageType(elemType);
   for (auto [i, entry] : llvm::enumerate(info.scratch))
     if (entry.first == storage)
