@@ -34,7 +34,6 @@
 // CHECK-NEXT: %[[AHEAD:.*]] = arith.addi %[[K]], %[[C64]] : index
 // CHECK-NEXT: tile.async_copy %arg0[%arg3, %[[AHEAD]]], %[[BA]][%[[WRITE]]]
 // CHECK-NEXT: tile.async_copy %arg1[%[[AHEAD]], %arg4], %[[BB]][%[[WRITE]]]
-// CHECK-NEXT: tile.async_commit_group
 // CHECK-NEXT: %[[OA:.*]] = tile.shared_load %[[BA]][%[[READ]]] : !tile.shared_buffer<3x128x32xf16, #shared> -> tensor<128x32xf16, #dot_op>
 // CHECK-NEXT: %[[OB:.*]] = tile.shared_load %[[BB]][%[[READ]]] : !tile.shared_buffer<3x32x128xf16, #shared1> -> tensor<32x128xf16, #dot_op1>
 // CHECK-NEXT: %[[D:.*]] = tile.dot %[[OA]], %[[OB]], %[[ACC]]
@@ -44,6 +43,8 @@
 // CHECK-NEXT: %[[W1:.*]] = arith.addi %[[WRITE]], %[[C1]] : index
 // CHECK-NEXT: %[[WW:.*]] = arith.cmpi eq, %[[W1]], %[[C3]] : index
 // CHECK-NEXT: %[[WN:.*]] = arith.select %[[WW]], %[[C0]], %[[W1]] : index
+// The group closes at the end of the step.
+// CHECK-NEXT: tile.async_commit_group
 // CHECK-NEXT: scf.yield %[[D]], %[[RN]], %[[WN]]
 // CHECK-NEXT: }
 // CHECK-NEXT: tile.async_wait {pending = 0 : i32}

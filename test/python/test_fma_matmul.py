@@ -118,13 +118,16 @@ def test_sgemm_numerics_through_the_gpu_stage(target, m, n, k):
     assert rel_err(out, reference(a, b)) < 1e-6
 
 
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
 @pytest.mark.parametrize("stages", [1, 2, 3])
-def test_sgemm_numerics_pipelined(stages):
-    # Aligned rows: cp.async copies (run synchronously by the emulator, with
-    # their zero-fill) into 1..3-slot buffers; 1 stage: plain shared staging.
+def test_sgemm_numerics_pipelined(stages, target):
+    # Aligned rows into 1..3-slot buffers (1 stage: plain shared staging).
+    # sm_90: cp.async copies (run synchronously by the emulator, with their
+    # zero-fill); gfx942: loads at the copy, LDS stores at the group's commit
+    # after the step's FMAs (register-staged prefetch).
     m, n, k = 96, 136, 44
-    kernel = tcc_compile(gemm_program(m, n, k, "f32"), "sm_90", cache=False, num_stages=stages)
-    assert ("nvgpu.device_async_copy" in kernel.ir["gpu"]) == (stages > 1)
+    kernel = tcc_compile(gemm_program(m, n, k, "f32"), target, cache=False, num_stages=stages)
+    assert ("nvgpu.device_async_copy" in kernel.ir["gpu"]) == (stages > 1 and target == "sm_90")
     a, b = operands(m, n, k, seed=stages)
     (out,) = run_gpu_stage(kernel, a, b)
     assert rel_err(out, reference(a, b)) < 1e-6

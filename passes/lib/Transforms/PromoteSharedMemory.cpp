@@ -115,9 +115,10 @@ struct TccPromoteSharedMemoryPass
   }
 
   /// The copies of `tiles` for the iteration whose induction variable is
-  /// `iv`, into `slot`, then one commit.
-  void emitCopyGroup(OpBuilder &b, scf::ForOp loop, MutableArrayRef<StagedTile> tiles,
-                     ArrayRef<Value> buffers, Value iv, Value slot) {
+  /// `iv`, into `slot`.
+  void emitCopies(OpBuilder &b, scf::ForOp loop,
+                  MutableArrayRef<StagedTile> tiles, ArrayRef<Value> buffers,
+                  Value iv, Value slot) {
     for (auto [tile, buffer] : llvm::zip(tiles, buffers)) {
       IRMapping map;
       map.map(loop.getInductionVar(), iv);
@@ -131,7 +132,6 @@ struct TccPromoteSharedMemoryPass
       tile::AsyncCopyOp::create(b, tile.load.getLoc(), tile.load.getMemref(),
                                 offsets, buffer, slot, layout);
     }
-    tile::AsyncCommitGroupOp::create(b, loop.getLoc());
   }
 
   void pipeline(scf::ForOp loop, MutableArrayRef<StagedTile> tiles) {
@@ -163,7 +163,8 @@ struct TccPromoteSharedMemoryPass
                               b, loc, lb,
                               arith::MulIOp::create(b, loc, step, cst(b, s)))
                               .getResult();
-      emitCopyGroup(b, loop, tiles, buffers, iv, cst(b, s));
+      emitCopies(b, loop, tiles, buffers, iv, cst(b, s));
+      tile::AsyncCommitGroupOp::create(b, loc);
     }
 
     // The loop carries the slot it reads and the slot it refills.
@@ -204,12 +205,16 @@ struct TccPromoteSharedMemoryPass
         convert.erase();
       }
     }
-    // Refill: iteration i + S-1, issued where the last load was.
+    // Refill: iteration i + S-1, issued where the last load was; the group
+    // closes at the end of the step (after the math), where targets that
+    // copy through registers store what their loads fetched meanwhile.
     b.setInsertionPoint(tiles.back().load);
     Value ahead = arith::AddIOp::create(
         b, loc, newLoop.getInductionVar(),
         arith::MulIOp::create(b, loc, newLoop.getStep(), cst(b, stages - 1)));
-    emitCopyGroup(b, newLoop, tiles, buffers, ahead, writeSlot);
+    emitCopies(b, newLoop, tiles, buffers, ahead, writeSlot);
+    b.setInsertionPoint(body->getTerminator());
+    tile::AsyncCommitGroupOp::create(b, loc);
     for (StagedTile &tile : tiles) {
       tile.toShared.erase();
       tile.load.erase();

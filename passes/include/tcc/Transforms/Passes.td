@@ -137,9 +137,12 @@ def TccPromoteSharedMemory : Pass<"tcc-promote-shared-memory"> {
       one `tile.async_commit_group` per iteration;
     - each iteration first waits until its own group has landed
       (`tile.async_wait {pending = S-2}`, which is also the barrier that
-      ends every thread's reads of the previous iteration's slot), reads its
-      slot with `tile.shared_load`, then issues the copies of iteration
-      i + S-1 into the slot iteration i-1 used, and commits them;
+      ends every thread's reads of the previous iteration's slot), issues
+      the copies of iteration i + S-1 into the slot iteration i-1 used
+      (where the loads were), reads its slot with `tile.shared_load`, and
+      commits the group at the end of the step, after the math (targets
+      that copy through registers store the fetched data there, so the
+      loads' latency overlaps the math);
     - after the loop, `tile.async_wait {pending = 0}` drains the copies.
 
     Copies past the loop's end read windows that the copy's bounds check
@@ -170,11 +173,12 @@ def TccPromoteSharedMemory : Pass<"tcc-promote-shared-memory"> {
     tile.async_commit_group
     scf.for %k = ... iter_args(%acc = %zero, %read = %c0, %write = %c2) {
       tile.async_wait {pending = 1 : i32}
-      %o = tile.shared_load %buf[%read] : ... -> tensor<128x32xf16, #opA>
       %k2 = arith.addi %k, %c64 : index
       tile.async_copy %A[%m0, %k2], %buf[%write] layout #blocked : ...
-      tile.async_commit_group
+      %o = tile.shared_load %buf[%read] : ... -> tensor<128x32xf16, #opA>
       ...
+      tile.async_commit_group
+      scf.yield ...
     }
     tile.async_wait {pending = 0 : i32}
     ```

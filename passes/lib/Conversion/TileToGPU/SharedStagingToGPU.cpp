@@ -8,9 +8,12 @@
 //                            allows) per piece of each thread's runs, with
 //                            the source size cut to what lies in the memref
 //                            (cp.async zero-fills the rest), when the runs
-//                            are aligned; else, and on AMD, a memref_load
-//                            into registers and swizzled shared stores;
-//   tile.async_commit_group -> cp.async.commit_group (AMD: nothing);
+//                            are aligned; else a memref_load into registers
+//                            and swizzled shared stores (on AMD the stores
+//                            move to the group's commit);
+//   tile.async_commit_group -> cp.async.commit_group (AMD: the shared
+//                            stores of the group's copies, whose loads were
+//                            issued at the copies: register-staged prefetch);
 //   tile.async_wait       -> cp.async.wait_group N (AMD: nothing), then a
 //                            workgroup barrier;
 //   tile.shared_load      -> ldmatrix / LDS fragment reads of the slot (FMA
@@ -56,6 +59,14 @@ struct SharedAllocLowering : public TilePattern<tile::SharedAllocOp> {
   }
 };
 
+/// The tile.async_commit_group after `copy` in its block (null if none).
+Operation *closingCommit(Operation *copy) {
+  for (Operation *next = copy->getNextNode(); next; next = next->getNextNode())
+    if (isa<tile::AsyncCommitGroupOp>(next))
+      return next;
+  return nullptr;
+}
+
 struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -84,7 +95,17 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
     bool cpAsync = info.asyncCopy && plan.getWidth() > 1 &&
                    (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16);
     if (!cpAsync) {
-      copyThroughRegisters(rewriter, loc);
+      // Register-staged: the loads now, the stores where the group is
+      // committed (after the step's math), when that is in this block.
+      if (Operation *commit = closingCommit(op); commit && !info.asyncCopy) {
+        Value values = emitMemRefLoad(
+            rewriter, loc, layout, vectorTypeOf(tileType), tileType.getShape(),
+            memref, offsets, info.getOffsetDivisors(op), Value(), Value(),
+            info.warpSize);
+        info.deferredStores[commit].push_back({layout, values, dst});
+      } else {
+        copyThroughRegisters(rewriter, loc);
+      }
       rewriter.eraseOp(op);
       return success();
     }
@@ -191,6 +212,14 @@ struct AsyncCommitGroupLowering
                   ConversionPatternRewriter &rewriter) const override {
     if (info.asyncCopy)
       NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    // Register-staged copies of this group: their shared stores.
+    if (auto it = info.deferredStores.find(op);
+        it != info.deferredStores.end()) {
+      for (const KernelInfo::DeferredStore &store : it->second)
+        emitSharedTileStore(rewriter, op.getLoc(), store.layout, store.values,
+                            store.dst, info.warpSize);
+      info.deferredStores.erase(it);
+    }
     rewriter.eraseOp(op);
     return success();
   }

@@ -34,6 +34,16 @@ private:
   unsigned warpSize;
 };
 
+/// A shared tile in a workgroup buffer: the buffer, the indices in front of
+/// the tile's (row, col) (a pipelined buffer's slot), and its layout.
+struct SharedTileRef {
+  Value buffer;
+  SmallVector<Value> leading;
+  tile::SharedEncodingAttr layout;
+  /// Buffer indices of the tile's logical (row, col), swizzled.
+  SmallVector<Value> indices(OpBuilder &b, Location loc, Value row,
+                             Value col) const;
+};
 /// What the pass learned about one kernel before converting it.
 struct KernelInfo {
   unsigned numWarps = 0;
@@ -54,6 +64,17 @@ struct KernelInfo {
 
   /// Lower tile.async_copy to cp.async (else loads and shared stores).
   bool asyncCopy = true;
+
+  /// Without cp.async, a copy's loads are emitted at the copy and its
+  /// shared stores at the tile.async_commit_group closing its group (after
+  /// the step's math: register-staged prefetch). Filled and drained during
+  /// the conversion, hence mutable.
+  struct DeferredStore {
+    TileLayout layout;
+    Value values;
+    SharedTileRef dst;
+  };
+  mutable DenseMap<Operation *, SmallVector<DeferredStore, 2>> deferredStores;
 
   /// Memref-form accesses (memref_load / memref_store / async_copy): a
   /// power of two each window offset is known to be a multiple of, found on
@@ -141,16 +162,6 @@ LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
 Value emitSwizzledColumn(OpBuilder &b, Location loc,
                          tile::SharedEncodingAttr shared, Value row,
                          Value col);
-/// A shared tile in a workgroup buffer: the buffer, the indices in front of
-/// the tile's (row, col) (a pipelined buffer's slot), and its layout.
-struct SharedTileRef {
-  Value buffer;
-  SmallVector<Value> leading;
-  tile::SharedEncodingAttr layout;
-  /// Buffer indices of the tile's logical (row, col), swizzled.
-  SmallVector<Value> indices(OpBuilder &b, Location loc, Value row,
-                             Value col) const;
-};
 /// Stores a per-thread vector of a 2-D `src`-layout tile into `dst` (vector
 /// stores of at most one swizzle group each; no barriers).
 void emitSharedTileStore(OpBuilder &b, Location loc, const TileLayout &src,
