@@ -78,7 +78,7 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-lower-to-tile",
       "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "
-      "convert-tcc-to-linalg, generalize, tcc-fuse-elementwise, "
-      "convert-linalg-to-tile",
+      "tcc-tensor-to-linalg then tcc-linalg-to-tile (convert-linalg-to-tile, "
+      "tcc-swizzle-shared-memory, tcc-promote-shared-memory)",
       buildLowerToTilePipeline);
 }
