@@ -62,6 +62,15 @@ FailureOr<SmallVector<Operation *>> offsetSlice(scf::ForOp loop,
 /// of loop-invariant memory at offsets recomputable for any iteration.
 SmallVector<StagedTile> findStagedTiles(scf::ForOp loop) {
   SmallVector<StagedTile> tiles;
+  // A store in the loop could write what a copy issued iterations earlier
+  // has already read: keep such loops synchronous.
+  bool stores = loop->walk([](Operation *op) {
+                      return isa<tile::MemRefStoreOp, tile::StoreOp>(op)
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    }).wasInterrupted();
+  if (stores)
+    return tiles;
   for (auto load : loop.getBody()->getOps<tile::MemRefLoadOp>()) {
     if (load.getMask() || !load->hasOneUse() ||
         !loop.isDefinedOutsideOfLoop(load.getMemref()) ||

@@ -151,8 +151,9 @@ def TccPromoteSharedMemory : Pass<"tcc-promote-shared-memory"> {
     of the induction variable and loop invariants; they are recomputed for
     the iteration being fetched. The shared layout (and its swizzle, chosen
     by `tcc-swizzle-shared-memory` beforehand) is kept. Loads with a mask,
-    tiles with other users, and values that depend on the loop's iter_args
-    are left alone. `num-stages = 1` leaves the IR unchanged (the
+    tiles with other users, values that depend on the loop's iter_args, and
+    loops that store to memory (a store could change what an earlier copy
+    already read) are left alone. `num-stages = 1` leaves the IR unchanged (the
     synchronous load / store / barrier form).
 
     Before:
