@@ -29,7 +29,8 @@ def _compile(args: argparse.Namespace) -> int:
     text = _read_source(args.file)
     try:
         kernel = tcc_compile(
-            text, args.target, num_warps=args.num_warps, cache=False if args.no_cache else None
+            text, args.target, num_warps=args.num_warps, num_stages=args.num_stages,
+            cache=False if args.no_cache else None,
         )
         output = kernel.asm if args.emit == "asm" else kernel.ir[args.emit]
     except (CompilationError, ValueError, TypeError) as err:
@@ -75,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tcc", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     comp = sub.add_parser("compile", help="compile a program for a GPU target")
-    comp.add_argument("file", help="MLIR file (tcc dialect or linalg on tensors), or -")
+    comp.add_argument(
+        "file", help="MLIR file (tcc dialect, linalg on tensors, or a tile.func), or -"
+    )
     comp.add_argument(
         "--target",
         default="sm_90",
@@ -89,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     comp.add_argument("-o", "--output", help="output file (default: stdout)")
     comp.add_argument("--num-warps", type=int, default=4)
+    comp.add_argument("--num-stages", type=int, default=3,
+                      help="slots of pipelined shared-memory operand buffers (GEMMs)")
     comp.add_argument("--no-cache", action="store_true", help="bypass the artifact cache")
     comp.set_defaults(run=_compile)
     demo = sub.add_parser("demo", help="build and print the built-in example program")

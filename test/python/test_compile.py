@@ -174,6 +174,8 @@ def test_cli_compile_and_emit(tmp_path):
     assert "tile.memref_load" in tile
     bad = subprocess.run([*run, "--target", "sm_70"], capture_output=True, text=True)
     assert bad.returncode == 1 and "unknown target" in bad.stderr
+    stages = subprocess.run([*run, "--num-stages", "0"], capture_output=True, text=True)
+    assert stages.returncode == 1 and "num_stages must be from 1 to 8, got 0" in stages.stderr
 
 
 def test_linalg_on_tensors_enters_directly():
