@@ -40,11 +40,12 @@ def from_bf16(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def operands(m, n, k, dtype, seed, bias):
+def operands(m, n, k, dtype, seed, bias, batch):
     """Random operands as the kernel stores them (bf16: bits) and their
     values in float64."""
     rng = np.random.default_rng(seed)
-    data = [rng.standard_normal((m, k)), rng.standard_normal((k, n))]
+    lead = (batch,) if batch else ()
+    data = [rng.standard_normal((*lead, m, k)), rng.standard_normal((*lead, k, n))]
     stored = [to_bf16(x) if dtype == "bf16" else x.astype(np.float16) for x in data]
     values = [(from_bf16(s) if dtype == "bf16" else s).astype(np.float64) for s in stored]
     if bias:
@@ -61,12 +62,12 @@ def reference(a, b, bias=None):
     return ref
 
 
-def gemm_error(target, m, n, k, dtype, *, bias=False, seed=0, **schedule):
+def gemm_error(target, m, n, k, dtype, *, bias=False, batch=None, seed=0, **schedule):
     """The kernel and the relative error of its result, run through the gpu
     stage, against float64."""
-    kernel = tcc_compile(gemm_program(m, n, k, dtype, bias_gelu=bias), target, cache=False,
-                         **schedule)
-    stored, values = operands(m, n, k, dtype, seed, bias)
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, bias_gelu=bias, batch=batch), target,
+                         cache=False, **schedule)
+    stored, values = operands(m, n, k, dtype, seed, bias, batch)
     (out,) = run_gpu_stage(kernel, *stored)
     out = (from_bf16(out) if dtype == "bf16" else out).astype(np.float64)
     assert not np.isnan(out).any()
@@ -102,6 +103,14 @@ def test_gemm_bias_gelu_numerics(target, dtype):
     kernel, err = gemm_error(target, 130, 72, 48, dtype, bias=True, seed=7)
     assert "math.tanh" in kernel.ir["tile"]  # the epilogue runs on the accumulator
     assert err < TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_batched_gemm_numerics(target):
+    # batch x blocks programs on 2-D batch slices, a bias shared by the batch.
+    kernel, err = gemm_error(target, 72, 136, 40, "bf16", bias=True, batch=2, seed=1)
+    assert kernel.launch.grid == (4, 1, 1)
+    assert err < TOLERANCE["bf16"]
 
 
 def test_gemm_numerics_16_warps():
