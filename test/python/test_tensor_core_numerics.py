@@ -1,0 +1,222 @@
+"""Tensor-core GEMMs checked numerically without a GPU.
+
+tcc.testing.simt runs the ``gpu`` stage on the CPU and executes its
+warp-level ops by a warp rendezvous with the lane semantics of the ISA
+documents: ``nvgpu.ldmatrix`` and ``nvvm.mma.sync`` m16n8k16 (sm_90, 32
+lanes), ``rocdl.mfma.f32.16x16x16f16`` / ``bf16.1k`` (gfx942, 64 lanes) and
+``gpu.shuffle xor``. A lane-mapping bug in convert-tile-to-gpu's tensor-core
+lowering therefore shows as wrong numbers; the last tests break the
+emulator's maps on purpose to check that it does. Tolerances as in
+test_gemm / benchmarks/gemm.py: relative Frobenius error against float64 on
+the rounded operands, f16 2e-3, bf16 1e-2.
+"""
+
+import dataclasses
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tcc.compiler.compile import compile as tcc_compile
+from tcc.examples.programs import gemm_program
+from tcc.runtime.artifact import ArgSpec, LaunchSpec
+from tcc.testing import simt
+from tcc.testing.simt import run_gpu_stage
+
+TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}
+WARP_OPS = {
+    "sm_90": ("nvgpu.ldmatrix", "nvvm.mma.sync"),
+    "gfx942": ("rocdl.mfma.f32.16x16x16",),
+}
+
+
+def to_bf16(x):
+    """float -> bf16 bits (uint16), rounded to nearest even."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def operands(m, n, k, dtype, seed, bias, batch):
+    """Random operands as the kernel stores them (bf16: bits) and their
+    values in float64."""
+    rng = np.random.default_rng(seed)
+    lead = (batch,) if batch else ()
+    data = [rng.standard_normal((*lead, m, k)), rng.standard_normal((*lead, k, n))]
+    stored = [to_bf16(x) if dtype == "bf16" else x.astype(np.float16) for x in data]
+    values = [(from_bf16(s) if dtype == "bf16" else s).astype(np.float64) for s in stored]
+    if bias:
+        stored.append(rng.standard_normal(n).astype(np.float32))
+        values.append(stored[-1].astype(np.float64))
+    return stored, values
+
+
+def reference(a, b, bias=None):
+    ref = a @ b
+    if bias is not None:
+        s = ref + bias
+        ref = 0.5 * s * (1 + np.tanh(np.sqrt(2 / np.pi) * (s + 0.044715 * s**3)))
+    return ref
+
+
+def gemm_error(target, m, n, k, dtype, *, bias=False, batch=None, seed=0, **schedule):
+    """The kernel and the relative error of its result, run through the gpu
+    stage, against float64."""
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, bias_gelu=bias, batch=batch), target,
+                         cache=False, **schedule)
+    stored, values = operands(m, n, k, dtype, seed, bias, batch)
+    (out,) = run_gpu_stage(kernel, *stored)
+    out = (from_bf16(out) if dtype == "bf16" else out).astype(np.float64)
+    assert not np.isnan(out).any()
+    ref = reference(*values)
+    return kernel, float(np.linalg.norm(out - ref) / np.linalg.norm(ref))
+
+
+# One whole 128 x 128 block over 2 K steps; partial blocks in M and N (2 x 2
+# programs) over 3 K steps.
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize(("m", "n", "k"), [(128, 128, 64), (200, 136, 96)])
+def test_gemm_numerics(target, dtype, m, n, k):
+    kernel, err = gemm_error(target, m, n, k, dtype)
+    assert all(op in kernel.ir["gpu"] for op in WARP_OPS[target])
+    assert err < TOLERANCE[dtype]
+
+
+# 1 stage: plain shared staging; 3: cp.async copies (sm_90) or register-staged
+# prefetch (gfx942). K = 80 ends in a masked K tail; 33 x 17 x 5 is one
+# partial block with K below one step.
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+@pytest.mark.parametrize(("stages", "m", "n", "k"), [(1, 136, 72, 80), (3, 136, 72, 80),
+                                                     (3, 33, 17, 5)])
+def test_gemm_numerics_stages_and_tails(target, stages, m, n, k):
+    _, err = gemm_error(target, m, n, k, "f16", seed=stages, num_stages=stages)
+    assert err < TOLERANCE["f16"]
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_gemm_bias_gelu_numerics(target, dtype):
+    kernel, err = gemm_error(target, 130, 72, 48, dtype, bias=True, seed=7)
+    assert "math.tanh" in kernel.ir["tile"]  # the epilogue runs on the accumulator
+    assert err < TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_batched_gemm_numerics(target):
+    # batch x blocks programs on 2-D batch slices, a bias shared by the batch.
+    kernel, err = gemm_error(target, 72, 136, 40, "bf16", bias=True, batch=2, seed=1)
+    assert kernel.launch.grid == (4, 1, 1)
+    assert err < TOLERANCE["bf16"]
+
+
+def test_gemm_numerics_16_warps():
+    # 16 warps on a 64-wide block: one 8-column n tile per warp, read by
+    # ldmatrix .x2.trans.
+    kernel, err = gemm_error("sm_90", 64, 40, 48, "f16", num_warps=16)
+    assert "numTiles = 2 : i32, transpose = true" in kernel.ir["gpu"]
+    assert err < TOLERANCE["f16"]
+
+
+LDMATRIX_STAGE = """module attributes {{gpu.container_module}} {{
+  gpu.module @ld_module {{
+    gpu.func @ld(%arg0: memref<32x8xf16>, %arg1: memref<32x{regs}xf16>) workgroup(%arg2 : \
+memref<32x8xf16, #gpu.address_space<workgroup>>) kernel attributes {{tcc.threads = 32 : i32}} {{
+      %c0 = arith.constant 0 : index
+      %thread_id_x = gpu.thread_id  x
+      %0 = vector.load %arg0[%thread_id_x, %c0] : memref<32x8xf16>, vector<8xf16>
+      vector.store %0, %arg2[%thread_id_x, %c0] : \
+memref<32x8xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+      gpu.barrier
+      %1 = nvgpu.ldmatrix %arg2[%thread_id_x, %c0] {{numTiles = {tiles} : i32, \
+transpose = {trans}}} : memref<32x8xf16, #gpu.address_space<workgroup>> -> vector<{tiles}x2xf16>
+{stores}
+      gpu.return
+    }}
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("tiles", [1, 2, 4])
+@pytest.mark.parametrize("trans", [False, True])
+def test_ldmatrix_forms(tiles, trans):
+    # Lane l supplies row l of the 32 x 8 input: matrix j is rows 8j..8j+7.
+    # Each 8 x 8 matrix (transposed with .trans) reaches the lanes as 32 pairs
+    # in row-major order, pair l in lane l.
+    regs = 2 * tiles
+    stores = "\n".join(
+        f"      %r{j} = vector.extract %1[{j}] : vector<2xf16> from vector<{tiles}x2xf16>\n"
+        f"      %o{j} = arith.constant {2 * j} : index\n"
+        f"      vector.store %r{j}, %arg1[%thread_id_x, %o{j}] : memref<32x{regs}xf16>, "
+        "vector<2xf16>" for j in range(tiles))
+    stage = LDMATRIX_STAGE.format(tiles=tiles, regs=regs, trans=str(trans).lower(),
+                                  stores=stores)
+    kernel = SimpleNamespace(
+        name="ld", target="sm_90", ir={"gpu": stage},
+        launch=LaunchSpec(block=(32, 1, 1), grid=(1, 1, 1)),
+        args=(ArgSpec("a", "pointer", "f16", (32, 8)),
+              ArgSpec("out", "pointer", "f16", (32, regs), role="output")))
+    a = np.arange(32 * 8, dtype=np.float16).reshape(32, 8)
+    (out,) = run_gpu_stage(kernel, a)
+    for j in range(tiles):
+        matrix = a[8 * j : 8 * j + 8]
+        pairs = (matrix.T if trans else matrix).reshape(32, 2)
+        np.testing.assert_array_equal(out[:, 2 * j : 2 * j + 2], pairs)
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_softmax_shuffle_numerics(target):
+    # Row reductions across lanes by gpu.shuffle xor (a warp per row).
+    src = ("func.func @sm(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {\n"
+           "  %y = tcc.softmax %x dim = 1 : tensor<64x256xf32>\n"
+           "  return %y : tensor<64x256xf32>\n}\n")
+    kernel = tcc_compile(src, target, cache=False)
+    assert "gpu.shuffle  xor" in kernel.ir["gpu"]
+    x = np.random.default_rng(3).standard_normal((64, 256)).astype(np.float32) * 4
+    (out,) = run_gpu_stage(kernel, x)
+    e = np.exp(x - x.max(axis=1, keepdims=True).astype(np.float64))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+# The emulator is an independent check: break one lane map of its ISA model
+# (two lanes trade their elements) and the same GEMMs come out wrong.
+def swap_lanes(lane_map, first=5, second=22):
+    def swapped(lane, *rest):
+        return lane_map({first: second, second: first}.get(lane, lane), *rest)
+
+    return swapped
+
+
+@pytest.mark.parametrize(("target", "op", "operand"), [
+    ("sm_90", "mma_m16n8k16_f16", "a"),
+    ("sm_90", "mma_m16n8k16_f16", "b"),
+    ("sm_90", "mma_m16n8k16_f16", "c"),
+    ("gfx942", "mfma_16x16x16_f16", "a"),
+    ("gfx942", "mfma_16x16x16_f16", "b"),
+    ("gfx942", "mfma_16x16x16_f16", "c"),
+])
+def test_a_wrong_mma_lane_map_gives_wrong_numbers(monkeypatch, target, op, operand):
+    mma = simt.WARP_MMAS[op]
+    wrong = dataclasses.replace(mma, **{operand: swap_lanes(getattr(mma, operand))})
+    monkeypatch.setitem(simt.WARP_MMAS, op, wrong)
+    _, err = gemm_error(target, 64, 64, 32, "f16")
+    assert err > 0.05
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_a_wrong_ldmatrix_map_gives_wrong_numbers(monkeypatch, trans):
+    # ldmatrix (A) / ldmatrix.trans (B) with two lanes' fragments traded.
+    right = simt.ptx_ldmatrix
+
+    def wrong(lane, matrix, i, transposed):
+        if transposed == trans:
+            lane = {5: 22, 22: 5}.get(lane, lane)
+        return right(lane, matrix, i, transposed)
+
+    monkeypatch.setattr(simt, "ptx_ldmatrix", wrong)
+    _, err = gemm_error("sm_90", 64, 64, 32, "f16")
+    assert err > 0.05
