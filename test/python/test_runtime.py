@@ -230,3 +230,32 @@ def test_validation_happens_before_the_driver_is_touched():
     kernel = CompiledKernel(_vadd())  # no device: would raise RuntimeUnavailableError
     with pytest.raises(ArgumentError):
         kernel(np.zeros(8, np.float32), np.zeros(8, np.int32), 1.0)
+
+
+class _FakeCudaTensor:
+    """Just what tcc.runtime reads from a torch CUDA tensor."""
+
+    is_cuda = True
+
+    def __init__(self, shape, dtype="torch.float16", contiguous=True):
+        self.shape, self.dtype, self._contiguous = shape, dtype, contiguous
+
+    def data_ptr(self):
+        return 0x7000
+
+    def is_contiguous(self):
+        return self._contiguous
+
+    @property
+    def __cuda_array_interface__(self):  # the slow path must not be taken
+        raise AssertionError("describe() built __cuda_array_interface__")
+
+
+def test_torch_cuda_tensors_are_described_without_the_array_interface():
+    from tcc.runtime.launcher import describe
+
+    info = describe(_FakeCudaTensor((4, 8)))
+    assert (info.ptr, info.shape, info.typestr, info.contiguous, info.on_device) == (
+        0x7000, (4, 8), "<f2", True, True)
+    assert describe(_FakeCudaTensor((4, 8), "torch.bfloat16")).typestr == "<V2"  # raw 2 bytes
+    assert not describe(_FakeCudaTensor((4, 8), contiguous=False)).contiguous

@@ -110,6 +110,13 @@ def describe(value: Any) -> TensorInfo | None:
             value.ctypes.data, tuple(value.shape), value.dtype.str,
             value.flags.c_contiguous, False, value,
         )
+    if getattr(value, "is_cuda", False) and hasattr(value, "data_ptr"):
+        # torch on the GPU: its own accessors cost a fraction of building
+        # __cuda_array_interface__ (which dominated the launch time).
+        return TensorInfo(
+            int(value.data_ptr()), tuple(value.shape), _torch_typestr(value),
+            bool(value.is_contiguous()), True, value,
+        )
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
         shape = tuple(cai["shape"])
@@ -131,12 +138,18 @@ def describe(value: Any) -> TensorInfo | None:
     return None
 
 
+_TORCH_TYPESTRS: dict[Any, str] = {}
+
+
 def _torch_typestr(t: Any) -> str:
+    cached = _TORCH_TYPESTRS.get(t.dtype)
+    if cached is not None:
+        return cached
     name = str(t.dtype).removeprefix("torch.")
-    for ours, torch_name in _TORCH_DTYPES.items():
-        if torch_name == name:
-            return DTYPES[ours][0]
-    return f"<torch.{name}>"
+    typestr = next((DTYPES[ours][0] for ours, torch_name in _TORCH_DTYPES.items()
+                    if torch_name == name), f"<torch.{name}>")
+    _TORCH_TYPESTRS[t.dtype] = typestr
+    return typestr
 
 
 def _typestr_matches(got: str, dtype: str) -> bool:
@@ -152,24 +165,37 @@ def dtype_name_of(typestr: str) -> str:
     return typestr
 
 
-def bind_shapes(artifact: KernelArtifact, values: Sequence[Any]) -> dict[str, int]:
+def describe_args(artifact: KernelArtifact, values: Sequence[Any]) -> list[TensorInfo | None]:
+    """``describe`` of each array argument (None for scalars and absent values)."""
+    return [
+        describe(v) if spec.kind == "pointer" and v is not None else None
+        for spec, v in zip(artifact.args, values, strict=True)
+    ]
+
+
+def bind_shapes(
+    artifact: KernelArtifact, values: Sequence[Any],
+    infos: Sequence[TensorInfo | None] | None = None,
+) -> dict[str, int]:
     """Validate ``values`` against the artifact's argument layout.
 
     Returns the bindings of symbolic dimensions. Raises ArgumentError naming
     the argument, with expected vs got, before anything touches a device.
+    ``infos``: the values' ``describe_args``, when the caller has them.
     """
     if len(values) != len(artifact.args):
         raise ArgumentError(
             f"{artifact.kernel_name}: expected {len(artifact.args)} arguments "
             f"({', '.join(a.name for a in artifact.args)}), got {len(values)}"
         )
+    if infos is None:
+        infos = describe_args(artifact, values)
     symbols: dict[str, int] = {}
-    for spec, value in zip(artifact.args, values, strict=True):
+    for spec, value, info in zip(artifact.args, values, infos, strict=True):
         where = f"{artifact.kernel_name}: argument {spec.name!r}"
         if spec.kind == "scalar":
             _check_scalar(where, spec, value)
             continue
-        info = describe(value)
         if info is None:
             raise ArgumentError(
                 f"{where}: expected an array of {spec.dtype} with shape {list(spec.shape)}, "
@@ -214,18 +240,20 @@ def _check_scalar(where: str, spec: ArgSpec, value: Any) -> None:
 
 
 def compute_grid(
-    artifact: KernelArtifact, values: Sequence[Any], symbols: dict[str, int]
+    artifact: KernelArtifact, values: Sequence[Any], symbols: dict[str, int],
+    infos: Sequence[TensorInfo | None] | None = None,
 ) -> tuple[int, int, int]:
     """Evaluate the artifact's grid rule for these (validated) arguments."""
+    if infos is None:
+        infos = describe_args(artifact, values)
     shapes: list[tuple[int, ...]] = []
     names: dict[str, int] = dict(artifact.launch.constants)
     names.update(symbols)
-    for spec, value in zip(artifact.args, values, strict=True):
+    for spec, value, info in zip(artifact.args, values, infos, strict=True):
         if spec.kind == "scalar":
             shapes.append(())
             names[spec.name] = int(value)
         else:
-            info = describe(value)
             assert info is not None
             shapes.append(info.shape)
     grid = tuple(eval_grid_expr(e, shapes, names) for e in artifact.launch.grid)
@@ -250,15 +278,18 @@ class PackedArgs:
 
 
 def pack_args(
-    artifact: KernelArtifact, pointers: Sequence[int | None], values: Sequence[Any]
+    artifact: KernelArtifact, pointers: Sequence[int | None], values: Sequence[Any],
+    infos: Sequence[TensorInfo | None] | None = None,
 ) -> PackedArgs:
     """Pack device pointers (array args) and scalar values in ABI order.
 
     ``bare``: one pointer per memref. ``descriptor``: the MLIR memref
     descriptor flattened (allocated ptr, aligned ptr, offset, sizes, strides).
     """
+    if infos is None and artifact.call_conv == "descriptor":
+        infos = describe_args(artifact, values)
     storage: list[Any] = []
-    for spec, ptr, value in zip(artifact.args, pointers, values, strict=True):
+    for i, (spec, ptr, value) in enumerate(zip(artifact.args, pointers, values, strict=True)):
         if spec.kind == "scalar":
             ctype = _SCALAR_CTYPES[spec.dtype]
             if spec.dtype in ("f16", "bf16"):
@@ -267,7 +298,7 @@ def pack_args(
             continue
         storage.append(ctypes.c_void_p(ptr))
         if artifact.call_conv == "descriptor":
-            shape = describe(value).shape  # type: ignore[union-attr]
+            shape = infos[i].shape  # type: ignore[index,union-attr]
             storage.append(ctypes.c_void_p(ptr))
             storage.append(ctypes.c_int64(0))
             storage.extend(ctypes.c_int64(d) for d in shape)
@@ -371,12 +402,13 @@ class CompiledKernel:
             raise ArgumentError(f"out=: expected {len(outputs)} outputs, got {len(given)}")
         it = iter(args)
         full: list[Any] = [None if i in outputs else next(it) for i in range(len(specs))]
+        if given:
+            for n, i in enumerate(outputs):
+                full[i] = given[n]
+            return full
         symbols = bind_shapes_partial(self.artifact, full)
         like = next((v for v in full if describe(v) is not None), None)
-        for n, i in enumerate(outputs):
-            if given:
-                full[i] = given[n]
-                continue
+        for i in outputs:
             spec = specs[i]
             shape = []
             for d in spec.shape:
@@ -392,8 +424,9 @@ class CompiledKernel:
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
         art = self.artifact
         full = self.bind(args, out)
-        symbols = bind_shapes(art, full)  # validates everything before any launch
-        grid = compute_grid(art, full, symbols)
+        infos = describe_args(art, full)  # once per launch: it is the costly part
+        symbols = bind_shapes(art, full, infos)  # validates everything before any launch
+        grid = compute_grid(art, full, symbols, infos)
         function = self._load()
         device = self.device
         stream = _current_stream(full) if stream is None else stream
@@ -401,8 +434,7 @@ class CompiledKernel:
         pointers: list[int | None] = []
         staged: list[tuple[int, TensorInfo, ArgSpec]] = []  # host arrays copied in/out
         try:
-            for spec, value in zip(art.args, full, strict=True):
-                info = describe(value) if spec.kind == "pointer" else None
+            for spec, info in zip(art.args, infos, strict=True):
                 if info is None:
                     pointers.append(None)
                 elif info.on_device:
@@ -414,7 +446,7 @@ class CompiledKernel:
                     if spec.role != "output":
                         device.copy_htod(dptr, info.ptr, nbytes)
                     pointers.append(dptr)
-            packed = pack_args(art, pointers, full)
+            packed = pack_args(art, pointers, full, infos)
             device.launch(
                 function, grid, art.launch.block, art.launch.shared_mem_bytes, stream,
                 packed.address,
