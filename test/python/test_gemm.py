@@ -75,6 +75,18 @@ def test_mfma_32x32_halves_the_mfma_issues():
     assert counts["32"][1] == counts["16"][1]
 
 
+def test_mfma_32x32_operands_get_the_conflict_free_swizzle():
+    # The pass's choice for the 32x32x8 reads: A [128, 32] f16 read as
+    # kWidth-4 fragments gets vec 4, perPhase 2, maxPhase 8 (0 conflicts in
+    # test_bank_conflicts.test_tcc_amd_gemm_operand_reads); B (N contiguous,
+    # read along rows by 32 lanes) stays plain and is conflict-free as is.
+    k = tcc_compile(gemm(256, 256, 128, "f16"), "gfx942", cache=False)
+    assert "instrShape = [32, 32]" in k.ir["tile"]
+    shared = set(re.findall(r"#tile\.shared<\{vec = (\d+), perPhase = (\d+), maxPhase = (\d+)",
+                            k.ir["tile"]))
+    assert shared == {("4", "2", "8"), ("8", "1", "1")}
+
+
 def test_mfma_shape_is_checked():
     with pytest.raises(ValueError, match="mfma_shape must be"):
         tcc_compile(gemm(256, 256, 256, "f16"), "gfx942", cache=False, mfma_shape="8")
