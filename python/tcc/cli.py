@@ -30,7 +30,7 @@ def _compile(args: argparse.Namespace) -> int:
     try:
         kernel = tcc_compile(
             text, args.target, num_warps=args.num_warps, num_stages=args.num_stages,
-            cache=False if args.no_cache else None,
+            mfma_shape=args.mfma_shape, cache=False if args.no_cache else None,
         )
         output = kernel.asm if args.emit == "asm" else kernel.ir[args.emit]
     except (CompilationError, ValueError, TypeError) as err:
@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument("--num-warps", type=int, default=4)
     comp.add_argument("--num-stages", type=int, default=3,
                       help="slots of pipelined shared-memory operand buffers (GEMMs)")
+    comp.add_argument("--mfma-shape", choices=("auto", "16", "32"), default="auto",
+                      help="AMD GEMM instruction: v_mfma_f32_32x32x8 (32), _16x16x16 (16), "
+                           "or auto (32 where every wave's tile is a multiple of 32)")
     comp.add_argument("--no-cache", action="store_true", help="bypass the artifact cache")
     comp.set_defaults(run=_compile)
     demo = sub.add_parser("demo", help="build and print the built-in example program")

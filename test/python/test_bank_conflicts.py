@@ -205,6 +205,28 @@ def test_amd_cooperative_stores(shape, m_dim, kwidth):
         assert sum(pattern_conflicts(AMD, s) for s in stores) == 0
 
 
+# tcc's AMD GEMM operands as convert-linalg-to-tile stages them and
+# convert-tile-to-gpu reads them, per 32-wide K step of a 128 x 128 block:
+# A [128, 32] K-contiguous in kWidth-4 fragments (ds_read_b64), swizzled by
+# the pass; B [32, 128] N-contiguous, left unswizzled (K is not contiguous),
+# read one element at a time down each lane's column. MFMA 16x16x16 (lanes
+# 16 per row, rows 4 apart) against 32x32x8 (32 lanes along one row).
+@pytest.mark.parametrize(("m_dim", "a_plain", "b_plain"), [(16, 448, 128), (32, 448, 0)])
+def test_tcc_amd_gemm_operand_reads(m_dim, a_plain, b_plain):
+    k_step = 4 * 64 // m_dim
+
+    def total(layout, op_idx):
+        non_k = layout.shape[op_idx]  # A: rows (dim 0), B: columns (dim 1)
+        return sum(pattern_conflicts(AMD, mfma_lds_read(layout, op_idx, m_dim, 4, s, k))
+                   for s in range(0, non_k, m_dim) for k in range(0, 32, k_step))
+
+    a_shape, b_shape = (128, 32), (32, 128)
+    assert total(plain(a_shape, "f16"), 0) == a_plain
+    assert total(swizzled(a_shape, "f16", AMD, 4), 0) == 0
+    assert choose_swizzle(AMD, 2, b_shape, kwidth=4, k_contiguous=False).max_phase == 1
+    assert total(plain(b_shape, "f16"), 1) == b_plain
+
+
 # -- the pass makes the same choice ---------------------------------------------
 
 def _run_pass(elem: str, shape, order, opidx, parent: str, kwidth: int, model: str) -> str:

@@ -44,15 +44,57 @@ def test_odd_sizes_compile():
 
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942"])
-def test_gemm_uses_mfma_and_lds_on_amd(dtype, target):
-    k = tcc_compile(gemm(512, 384, 256, dtype, bias=True), target, cache=False)
-    # gfx90a spells v_mfma_f32_16x16x16f16 / ..bf16_1k, gfx942 .._f16 / .._bf16
-    assert re.search(rf"v_mfma_f32_16x16x16_?{dtype}", k.asm)
+@pytest.mark.parametrize(("mfma_shape", "instr"), [("auto", "32x32x8"), ("32", "32x32x8"),
+                                                   ("16", "16x16x16")])
+def test_gemm_uses_mfma_and_lds_on_amd(dtype, target, mfma_shape, instr):
+    k = tcc_compile(gemm(512, 384, 256, dtype, bias=True), target, cache=False,
+                    mfma_shape=mfma_shape)
+    # gfx90a spells v_mfma_f32_32x32x8f16 / ..bf16_1k (16x16x16 likewise),
+    # gfx942 v_mfma_f32_32x32x8_f16 / .._bf16.
+    spelling = {"gfx90a": {"f16": "f16", "bf16": "bf16_1k"},
+                "gfx942": {"f16": "_f16", "bf16": "_bf16"}}[target][dtype]
+    mnemonics = set(re.findall(r"v_mfma_\w+", k.asm))
+    assert mnemonics == {f"v_mfma_f32_{instr}{spelling}"}
     assert "ds_read" in k.asm and "ds_write" in k.asm  # LDS staging
     assert "s_barrier" in k.asm
     assert k.launch.block == (256, 1, 1)  # 4 wave64 waves
-    assert "#tile.amd_mfma" in k.ir["tile"]
+    m = instr.split("x")[0]
+    assert f"#tile.amd_mfma<{{version = 3, warpsPerCTA = [2, 2], instrShape = [{m}, {m}]" \
+        in k.ir["tile"]
     assert not re.search(r"__(ocml|ockl)_", k.asm)
+
+
+def test_mfma_32x32_halves_the_mfma_issues():
+    # The same 64 x 64 wave tiles: 2 x 2 x 4 v_mfma_f32_32x32x8 per K step of
+    # 32 instead of 4 x 4 x 2 v_mfma_f32_16x16x16, from as many LDS reads.
+    counts = {}
+    for shape in ("16", "32"):
+        k = tcc_compile(gemm(256, 256, 128, "f16"), "gfx942", cache=False, mfma_shape=shape)
+        counts[shape] = (len(re.findall(r"v_mfma_f32", k.asm)), len(re.findall(r"ds_read", k.asm)))
+    assert counts["32"][0] * 2 == counts["16"][0]
+    assert counts["32"][1] == counts["16"][1]
+
+
+def test_mfma_32x32_operands_get_the_conflict_free_swizzle():
+    # The pass's choice for the 32x32x8 reads: A [128, 32] f16 read as
+    # kWidth-4 fragments gets vec 4, perPhase 2, maxPhase 8 (0 conflicts in
+    # test_bank_conflicts.test_tcc_amd_gemm_operand_reads); B (N contiguous,
+    # read along rows by 32 lanes) stays plain and is conflict-free as is.
+    k = tcc_compile(gemm(256, 256, 128, "f16"), "gfx942", cache=False)
+    assert "instrShape = [32, 32]" in k.ir["tile"]
+    shared = set(re.findall(r"#tile\.shared<\{vec = (\d+), perPhase = (\d+), maxPhase = (\d+)",
+                            k.ir["tile"]))
+    assert shared == {("4", "2", "8"), ("8", "1", "1")}
+
+
+def test_mfma_shape_is_checked():
+    with pytest.raises(ValueError, match="mfma_shape must be"):
+        tcc_compile(gemm(256, 256, 256, "f16"), "gfx942", cache=False, mfma_shape="8")
+    # 16 waves on a 128-wide block: 16 columns per wave, no 32x32 tile.
+    with pytest.raises(Exception, match="mfma-shape = 32: each wave's share of the 128 x 128 "
+                                        r"block \(64 x 16\) is not a multiple of 32"):
+        tcc_compile(gemm(256, 256, 256, "f16"), "gfx942", cache=False, mfma_shape="32",
+                    num_warps=16)
 
 
 @pytest.mark.parametrize("target", ["sm_90", "gfx942"])
@@ -94,7 +136,7 @@ def test_tile_program_with_tile_dot_compiles_to_tensor_cores(target):
     if target == "sm_90":
         assert "mma.sync.aligned.m16n8k16" in k.asm and "cp.async.cg.shared.global" in k.asm
     else:
-        assert re.search(r"v_mfma_f32_16x16x16_?f16", k.asm) and "ds_read" in k.asm
+        assert re.search(r"v_mfma_f32_32x32x8_?f16", k.asm) and "ds_read" in k.asm
 
 
 def test_tile_program_needs_its_launch_contract():

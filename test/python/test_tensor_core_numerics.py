@@ -3,7 +3,8 @@
 tcc.testing.simt runs the ``gpu`` stage on the CPU and executes its
 warp-level ops by a warp rendezvous with the lane semantics of the ISA
 documents: ``nvgpu.ldmatrix`` and ``nvvm.mma.sync`` m16n8k16 (sm_90, 32
-lanes), ``rocdl.mfma.f32.16x16x16f16`` / ``bf16.1k`` (gfx942, 64 lanes) and
+lanes), ``rocdl.mfma.f32.16x16x16f16`` / ``bf16.1k`` and
+``rocdl.mfma.f32.32x32x8f16`` / ``bf16.1k`` (gfx942, 64 lanes) and
 ``gpu.shuffle xor``. A lane-mapping bug in convert-tile-to-gpu's tensor-core
 lowering therefore shows as wrong numbers; the last tests break the
 emulator's maps on purpose to check that it does. Tolerances as in
@@ -26,8 +27,16 @@ from tcc.testing.simt import run_gpu_stage
 TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}
 WARP_OPS = {
     "sm_90": ("nvgpu.ldmatrix", "nvvm.mma.sync"),
-    "gfx942": ("rocdl.mfma.f32.16x16x16",),
+    "gfx942": ("rocdl.mfma.f32.32x32x8",),  # the default (auto) for 64 x 64 per wave
+    "gfx942/16": ("rocdl.mfma.f32.16x16x16",),
 }
+# gfx942 with v_mfma_f32_16x16x16 forced (mfma_shape="16").
+MFMA16 = {"mfma_shape": "16"}
+
+
+def split(target):
+    """"gfx942/16" -> ("gfx942", {"mfma_shape": "16"})."""
+    return (target.split("/")[0], MFMA16) if target.endswith("/16") else (target, {})
 
 
 def to_bf16(x):
@@ -76,14 +85,35 @@ def gemm_error(target, m, n, k, dtype, *, bias=False, batch=None, seed=0, **sche
 
 
 # One whole 128 x 128 block over 2 K steps; partial blocks in M and N (2 x 2
-# programs) over 3 K steps.
-@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+# programs) over 3 K steps. gfx942: MFMA 32x32x8 (the default) and 16x16x16.
+@pytest.mark.parametrize("target", ["sm_90", "gfx942", "gfx942/16"])
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
 @pytest.mark.parametrize(("m", "n", "k"), [(128, 128, 64), (200, 136, 96)])
 def test_gemm_numerics(target, dtype, m, n, k):
-    kernel, err = gemm_error(target, m, n, k, dtype)
+    arch, schedule = split(target)
+    kernel, err = gemm_error(arch, m, n, k, dtype, **schedule)
     assert all(op in kernel.ir["gpu"] for op in WARP_OPS[target])
     assert err < TOLERANCE[dtype]
+
+
+# MFMA 32x32x8 with a bias + GELU epilogue on its 16-register accumulator,
+# partial blocks in M and N, and 8 waves (4 along N: 32 columns each).
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_mfma32_bias_gelu_numerics(dtype, num_warps):
+    kernel, err = gemm_error("gfx942", 200, 136, 96, dtype, bias=True, seed=3,
+                             num_warps=num_warps)
+    assert "instrShape = [32, 32]" in kernel.ir["tile"]
+    assert "rocdl.mfma.f32.32x32x8" in kernel.ir["gpu"]
+    assert err < TOLERANCE[dtype]
+
+
+def test_mfma_auto_keeps_16x16_for_narrow_wave_tiles():
+    # 16 waves over a 128-wide block: 16 columns per wave, no 32x32 tile.
+    kernel, err = gemm_error("gfx942", 64, 72, 48, "f16", num_warps=16)
+    assert "instrShape = [16, 16]" in kernel.ir["tile"]
+    assert "rocdl.mfma.f32.32x32x8" not in kernel.ir["gpu"]
+    assert err < TOLERANCE["f16"]
 
 
 # 1 stage: plain shared staging; 3: cp.async copies (sm_90) or register-staged
@@ -195,15 +225,20 @@ def swap_lanes(lane_map, first=5, second=22):
     ("sm_90", "mma_m16n8k16_f16", "a"),
     ("sm_90", "mma_m16n8k16_f16", "b"),
     ("sm_90", "mma_m16n8k16_f16", "c"),
-    ("gfx942", "mfma_16x16x16_f16", "a"),
-    ("gfx942", "mfma_16x16x16_f16", "b"),
-    ("gfx942", "mfma_16x16x16_f16", "c"),
+    ("gfx942/16", "mfma_16x16x16_f16", "a"),
+    ("gfx942/16", "mfma_16x16x16_f16", "b"),
+    ("gfx942/16", "mfma_16x16x16_f16", "c"),
+    ("gfx942", "mfma_32x32x8_f16", "a"),
+    ("gfx942", "mfma_32x32x8_f16", "b"),
+    ("gfx942", "mfma_32x32x8_f16", "c"),
 ])
 def test_a_wrong_mma_lane_map_gives_wrong_numbers(monkeypatch, target, op, operand):
     mma = simt.WARP_MMAS[op]
     wrong = dataclasses.replace(mma, **{operand: swap_lanes(getattr(mma, operand))})
     monkeypatch.setitem(simt.WARP_MMAS, op, wrong)
-    _, err = gemm_error(target, 64, 64, 32, "f16")
+    arch, schedule = split(target)
+    kernel, err = gemm_error(arch, 64, 64, 32, "f16", **schedule)
+    assert all(op in kernel.ir["gpu"] for op in WARP_OPS[target])
     assert err > 0.05
 
 

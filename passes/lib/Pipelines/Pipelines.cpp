@@ -22,6 +22,7 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   ConvertLinalgToTileOptions tileOptions;
   tileOptions.warpSize = options.warpSize;
   tileOptions.numWarps = options.numWarps;
+  tileOptions.mfmaShape = options.mfmaShape;
   tileOptions.elementsPerProgram = options.elementsPerProgram;
   pm.addPass(createConvertLinalgToTile(tileOptions));
   if (options.bankModel != "none") {

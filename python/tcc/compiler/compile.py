@@ -65,13 +65,15 @@ class Schedule:
     elements_per_program: int = 2048
     swizzle: bool = True  # XOR-swizzle shared-memory tiles (off only to measure)
     num_stages: int = 3  # slots of pipelined shared operand buffers (1: synchronous)
+    mfma_shape: str = "auto"  # AMD GEMM instruction: "auto", "16" or "32"
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, int | str]:
         return {
             "num_warps": self.num_warps,
             "elements_per_program": self.elements_per_program,
             "swizzle": int(self.swizzle),
             "num_stages": self.num_stages,
+            "mfma_shape": self.mfma_shape,
         }
 
 
@@ -137,6 +139,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     elements_per_program: int = 2048,
     swizzle: bool = True,
     num_stages: int = 3,
+    mfma_shape: str = "auto",
     cache: KernelCache | Literal[False] | None = None,
     **sizes: int,
 ) -> Kernel:
@@ -153,6 +156,9 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     shared-memory tiles unswizzled (to measure bank conflicts). ``num_stages``
     is how many slots each pipelined shared-memory operand buffer has (a GEMM's
     copies run ``num_stages - 1`` K steps ahead; 1 stages synchronously).
+    ``mfma_shape`` picks an AMD GEMM's instruction: ``"32"``
+    (v_mfma_f32_32x32x8), ``"16"`` (v_mfma_f32_16x16x16) or ``"auto"`` (32
+    where each wave's share of the block is a multiple of 32 in both dims).
     ``cache=False`` bypasses the artifact cache.
     """
     if target not in _WARP_SIZE:
@@ -165,12 +171,15 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         raise ValueError(f"elements_per_program must be a power of two, got {elements_per_program}")
     if not 1 <= num_stages <= 8:
         raise ValueError(f"num_stages must be from 1 to 8, got {num_stages}")
+    if mfma_shape not in ("auto", "16", "32"):
+        raise ValueError(f"mfma_shape must be 'auto', '16' or '32', got {mfma_shape!r}")
     text = _source_text(source, sizes)
     schedule = Schedule(
         num_warps=num_warps,
         elements_per_program=elements_per_program,
         swizzle=swizzle,
         num_stages=num_stages,
+        mfma_shape=mfma_shape,
     )
     key = cache_key(
         text, target=target, schedule=schedule.as_dict(), compiler_version=COMPILER_VERSION
@@ -224,7 +233,7 @@ def run_stages(
         "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps} "
         f"elements-per-program={schedule.elements_per_program} "
         f"bank-model={backend.vendor if schedule.swizzle else 'none'} "
-        f"num-stages={schedule.num_stages}}}",
+        f"num-stages={schedule.num_stages} mfma-shape={schedule.mfma_shape}}}",
         # NVIDIA links libdevice (fast exp/tanh); AMD has no device library
         # here, so its math is expanded into instructions.
         # cp.async where the target has it (NVIDIA sm_80+); AMD stages

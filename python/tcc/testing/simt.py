@@ -20,7 +20,8 @@ address it supplies), the warp meets at its barrier, each lane computes its
 own result from all lanes' deposits, and a second meeting frees the area.
 Covered: ``nvgpu.ldmatrix`` (.m8n8 b16, x1/x2/x4, with and without
 ``.trans``), ``nvvm.mma.sync`` m16n8k16 row.col f16/bf16 -> f32,
-``rocdl.mfma.f32.16x16x16f16`` / ``.16x16x16bf16.1k`` (no broadcast
+``rocdl.mfma.f32.16x16x16f16`` / ``.16x16x16bf16.1k`` and
+``rocdl.mfma.f32.32x32x8f16`` / ``.32x32x8bf16.1k`` (no broadcast
 modifiers) and ``gpu.shuffle xor`` of 32-bit values. The lane semantics are
 written below from the vendor ISA documents (the PTX ISA's fragment tables,
 AMD's CDNA3 ISA / matrix instruction calculator), not from tcc's lowering, so
@@ -122,6 +123,27 @@ def cdna_16x16x16_cd(lane: int, i: int) -> Element:
     return 4 * (lane // 16) + i, lane % 16
 
 
+# AMD CDNA3 ISA / AMD matrix instruction calculator, v_mfma_f32_32x32x8_f16
+# and _bf16 (one block, wave64; two lane groups of 32 along K): A[i][k] is
+# item k % 4 of lane i + 32 * (k / 4), B[k][j] item k % 4 of lane j + 32 *
+# (k / 4); C/D[i][j] is register 4 * (i / 8) + i % 4 of lane j + 32 * ((i /
+# 4) % 2), i.e. lane l's 16 registers cover rows in 4 groups of 4.
+def cdna_32x32x8_a(lane: int, i: int) -> Element:
+    """Item i < 4 of ``lane``'s A operand: A[lane % 32][4 * (lane / 32) + i]."""
+    return lane % 32, 4 * (lane // 32) + i
+
+
+def cdna_32x32x8_b(lane: int, i: int) -> Element:
+    """Item i < 4 of ``lane``'s B operand: B[4 * (lane / 32) + i][lane % 32]."""
+    return 4 * (lane // 32) + i, lane % 32
+
+
+def cdna_32x32x8_cd(lane: int, i: int) -> Element:
+    """Register i < 16 of ``lane``'s C/D: D[8 * (i / 4) + 4 * (lane / 32) +
+    i % 4][lane % 32]."""
+    return 8 * (i // 4) + 4 * (lane // 32) + i % 4, lane % 32
+
+
 def ptx_ldmatrix(lane: int, matrix: int, i: int, trans: bool) -> tuple[int, int]:
     """PTX ISA "ldmatrix" (.m8n8, .b16): the lane whose address is the source
     row, and the element within that 8-element row, of element ``i`` (0, 1)
@@ -159,6 +181,8 @@ WARP_MMAS: dict[str, WarpMma] = {
                                     ptx_m16n8k16_c, 4, t) for t in ("f16", "bf16")},
     **{f"mfma_16x16x16_{t}": WarpMma(16, 16, 16, 64, cdna_16x16x16_a, 4, cdna_16x16x16_b, 4,
                                      cdna_16x16x16_cd, 4, t) for t in ("f16", "bf16")},
+    **{f"mfma_32x32x8_{t}": WarpMma(32, 32, 8, 64, cdna_32x32x8_a, 4, cdna_32x32x8_b, 4,
+                                    cdna_32x32x8_cd, 16, t) for t in ("f16", "bf16")},
 }
 
 
@@ -406,22 +430,23 @@ class _Helpers:
                 f"{pad}    : ({types}, {_HELPER_ENV_TYPES}) -> {d_t}")
 
     def mfma(self, line: str, zeros: set[str]) -> str:
-        """``rocdl.mfma.f32.16x16x16f16`` (vector<4xf16> operands) /
-        ``.16x16x16bf16.1k`` (vector<4xi16>: bf16 bits), cbsz = abid =
-        blgp = 0 (no broadcasts) -> a call."""
+        """``rocdl.mfma.f32.16x16x16f16`` / ``.32x32x8f16`` (vector<4xf16>
+        operands) and ``.16x16x16bf16.1k`` / ``.32x32x8bf16.1k``
+        (vector<4xi16>: bf16 bits), vector<4xf32> / vector<16xf32>
+        accumulators, cbsz = abid = blgp = 0 (no broadcasts) -> a call."""
         match = re.match(
-            r"(\s*)(%[\w#:]+) = rocdl\.mfma\.f32\.16x16x16(f16|bf16\.1k) (%\w+), (%\w+), "
-            r"(%\w+), (%\w+), (%\w+), (%\w+) : \((vector<4x(?:f16|i16)>), \10, "
-            r"(vector<4xf32>), i32, i32, i32\) -> vector<4xf32>\s*$",
+            r"(\s*)(%[\w#:]+) = rocdl\.mfma\.f32\.(16x16x16|32x32x8)(f16|bf16\.1k) (%\w+), "
+            r"(%\w+), (%\w+), (%\w+), (%\w+), (%\w+) : \((vector<4x(?:f16|i16)>), \11, "
+            r"(vector<(\d+)xf32>), i32, i32, i32\) -> \12\s*$",
             line,
         )
-        if not match or not set(match.group(7, 8, 9)) <= zeros:
+        if not match or not set(match.group(8, 9, 10)) <= zeros:
             raise _unsupported(line)
-        pad, result, kind, a, b, c, _, _, _, ab_t, c_t = match.groups()
+        pad, result, shape, kind, a, b, c, _, _, _, ab_t, c_t, c_count = match.groups()
         f16 = kind == "f16"
-        if (ab_t == "vector<4xf16>") != f16:
+        key = f"mfma_{shape}_{'f16' if f16 else 'bf16'}"
+        if (ab_t == "vector<4xf16>") != f16 or int(c_count) != WARP_MMAS[key].c_count:
             raise _unsupported(line)
-        key = f"mfma_16x16x16_{'f16' if f16 else 'bf16'}"
         core = self.mma(key)
 
         def make() -> str:

@@ -26,6 +26,18 @@ tile.func @to_mma(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
 
 // -----
 
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mfma = #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32], isTransposed = true}>
+tile.func @to_transposed_mfma(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %a = tile.memref_load %x[%c0, %c0] : memref<64x64xf32> -> tensor<64x64xf32, #b>
+  // expected-error @below {{'tile.convert_layout' op layout #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32], isTransposed = true}> is not supported: only untransposed 16x16 and 32x32 MFMA accumulators lower to per-thread vectors}}
+  %b = tile.convert_layout %a : tensor<64x64xf32, #b> -> tensor<64x64xf32, #mfma>
+  tile.return
+}
+
+// -----
+
 tile.func @no_layout(%x: memref<64xf32>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   // expected-error @below {{'tile.memref_load' op tile 'tensor<64xf32>' has no layout; run layout assignment first}}

@@ -101,7 +101,12 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
     Option<"vectorBytes", "vector-bytes", "unsigned", "16",
            "widest global access per thread (bytes)">,
     Option<"maxSoftmaxColumns", "max-softmax-columns", "int64_t", "16384",
-           "longest row a softmax program keeps in registers">
+           "longest row a softmax program keeps in registers">,
+    Option<"mfmaShape", "mfma-shape", "std::string", "\"auto\"",
+           "AMD (warp-size 64) GEMM instruction: 32 (v_mfma_f32_32x32x8), 16 "
+           "(v_mfma_f32_16x16x16) or auto (32 when each wave's share of the "
+           "block is a multiple of 32 in both dims: half the instructions "
+           "and conflict-free B reads; 16 otherwise)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

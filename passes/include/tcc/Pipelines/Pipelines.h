@@ -21,6 +21,11 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       *this, "num-warps",
       llvm::cl::desc("warps per program of elementwise/reduction kernels"),
       llvm::cl::init(4)};
+  PassOptions::Option<std::string> mfmaShape{
+      *this, "mfma-shape",
+      llvm::cl::desc("AMD GEMM MFMA instruction: auto, 16 or 32 "
+                     "(convert-linalg-to-tile)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> elementsPerProgram{
       *this, "elements-per-program",
       llvm::cl::desc("target block size (elements) of one program"),

@@ -471,8 +471,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   SmallVector<Value> inputArgs(
       entry->getArguments().take_front(func.getNumArguments()));
 
-  ScheduleOptions options{warpSize, numWarps, elementsPerProgram, vectorBytes,
-                          maxSoftmaxColumns};
+  ScheduleOptions options{warpSize,    numWarps,          elementsPerProgram,
+                          vectorBytes, maxSoftmaxColumns, mfmaShape};
   int64_t grid = 0;
   unsigned warps = 0;
   LogicalResult built = failure();

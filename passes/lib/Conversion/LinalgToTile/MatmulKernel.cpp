@@ -253,11 +253,33 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // several m tiles.
   unsigned warps = warpCount;
   // NVIDIA: mma.sync m16n8k16 (kWidth 2: a lane's k pairs); AMD CDNA
-  // (wave64): v_mfma_f32_16x16x16 (kWidth 4: a lane's 4 consecutive k).
+  // (wave64): v_mfma_f32_32x32x8 or v_mfma_f32_16x16x16 (kWidth 4 both: a
+  // lane's 4 consecutive k). A 32x32x8 fragment pair is half the operand
+  // bytes per flop of a 16x16x16 one: half the MFMA issues for the wave's
+  // tile, and its B column reads (32 lanes along one row) are free of the
+  // LDS bank conflicts of 16x16's (16 lanes each on rows 4 apart). It is the
+  // choice when every wave's share of the block is a multiple of 32 in both
+  // dims (the default 128 x 128 block over 2 x 2 waves: 64 x 64 each).
   bool amd = options.warpSize == 64;
+  unsigned mfmaSize = 16;
+  if (amd) {
+    bool fits32 = (blockM / 2) % 32 == 0 && (blockN / (warps / 2)) % 32 == 0;
+    if (options.mfmaShape == "auto")
+      mfmaSize = fits32 ? 32 : 16;
+    else if (options.mfmaShape == "32" && fits32)
+      mfmaSize = 32;
+    else if (options.mfmaShape == "32")
+      return op.emitOpError()
+             << "mfma-shape = 32: each wave's share of the " << blockM << " x "
+             << blockN << " block (" << blockM / 2 << " x "
+             << blockN / (warps / 2) << ") is not a multiple of 32";
+    else if (options.mfmaShape != "16")
+      return op.emitOpError() << "mfma-shape must be auto, 16 or 32, got '"
+                              << options.mfmaShape << "'";
+  }
   Attribute mma =
-      amd ? Attribute(tile::AMDMfmaEncodingAttr::get(ctx, 3, {2, warps / 2},
-                                                     {16, 16}, false))
+      amd ? Attribute(tile::AMDMfmaEncodingAttr::get(
+                ctx, 3, {2, warps / 2}, {mfmaSize, mfmaSize}, false))
           : Attribute(tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2},
                                                        {16, 8}));
   unsigned kWidth = amd ? 4 : 2;

@@ -36,7 +36,7 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
   // strided: each lane holds rows g and g + 8 (stride 8, not adjacent) and
   // 2 adjacent columns, lanes 8 x 4, warps tiling 16 x 8 blocks (see
   // MmaOpsToGPU.cpp).
-  SmallVector<int64_t> intraStride;
+  SmallVector<int64_t> run, runStride;
   if (auto mma = dyn_cast<tile::NvidiaMmaEncodingAttr>(root)) {
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
     if (mma.getVersion() != 2 || warps.size() != 2) {
@@ -48,22 +48,29 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
     }
     root = tile::BlockedEncodingAttr::get(type.getContext(), {2, 2}, {8, 4},
                                           {warps[0], warps[1]}, {1, 0});
-    intraStride = {8, 1};
+    run = {1, 2};
+    runStride = {8, 1};
   }
-  // MFMA 16x16 accumulators (CDNA, wave64): lane l holds rows
-  // 4 * (l / 16) + 0..3 of column l % 16: a blocked layout.
+  // MFMA accumulators (CDNA, wave64; MfmaShape has the lane maps): lane l
+  // holds column l % M, rows in runs of 4 (16x16: one run, 4 * (l / 16) +
+  // 0..3; 32x32: four runs 8 apart, 8 j + 4 * (l / 32) + 0..3).
   if (auto mfma = dyn_cast<tile::AMDMfmaEncodingAttr>(root)) {
     ArrayRef<unsigned> warps = mfma.getWarpsPerCTA();
-    if (mfma.getInstrShape() != ArrayRef<unsigned>{16, 16} ||
-        mfma.getIsTransposed() || warps.size() != 2) {
+    std::optional<MfmaShape> instr = MfmaShape::get(mfma.getInstrShape());
+    if (!instr || mfma.getIsTransposed() || warps.size() != 2) {
       if (emitError)
         fail(emitError) << "layout " << mfma
-                        << " is not supported: only untransposed 16x16 MFMA "
-                           "accumulators lower to per-thread vectors";
+                        << " is not supported: only untransposed 16x16 and "
+                           "32x32 MFMA accumulators lower to per-thread "
+                           "vectors";
       return error();
     }
-    root = tile::BlockedEncodingAttr::get(type.getContext(), {4, 1}, {4, 16},
-                                          {warps[0], warps[1]}, {1, 0});
+    root = tile::BlockedEncodingAttr::get(
+        type.getContext(), {unsigned(instr->accPerLane()), 1},
+        {unsigned(instr->laneGroups()), unsigned(instr->m)},
+        {warps[0], warps[1]}, {1, 0});
+    run = {MfmaShape::accRun, 1};
+    runStride = {MfmaShape::accRun * instr->laneGroups(), 1};
   }
   auto blocked = dyn_cast<tile::BlockedEncodingAttr>(root);
   if (!blocked) {
@@ -77,11 +84,11 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
   TileLayout layout;
   layout.warpSize = warpSize;
   unsigned rootRank = blocked.getRank();
-  layout.rootIntraStride = intraStride.empty()
-                               ? SmallVector<int64_t>(rootRank, 1)
-                               : intraStride;
   for (unsigned r = 0; r < rootRank; ++r) {
-    layout.rootSpt.push_back(blocked.getSizePerThread()[r]);
+    int64_t spt = blocked.getSizePerThread()[r];
+    layout.rootRun.push_back(run.empty() ? spt : run[r]);
+    layout.rootRunStride.push_back(run.empty() ? spt : runStride[r]);
+    layout.rootSpt.push_back(spt);
     layout.rootTpw.push_back(blocked.getThreadsPerWarp()[r]);
     layout.rootWpc.push_back(blocked.getWarpsPerCTA()[r]);
   }
@@ -183,7 +190,9 @@ int64_t TileLayout::linearize(ArrayRef<int64_t> idx) const {
 int64_t TileLayout::getElemOffset(unsigned d, int64_t k) const {
   unsigned r = dims[d];
   int64_t cover = rootSpt[r] * rootTpw[r] * rootWpc[r];
-  return (k / sizes[d]) * cover + (k % sizes[d]) * rootIntraStride[r];
+  int64_t i = k % sizes[d];
+  return (k / sizes[d]) * cover + (i / rootRun[r]) * rootRunStride[r] +
+         i % rootRun[r];
 }
 
 int64_t TileLayout::getLaneStride(unsigned d) const {
@@ -246,11 +255,11 @@ SmallVector<Value> TileLayout::emitThreadBase(OpBuilder &b, Location loc,
   SmallVector<Value> base;
   for (unsigned d = 0; d < getRank(); ++d) {
     unsigned r = dims[d];
-    // ((w * tpw + l) * spt) mod S; with strided elements (mma rows) a lane
-    // steps by 1 and a warp by tpw * spt.
+    // ((w * tpw + l) * spt) mod S; with runs shorter than spt (mma.sync and
+    // 32x32 MFMA rows) a lane steps by the run and a warp by tpw * spt.
     Value lane = emitLaneAlong(b, loc, ids, d);
     Value warp = emitWarpAlong(b, loc, ids, d);
-    int64_t laneStep = rootIntraStride[r] == 1 ? rootSpt[r] : 1;
+    int64_t laneStep = rootRun[r];
     Value v = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, warp,
@@ -272,7 +281,8 @@ bool TileLayout::isSameDistribution(const TileLayout &other) const {
     unsigned r = dims[d], o = other.dims[d];
     if (rootSpt[r] != other.rootSpt[o] || rootTpw[r] != other.rootTpw[o] ||
         rootWpc[r] != other.rootWpc[o] ||
-        rootIntraStride[r] != other.rootIntraStride[o] ||
+        rootRun[r] != other.rootRun[o] ||
+        rootRunStride[r] != other.rootRunStride[o] ||
         getLaneStride(d) != other.getLaneStride(d) ||
         getWarpStride(d) != other.getWarpStride(d))
       return false;

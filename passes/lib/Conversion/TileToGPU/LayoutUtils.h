@@ -14,6 +14,9 @@
 // size S (root dim r), with s = min(spt[r], S) and reps = max(1, S / C[r]),
 // a thread owns n = s * reps elements; the k-th (k = rep * s + i) sits at
 //   coord = base + rep * C[r] + i,   base = ((w*tpw + l) * spt) mod S
+// (accumulators of mma.sync and 32x32 MFMA split i into runs of `run`
+// consecutive elements, runs `runStride` apart, and base steps by `run` per
+// lane: i becomes (i / run) * runStride + i % run)
 // (the mod only matters when S < C: the layout then wraps around and
 // several threads hold replicas of one element, the way Triton does it).
 // Sliced root dims hold no elements: their lanes and warps are replicas.
@@ -34,6 +37,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
+
 namespace mlir::tcc::tile_to_gpu {
 
 /// An index constant (the per-thread address math is full of them).
@@ -45,6 +50,43 @@ inline Value cst(OpBuilder &b, Location loc, int64_t v) {
 struct ThreadIds {
   Value lane; // index, tid % warpSize
   Value warp; // index, tid / warpSize
+};
+
+/// Geometry of the wave64 MFMA instructions tcc emits,
+/// v_mfma_f32_{M}x{M}x{K}{f16,bf16_1k} with M = 16 (K = 16) or M = 32
+/// (K = 8), one block, untransposed (AMD matrix instruction calculator),
+/// l = lane in [0, 64), G = 64 / M lane groups:
+///   A (M x K): kPerLane = 4 elements A[l % M][4 * (l / M) + i], K = 4 G
+///   B (K x M): 4 elements B[4 * (l / M) + i][l % M]
+///   D (M x M): M * M / 64 floats, the e-th at row
+///              4 G * (e / 4) + 4 * (l / M) + e % 4, column l % M
+/// The one description shared by the fragment reads and the dot
+/// (MfmaOpsToGPU.cpp) and the accumulator layout (TileLayout::get): D is the
+/// blocked layout sizePerThread [M * M / 64, 1], threadsPerWarp [G, M]
+/// whose per-thread rows come in runs of 4, runs 4 G rows apart.
+struct MfmaShape {
+  int64_t m;                    // M = N
+  int64_t k;                    // K
+  static constexpr int64_t kPerLane = 4;
+  static constexpr int64_t accRun = 4; // consecutive D rows of one lane
+
+  /// The shape of instrShape {16, 16} or {32, 32}; nullopt otherwise.
+  static std::optional<MfmaShape> get(ArrayRef<unsigned> instrShape) {
+    if (instrShape.size() != 2 || instrShape[0] != instrShape[1])
+      return std::nullopt;
+    if (instrShape[0] == 16)
+      return MfmaShape{16, 16};
+    if (instrShape[0] == 32)
+      return MfmaShape{32, 8};
+    return std::nullopt;
+  }
+  int64_t laneGroups() const { return 64 / m; }
+  int64_t accPerLane() const { return m * m / 64; }
+  /// Row of D element `e` inside the M x M tile, less the lane's
+  /// 4 * (l / M).
+  int64_t accRowOffset(int64_t e) const {
+    return (e / accRun) * accRun * laneGroups() + e % accRun;
+  }
 };
 
 /// How a supported distributed layout spreads a tile of a given shape over
@@ -109,10 +151,11 @@ private:
   unsigned rootDimOf(unsigned d) const { return dims[d]; }
 
   unsigned warpSize = 32, numWarps = 1;
-  // Root blocked layout parameters (rank R). rootIntraStride: distance
-  // between a thread's consecutive elements of one run (1 for blocked
-  // layouts; 8 along the rows of an mma.sync accumulator).
-  SmallVector<int64_t> rootSpt, rootTpw, rootWpc, rootIntraStride;
+  // Root blocked layout parameters (rank R). A thread's spt elements along
+  // a dim come in runs of rootRun consecutive ones, runs rootRunStride
+  // apart: run = spt for blocked layouts; run 1, stride 8 along the rows of
+  // an mma.sync accumulator; run 4, stride 8 along those of a 32x32 MFMA.
+  SmallVector<int64_t> rootSpt, rootTpw, rootWpc, rootRun, rootRunStride;
   SmallVector<unsigned> rootOrder;
   // Per tile dim (rank = shape size).
   SmallVector<unsigned> dims; // root dim of each tile dim

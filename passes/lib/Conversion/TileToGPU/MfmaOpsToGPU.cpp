@@ -1,17 +1,20 @@
 //===- MfmaOpsToGPU.cpp - tensor-core tiles to AMD MFMA -------------------===//
 //
-// The AMD CDNA path (wave64, v_mfma_f32_16x16x16{f16,bf16}): shared tiles
-// are written by the vendor-neutral StoreToShared pattern (MmaOpsToGPU.cpp);
-// here the operand fragments are read from LDS and multiplied.
+// The AMD CDNA path (wave64, v_mfma_f32_16x16x16{f16,bf16_1k} and
+// v_mfma_f32_32x32x8{f16,bf16_1k}): shared tiles are written by the
+// vendor-neutral StoreToShared pattern (MmaOpsToGPU.cpp); here the operand
+// fragments are read from LDS and multiplied.
 //
-// Lane mappings of v_mfma_f32_16x16x16f16 (AMD matrix instruction
-// calculator), l = lane in [0, 64):
-//   A (16 x 16, M x K): 4 halves A[l % 16][4 * (l / 16) + 0..3]
-//   B (16 x 16, K x N): 4 halves B[4 * (l / 16) + 0..3][l % 16]
-//   C (16 x 16):        4 floats C[4 * (l / 16) + 0..3][l % 16]
-// Waves tile the block (#tile.amd_mfma warpsPerCTA = [WM, WN]); the
-// accumulator is the blocked layout sizePerThread [4, 1], threadsPerWarp
-// [4, 16], warpsPerCTA [WM, WN] (LayoutUtils maps #mfma onto it).
+// MfmaShape (LayoutUtils.h) is the instruction geometry: M = N = 16, K = 16
+// or M = N = 32, K = 8, G = 64 / M lane groups; lane l holds
+//   A: 4 halves A[l % M][4 * (l / M) + 0..3]
+//   B: 4 halves B[4 * (l / M) + 0..3][l % M]
+//   D: M * M / 64 floats, rows 4 G * j + 4 * (l / M) + 0..3, column l % M
+// Waves tile the block (#tile.amd_mfma warpsPerCTA = [WM, WN]): the wave
+// (wm, wn) computes the M x M tiles (t, u) at rows t * M * WM + wm * M,
+// columns u * M * WN + wn * M. The accumulator is the blocked layout
+// sizePerThread [M * M / 64, 1], threadsPerWarp [G, M], warpsPerCTA
+// [WM, WN] with rows in runs of 4 (TileLayout::get maps #mfma onto it).
 //
 // Per-thread fragment order: A (m tile of this wave, k step), B (k step,
 // n tile of this wave), 4 halves each.
@@ -33,10 +36,9 @@ using namespace mlir::tcc::tile_to_gpu;
 
 namespace {
 
-constexpr int64_t kMfma = 16; // M = N = K of v_mfma_f32_16x16x16
-
-int64_t tilesPerWave(int64_t size, unsigned waves) {
-  return size / (kMfma * waves);
+/// The instruction of a verified #tile.amd_mfma layout.
+MfmaShape shapeOf(tile::AMDMfmaEncodingAttr mfma) {
+  return *MfmaShape::get(mfma.getInstrShape());
 }
 
 } // namespace
@@ -53,11 +55,13 @@ Type mlir::tcc::tile_to_gpu::convertMfmaOperandType(RankedTensorType type) {
   auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
   tile::AMDMfmaEncodingAttr mfma = mfmaParentOf(type);
   ArrayRef<unsigned> waves = mfma.getWarpsPerCTA();
+  MfmaShape instr = shapeOf(mfma);
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  // (tiles of the wave) x (k steps) fragments of kPerLane elements.
   int64_t n = operand.getOpIdx() == 0
-                  ? tilesPerWave(rows, waves[0]) * (cols / kMfma) * 4
-                  : (rows / kMfma) * tilesPerWave(cols, waves[1]) * 4;
-  return VectorType::get({n}, type.getElementType());
+                  ? rows / (instr.m * waves[0]) * (cols / instr.k)
+                  : (rows / instr.k) * (cols / (instr.m * waves[1]));
+  return VectorType::get({n * MfmaShape::kPerLane}, type.getElementType());
 }
 
 LogicalResult mlir::tcc::tile_to_gpu::verifyMfmaOperand(Operation *op,
@@ -65,14 +69,16 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMfmaOperand(Operation *op,
                                                         unsigned warpSize) {
   tile::AMDMfmaEncodingAttr mfma = mfmaParentOf(type);
   auto fail = [&](const Twine &why) {
-    return op->emitOpError() << why << " (convert-tile-to-gpu maps AMD "
-                                       "tile.dot to v_mfma_f32_16x16x16 only)";
+    return op->emitOpError()
+           << why
+           << " (convert-tile-to-gpu maps AMD tile.dot to v_mfma_f32_16x16x16 "
+              "and v_mfma_f32_32x32x8 only)";
   };
   if (warpSize != 64)
     return fail("MFMA tiles need wave64 (warp-size 64)");
-  if (mfma.getInstrShape() != ArrayRef<unsigned>{16, 16} ||
-      mfma.getIsTransposed())
-    return fail("MFMA layout must be untransposed 16x16");
+  std::optional<MfmaShape> instr = MfmaShape::get(mfma.getInstrShape());
+  if (!instr || mfma.getIsTransposed())
+    return fail("MFMA layout must be untransposed 16x16 or 32x32");
   Type elem = type.getElementType();
   if (!elem.isF16() && !elem.isBF16())
     return fail("operand element type must be f16 or bf16");
@@ -80,8 +86,8 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMfmaOperand(Operation *op,
   ArrayRef<unsigned> waves = mfma.getWarpsPerCTA();
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   bool fits = operand.getOpIdx() == 0
-                  ? rows % (kMfma * waves[0]) == 0 && cols % kMfma == 0
-                  : rows % kMfma == 0 && cols % (kMfma * waves[1]) == 0;
+                  ? rows % (instr->m * waves[0]) == 0 && cols % instr->k == 0
+                  : rows % instr->k == 0 && cols % (instr->m * waves[1]) == 0;
   if (!fits)
     return fail("operand tile is not a multiple of the MFMA fragment");
   return success();
@@ -95,68 +101,61 @@ Value mlir::tcc::tile_to_gpu::emitMfmaOperandLoad(OpBuilder &b, Location loc,
                                                   VectorType resultType,
                                                   unsigned warpSize) {
   tile::AMDMfmaEncodingAttr mfma = mfmaParentOf(type);
+  MfmaShape instr = shapeOf(mfma);
+  const int64_t m = instr.m, k = instr.k, n = MfmaShape::kPerLane;
   auto operand = cast<tile::DotOperandEncodingAttr>(type.getEncoding());
   Type elem = type.getElementType();
   ThreadIds ids = emitThreadIds(b, loc, warpSize);
   ArrayRef<unsigned> waves = mfma.getWarpsPerCTA();
+  bool isA = operand.getOpIdx() == 0;
   // Wave ids run along N fastest (the accumulator layout's order).
-  Value waveM = arith::DivUIOp::create(b, loc, ids.warp,
-                                       cst(b, loc, waves[1]));
-  Value waveN = arith::RemUIOp::create(b, loc, ids.warp,
-                                       cst(b, loc, waves[1]));
-  Value lane16 = arith::RemUIOp::create(b, loc, ids.lane,
-                                        cst(b, loc, 16));
-  Value quad = arith::MulIOp::create(
-      b, loc,
-      arith::DivUIOp::create(b, loc, ids.lane, cst(b, loc, 16)),
-      cst(b, loc, 4));
-  auto at = [&](Value row, Value col) {
-    return src.indices(b, loc, row, col);
+  Value wave = isA ? arith::DivUIOp::create(b, loc, ids.warp,
+                                            cst(b, loc, waves[1]))
+                         .getResult()
+                   : arith::RemUIOp::create(b, loc, ids.warp,
+                                            cst(b, loc, waves[1]))
+                         .getResult();
+  // The lane's M (A) / N (B) index in the wave's first tile, and its first k.
+  Value laneMN = arith::AddIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, ids.lane, cst(b, loc, m)),
+      arith::MulIOp::create(b, loc, wave, cst(b, loc, m)));
+  Value laneK = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, ids.lane, cst(b, loc, m)),
+      cst(b, loc, n));
+  auto add = [&](Value v, int64_t c) {
+    return arith::AddIOp::create(b, loc, v, cst(b, loc, c)).getResult();
   };
   Value result = arith::ConstantOp::create(b, loc, resultType,
                                            b.getZeroAttr(resultType));
-  auto fragType = VectorType::get({4}, elem);
+  auto fragType = VectorType::get({n}, elem);
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   auto insert = [&](Value frag, int64_t offset) {
     result = vector::InsertStridedSliceOp::create(
         b, loc, frag, result, ArrayRef<int64_t>{offset},
         ArrayRef<int64_t>{1});
   };
-  if (operand.getOpIdx() == 0) {
-    int64_t kSteps = cols / kMfma, mTiles = tilesPerWave(rows, waves[0]);
-    Value waveRow = arith::AddIOp::create(
-        b, loc, lane16,
-        arith::MulIOp::create(b, loc, waveM, cst(b, loc, kMfma)));
+  if (isA) {
+    int64_t kSteps = cols / k, mTiles = rows / (m * waves[0]);
     for (int64_t t = 0; t < mTiles; ++t)
       for (int64_t s = 0; s < kSteps; ++s) {
-        Value row = arith::AddIOp::create(
-            b, loc, waveRow,
-            cst(b, loc, t * kMfma * waves[0]));
-        Value col = arith::AddIOp::create(b, loc, quad,
-                                          cst(b, loc, s * kMfma));
+        Value row = add(laneMN, t * m * waves[0]);
+        Value col = add(laneK, s * k);
         insert(vector::LoadOp::create(b, loc, fragType, src.buffer,
-                                      at(row, col)),
-               (t * kSteps + s) * 4);
+                                      src.indices(b, loc, row, col)),
+               (t * kSteps + s) * n);
       }
   } else {
-    int64_t kSteps = rows / kMfma, nTiles = tilesPerWave(cols, waves[1]);
-    Value waveCol = arith::AddIOp::create(
-        b, loc, lane16,
-        arith::MulIOp::create(b, loc, waveN, cst(b, loc, kMfma)));
+    int64_t kSteps = rows / k, nTiles = cols / (m * waves[1]);
     for (int64_t s = 0; s < kSteps; ++s)
       for (int64_t u = 0; u < nTiles; ++u) {
-        Value col = arith::AddIOp::create(
-            b, loc, waveCol, cst(b, loc, u * kMfma * waves[1]));
+        Value col = add(laneMN, u * m * waves[1]);
         SmallVector<Value> halves;
-        for (int64_t i = 0; i < 4; ++i) {
-          Value row = arith::AddIOp::create(
-              b, loc, quad, cst(b, loc, s * kMfma + i));
-          halves.push_back(
-              memref::LoadOp::create(b, loc, src.buffer, at(row, col)));
-        }
-        insert(vector::FromElementsOp::create(b, loc, fragType,
-                                              halves),
-               (s * nTiles + u) * 4);
+        for (int64_t i = 0; i < n; ++i)
+          halves.push_back(memref::LoadOp::create(
+              b, loc, src.buffer,
+              src.indices(b, loc, add(laneK, s * k + i), col)));
+        insert(vector::FromElementsOp::create(b, loc, fragType, halves),
+               (s * nTiles + u) * n);
       }
   }
   return result;
@@ -184,8 +183,8 @@ struct LoadMfmaFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
   }
 };
 
-/// tile.dot on MFMA layouts: v_mfma_f32_16x16x16 per (m tile, n tile, k
-/// step) of the wave's share of the block.
+/// tile.dot on MFMA layouts: one v_mfma_f32_16x16x16 / v_mfma_f32_32x32x8
+/// per (m tile, n tile, k step) of the wave's share of the block.
 struct MfmaDotLowering : public TilePattern<tile::DotOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -196,49 +195,59 @@ struct MfmaDotLowering : public TilePattern<tile::DotOp> {
     if (!mfma)
       return failure();
     Location loc = op.getLoc();
+    MfmaShape instr = shapeOf(mfma);
+    const int64_t n = MfmaShape::kPerLane, accCount = instr.accPerLane();
     TileLayout acc = layoutOf(cType);
     auto aType = cast<RankedTensorType>(op.getA().getType());
     Type elem = aType.getElementType();
     ArrayRef<unsigned> waves = mfma.getWarpsPerCTA();
-    int64_t mTiles = tilesPerWave(cType.getDimSize(0), waves[0]);
-    int64_t nTiles = tilesPerWave(cType.getDimSize(1), waves[1]);
-    int64_t kSteps = aType.getDimSize(1) / kMfma;
+    int64_t mTiles = cType.getDimSize(0) / (instr.m * waves[0]);
+    int64_t nTiles = cType.getDimSize(1) / (instr.m * waves[1]);
+    int64_t kSteps = aType.getDimSize(1) / instr.k;
     Value a = adaptor.getA(), b = adaptor.getB(), c = adaptor.getAcc();
     Type f32 = rewriter.getF32Type();
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getI32IntegerAttr(0));
     auto fragment = [&](Value from, int64_t offset) -> Value {
       Value frag = vector::ExtractStridedSliceOp::create(
-          rewriter, loc, from, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{4},
+          rewriter, loc, from, ArrayRef<int64_t>{offset}, ArrayRef<int64_t>{n},
           ArrayRef<int64_t>{1});
-      if (elem.isBF16()) // the bf16_1k instruction takes bf16 as i16
+      if (elem.isBF16()) // the bf16_1k instructions take bf16 as i16
         frag = vector::BitCastOp::create(
-            rewriter, loc, VectorType::get({4}, rewriter.getI16Type()), frag);
+            rewriter, loc, VectorType::get({n}, rewriter.getI16Type()), frag);
       return frag;
     };
-    auto accType = VectorType::get({4}, f32);
-    for (int64_t t = 0; t < mTiles; ++t)
-      for (int64_t u = 0; u < nTiles; ++u) {
-        // C rows 4 * (l / 16) + 0..3 of m tile t, column l % 16 of n tile u.
-        SmallVector<int64_t> positions;
-        for (int64_t i = 0; i < 4; ++i)
-          positions.push_back(acc.linearize({4 * t + i, u}));
-        SmallVector<Value> elems;
-        for (int64_t p : positions)
-          elems.push_back(vector::ExtractOp::create(rewriter, loc, c, p));
-        Value d = vector::FromElementsOp::create(rewriter, loc, accType, elems);
-        for (int64_t s = 0; s < kSteps; ++s) {
-          SmallVector<Value> args = {fragment(a, (t * kSteps + s) * 4),
-                                     fragment(b, (s * nTiles + u) * 4), d, zero,
-                                     zero, zero};
-          d = elem.isBF16()
-                  ? ROCDL::mfma_f32_16x16x16bf16_1k::create(rewriter, loc,
+    auto accType = VectorType::get({accCount}, f32);
+    auto mfmaOp = [&](ArrayRef<Value> args) -> Value {
+      bool bf16 = elem.isBF16();
+      if (instr.m == 32)
+        return bf16 ? ROCDL::mfma_f32_32x32x8bf16_1k::create(rewriter, loc,
+                                                             accType, args)
+                          .getResult()
+                    : ROCDL::mfma_f32_32x32x8f16::create(rewriter, loc,
+                                                         accType, args)
+                          .getResult();
+      return bf16 ? ROCDL::mfma_f32_16x16x16bf16_1k::create(rewriter, loc,
                                                             accType, args)
                         .getResult()
                   : ROCDL::mfma_f32_16x16x16f16::create(rewriter, loc, accType,
                                                         args)
                         .getResult();
-        }
+    };
+    for (int64_t t = 0; t < mTiles; ++t)
+      for (int64_t u = 0; u < nTiles; ++u) {
+        // D element e of tile (t, u) is the thread's row element
+        // t * accCount + e of column element u (MfmaShape, TileLayout).
+        SmallVector<int64_t> positions;
+        for (int64_t e = 0; e < accCount; ++e)
+          positions.push_back(acc.linearize({t * accCount + e, u}));
+        SmallVector<Value> elems;
+        for (int64_t p : positions)
+          elems.push_back(vector::ExtractOp::create(rewriter, loc, c, p));
+        Value d = vector::FromElementsOp::create(rewriter, loc, accType, elems);
+        for (int64_t s = 0; s < kSteps; ++s)
+          d = mfmaOp({fragment(a, (t * kSteps + s) * n),
+                      fragment(b, (s * nTiles + u) * n), d, zero, zero, zero});
         for (auto [i, p] : llvm::enumerate(positions))
           c = vector::InsertOp::create(
               rewriter, loc,
