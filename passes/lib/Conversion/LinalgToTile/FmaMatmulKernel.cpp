@@ -111,7 +111,7 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
                             << ": an FMA GEMM program needs 1, 2, 4, 8 or "
                                "16 warps";
 
-  int64_t m = program->m, k = program->k;
+  int64_t m = program->m;
   BlockSchedule schedule = chooseFmaSchedule(m, warps, options.warpSize);
   int64_t blockM = schedule.blockM, blockN = schedule.blockN;
   op.emitRemark() << "matmul of " << aType << " x " << bType << " -> "
@@ -138,45 +138,26 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, kb.layout, 0);
   RankedTensorType accType = kb.blockType(f32);
 
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   FailureOr<Value> acc0 =
       program->begin(b, loc, blockM, blockN, inputArgs, accType);
   if (failed(acc0))
     return failure();
   Value m0 = program->m0, n0 = program->n0;
-  Value memA = program->memA, memB = program->memB;
   // Operands enter shared memory (and the dot) as f32.
-  auto stage = [&](OpBuilder &lb, Location l, Value slice) {
+  auto stage = [&](OpBuilder &lb, Location l, Value slice) -> Value {
     auto type = cast<RankedTensorType>(slice.getType());
     if (!type.getElementType().isF32())
       slice = arith::ExtFOp::create(
           lb, l, tileOf(type.getShape(), f32, type.getEncoding()), slice);
     return tile::ConvertLayoutOp::create(
-               lb, l, tileOf(type.getShape(), f32, shared), slice)
-        .getResult();
+        lb, l, tileOf(type.getShape(), f32, shared), slice);
   };
-  // One K step: load the A and B slices, stage them in shared memory, read
-  // the operands back, multiply.
-  auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(kFmaBlockK), ValueRange{*acc0},
-      [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
-        Value a = tile::MemRefLoadOp::create(
-            lb, l, tileOf({blockM, kFmaBlockK}, aType, layoutA), memA,
-            ValueRange{m0, kk}, Value(), Value());
-        Value bt = tile::MemRefLoadOp::create(
-            lb, l, tileOf({kFmaBlockK, blockN}, bType, layoutB), memB,
-            ValueRange{kk, n0}, Value(), Value());
-        Value as = stage(lb, l, a), bs = stage(lb, l, bt);
-        Value ao = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({blockM, kFmaBlockK}, f32, operandA), as);
-        Value bo = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({kFmaBlockK, blockN}, f32, operandB), bs);
-        Value d = tile::DotOp::create(lb, l, accType, ao, bo, iter[0]);
-        scf::YieldOp::create(lb, l, ValueRange{d});
-      });
-  Value product = loop.getResult(0);
-  if (outType != f32)
-    product = arith::TruncFOp::create(b, loc, kb.blockType(outType), product);
+  Value product = program->emitMainLoop(
+      b, loc, tileOf({blockM, kFmaBlockK}, aType, layoutA),
+      tileOf({kFmaBlockK, blockN}, bType, layoutB), stage,
+      tileOf({blockM, kFmaBlockK}, f32, operandA),
+      tileOf({kFmaBlockK, blockN}, f32, operandB), *acc0,
+      kb.blockType(outType));
 
   auto loadOnAcc = [&](Value memref, AffineMap map,
                        Type) -> FailureOr<Value> {

@@ -191,6 +191,17 @@ public:
   FailureOr<Value> begin(OpBuilder &b, Location loc, int64_t blockM,
                          int64_t blockN, ArrayRef<Value> inputArgs,
                          RankedTensorType accType);
+  /// The K loop from `acc`: each step loads A's [BM, BK] and B's [BK, BN]
+  /// slices in `sliceA` / `sliceB`'s types, stages them in shared memory
+  /// with `toShared` (tcc-promote-shared-memory later pipelines that), reads
+  /// them back as `operandA` / `operandB` and accumulates their tile.dot.
+  /// Returns the final accumulator, truncated to `resultType`'s element
+  /// type when that is narrower than the accumulator's.
+  Value emitMainLoop(OpBuilder &b, Location loc, RankedTensorType sliceA,
+                     RankedTensorType sliceB,
+                     function_ref<Value(OpBuilder &, Location, Value)> toShared,
+                     RankedTensorType operandA, RankedTensorType operandB,
+                     Value acc, RankedTensorType resultType) const;
   /// This program's batch slice of a [batch, rows, cols] memref, as 2-D;
   /// other memrefs (a bias shared by all batches) as they are.
   Value slice(OpBuilder &b, Location loc, Value memref) const;

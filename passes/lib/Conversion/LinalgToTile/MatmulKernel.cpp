@@ -168,6 +168,36 @@ FailureOr<Value> GemmProgram::begin(OpBuilder &b, Location loc,
   return tile::SplatOp::create(b, loc, accType, fill).getResult();
 }
 
+Value GemmProgram::emitMainLoop(
+    OpBuilder &b, Location loc, RankedTensorType sliceA,
+    RankedTensorType sliceB,
+    function_ref<Value(OpBuilder &, Location, Value)> toShared,
+    RankedTensorType operandA, RankedTensorType operandB, Value acc,
+    RankedTensorType resultType) const {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  int64_t blockK = sliceA.getDimSize(1);
+  auto loop = scf::ForOp::create(
+      b, loc, c(0), c(k), c(blockK), ValueRange{acc},
+      [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
+        Value a = tile::MemRefLoadOp::create(lb, l, sliceA, memA,
+                                             ValueRange{m0, kk}, Value(),
+                                             Value());
+        Value bt = tile::MemRefLoadOp::create(lb, l, sliceB, memB,
+                                              ValueRange{kk, n0}, Value(),
+                                              Value());
+        Value as = toShared(lb, l, a), bs = toShared(lb, l, bt);
+        Value ao = tile::ConvertLayoutOp::create(lb, l, operandA, as);
+        Value bo = tile::ConvertLayoutOp::create(lb, l, operandB, bs);
+        Value d = tile::DotOp::create(lb, l, acc.getType(), ao, bo, iter[0]);
+        scf::YieldOp::create(lb, l, ValueRange{d});
+      });
+  Value product = loop.getResult(0);
+  if (resultType.getElementType() !=
+      cast<RankedTensorType>(acc.getType()).getElementType())
+    product = arith::TruncFOp::create(b, loc, resultType, product);
+  return product;
+}
+
 Value GemmProgram::slice(OpBuilder &b, Location loc, Value memref) const {
   return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
 }
@@ -232,7 +262,7 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   if (failed(program))
     return failure();
   Type outType = getElementTypeOrSelf(op.getResult(0));
-  int64_t m = program->m, n = program->n, k = program->k;
+  int64_t m = program->m, n = program->n;
   // 128 x 128 blocks (num-warps = 4, the default); smaller problems use
   // 64-wide blocks (each warp needs at least one mma tile per dim).
   auto blockFor = [](int64_t size) {
@@ -289,7 +319,6 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // picks the XOR swizzle from the element width, row length and the
   // target's bank model.
   auto sharedA = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
-  auto sharedB = sharedA;
   auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, kWidth);
   auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, mma, kWidth);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
@@ -299,41 +328,24 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   RankedTensorType accType = tileOf({blockM, blockN}, f32, mma);
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   // Accumulate in f32 whatever the result type (mma.sync's f32 form).
   FailureOr<Value> acc0 =
       program->begin(b, loc, blockM, blockN, inputArgs, accType);
   if (failed(acc0))
     return failure();
   Value m0 = program->m0, n0 = program->n0;
-  Value memA = program->memA, memB = program->memB;
-  // One K step: load the A and B slices, stage them in shared memory, read
-  // the fragments back, multiply. tcc-promote-shared-memory turns the
-  // staging into multi-slot async copies issued stages ahead.
-  auto loop = scf::ForOp::create(
-      b, loc, c(0), c(k), c(kBlockK), ValueRange{*acc0},
-      [&](OpBuilder &lb, Location l, Value kk, ValueRange iter) {
-        Value a = tile::MemRefLoadOp::create(
-            lb, l, tileOf({blockM, kBlockK}, aType, layoutA), memA,
-            ValueRange{m0, kk}, Value(), Value());
-        Value bt = tile::MemRefLoadOp::create(
-            lb, l, tileOf({kBlockK, blockN}, bType, layoutB), memB,
-            ValueRange{kk, n0}, Value(), Value());
-        Value as = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({blockM, kBlockK}, aType, sharedA), a);
-        Value bs = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({kBlockK, blockN}, bType, sharedB), bt);
-        Value ao = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({blockM, kBlockK}, aType, operandA), as);
-        Value bo = tile::ConvertLayoutOp::create(
-            lb, l, tileOf({kBlockK, blockN}, bType, operandB), bs);
-        Value d = tile::DotOp::create(lb, l, accType, ao, bo, iter[0]);
-        scf::YieldOp::create(lb, l, ValueRange{d});
-      });
-  Value product = loop.getResult(0);
-  if (outType != f32)
-    product = arith::TruncFOp::create(
-        b, loc, tileOf({blockM, blockN}, outType, mma), product);
+  // Staging: the slices as they are, in the (unswizzled) shared layouts.
+  auto toShared = [&](OpBuilder &lb, Location l, Value slice) -> Value {
+    auto type = cast<RankedTensorType>(slice.getType());
+    return tile::ConvertLayoutOp::create(
+        lb, l, tileOf(type.getShape(), type.getElementType(), sharedA), slice);
+  };
+  Value product = program->emitMainLoop(
+      b, loc, tileOf({blockM, kBlockK}, aType, layoutA),
+      tileOf({kBlockK, blockN}, bType, layoutB), toShared,
+      tileOf({blockM, kBlockK}, aType, operandA),
+      tileOf({kBlockK, blockN}, bType, operandB), *acc0,
+      tileOf({blockM, blockN}, outType, mma));
 
   auto mmaTile = [&](Type element) {
     return tileOf({blockM, blockN}, element, mma);
