@@ -146,7 +146,7 @@ static int64_t knownDivisor(Value value, unsigned depth) {
   auto recurse = [&](Value v) { return knownDivisor(v, depth + 1); };
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     // A loop counter: lb + i * step.
-    // (Mid-conversion, a block may be detached from its op.)
+    // (A detached block has no parent op.)
     Operation *parent = arg.getOwner()->getParentOp();
     auto loop = dyn_cast_or_null<scf::ForOp>(parent);
     if (loop && arg == loop.getInductionVar())

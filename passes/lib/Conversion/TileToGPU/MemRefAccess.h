@@ -22,7 +22,7 @@ public:
   /// multiple of (KernelInfo::offsetDivisors).
   MemRefAccessPlan(OpBuilder &b, Location loc, const TileLayout &layout,
                    Value memref, ValueRange offsets, unsigned warpSize,
-                   ArrayRef<int64_t> offsetDivisors = {})
+                   ArrayRef<int64_t> offsetDivisors)
       : b(b), loc(loc), layout(layout), memref(memref) {
     this->offsetDivisors = offsetDivisors;
     auto type = cast<MemRefType>(memref.getType());
@@ -145,9 +145,7 @@ private:
     for (unsigned d = 0; d < type.getRank(); ++d) {
       // Terms provably a multiple of the width (block offsets such as
       // pid * 128, loop counters stepping by 32) need no runtime test.
-      int64_t divisor = std::max(
-          getKnownDivisor(offsets[d]),
-          offsetDivisors.empty() ? int64_t(1) : offsetDivisors[d]);
+      int64_t divisor = offsetDivisors.empty() ? 1 : offsetDivisors[d];
       bool termAligned = !ShapedType::isDynamic(strides[d]) &&
                          (divisor * strides[d]) % width == 0;
       if (!termAligned)

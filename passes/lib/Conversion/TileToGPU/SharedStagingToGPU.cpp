@@ -43,18 +43,14 @@ int64_t copyPiece(tile::SharedEncodingAttr shared, int64_t run) {
                                    : std::min<int64_t>(run, shared.getVec());
 }
 
-Value workgroupBuffer(Operation *op, const KernelInfo &info,
-                      Operation *alloc) {
-  return getWorkgroupBuffer(op, info,
-                            info.scratch.size() + info.sharedBufferOf.at(alloc));
-}
-
 struct SharedAllocLowering : public TilePattern<tile::SharedAllocOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(tile::SharedAllocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, workgroupBuffer(op, info, op));
+    rewriter.replaceOp(op, getWorkgroupBuffer(op, info,
+                                              info.scratch.size() +
+                                                  info.sharedBufferOf.at(op)));
     return success();
   }
 };

@@ -27,6 +27,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "tcc/Conversion/Passes.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tcc {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -277,15 +278,15 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
           if (failed(checkType(op, type)))
             return WalkResult::interrupt();
 
-    if (isa<tile::MemRefLoadOp, tile::MemRefStoreOp, tile::AsyncCopyOp>(op)) {
-      auto offsets = isa<tile::MemRefLoadOp>(op)
-                         ? cast<tile::MemRefLoadOp>(op).getOffsets()
-                     : isa<tile::MemRefStoreOp>(op)
-                         ? cast<tile::MemRefStoreOp>(op).getOffsets()
-                         : cast<tile::AsyncCopyOp>(op).getOffsets();
-      info.offsetDivisors[op] =
-          llvm::map_to_vector(offsets, [](Value v) { return getKnownDivisor(v); });
-    }
+    // Divisibility is read here, on the tile IR: mid-conversion, loop
+    // bodies may be detached from their loops.
+    llvm::TypeSwitch<Operation *>(op)
+        .Case<tile::MemRefLoadOp, tile::MemRefStoreOp, tile::AsyncCopyOp>(
+            [&](auto access) {
+              info.offsetDivisors[op] = llvm::map_to_vector(
+                  access.getOffsets(),
+                  [](Value v) { return getKnownDivisor(v); });
+            });
     if (isa<tile::SharedAllocOp>(op)) {
       info.sharedBufferOf[op] = info.sharedBuffers.size();
       info.sharedBuffers.push_back(
