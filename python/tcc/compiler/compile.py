@@ -262,14 +262,10 @@ def run_stages(
         except ir.MLIRError as err:
             raise CompilationError(f"source: cannot parse the program:\n{err}") from err
         if _is_tile_program(module):
-            # A tile-dialect kernel: its layouts are chosen; the tile stage
-            # only swizzles and pipelines its shared-memory staging.
+            # A tile-dialect kernel has no linalg stage; in the tile stage
+            # convert-linalg-to-tile leaves it alone and the swizzle and
+            # promotion passes act on its shared-memory staging.
             del pipelines["linalg"]
-            tile_passes = [f"tcc-promote-shared-memory{{num-stages={schedule.num_stages}}}",
-                           "canonicalize", "cse"]
-            if schedule.swizzle:
-                tile_passes.insert(0, f"tcc-swizzle-shared-memory{{bank-model={backend.vendor}}}")
-            pipelines["tile"] = ",".join(tile_passes)
         else:
             _check_static(module)
         launch_info: dict[str, Any] = {}
