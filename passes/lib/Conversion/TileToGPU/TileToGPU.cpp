@@ -120,16 +120,21 @@ Value mlir::tcc::tile_to_gpu::getWorkgroupBuffer(Operation *op,
   llvm_unreachable("dynamic shared-memory views are made with the gpu.func");
 }
 
+/// Bytes a workgroup buffer takes, padded to 16 so the next one starts
+/// 16-byte aligned (static attributions and dynamic-memory views alike).
+static int64_t paddedBytes(MemRefType type) {
+  int64_t elemBytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  return llvm::alignTo(type.getNumElements() * elemBytes, 16);
+}
+
 int64_t KernelInfo::getSharedBytes() const {
-  auto bytes = [](Type type, int64_t elems) {
-    return elems * std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
-  };
+  if (scratch.empty() && sharedBuffers.empty())
+    return 0;
+  MLIRContext *ctx = scratch.empty() ? sharedBuffers.front().getContext()
+                                     : scratch.front().first.getContext();
   int64_t total = 0;
-  for (auto [type, size] : scratch)
-    total += llvm::alignTo(bytes(type, size), 16);
-  for (MemRefType type : sharedBuffers)
-    total += llvm::alignTo(bytes(type.getElementType(), type.getNumElements()),
-                           16);
+  for (MemRefType type : getWorkgroupBufferTypes(ctx))
+    total += paddedBytes(type);
   return total;
 }
 
@@ -501,7 +506,7 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
     rewriter.setInsertionPointToStart(entry);
     if (info.dynamicShared) {
       // Every buffer is a view of the one dynamic shared-memory array, at
-      // 16-byte aligned offsets (getSharedBytes' packing).
+      // 16-byte aligned offsets (the packing getSharedBytes counts).
       auto bytesType = MemRefType::get(
           {ShapedType::kDynamic}, rewriter.getI8Type(),
           MemRefLayoutAttrInterface(),
@@ -514,9 +519,7 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
         auto view = memref::ViewOp::create(rewriter, loc, type, base, at,
                                            ValueRange{});
         view->setAttr(kBufferIndexAttr, rewriter.getI64IntegerAttr(i));
-        int64_t elemBytes =
-            std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-        offset += llvm::alignTo(type.getNumElements() * elemBytes, 16);
+        offset += paddedBytes(type);
       }
     }
     SmallVector<Value> replacements;
