@@ -406,8 +406,9 @@ class CompiledKernel:
             for n, i in enumerate(outputs):
                 full[i] = given[n]
             return full
-        symbols = bind_shapes_partial(self.artifact, full)
-        like = next((v for v in full if describe(v) is not None), None)
+        infos = describe_args(self.artifact, full)
+        symbols = bind_shapes_partial(self.artifact, full, infos)
+        like = next((v for v, info in zip(full, infos, strict=True) if info is not None), None)
         for i in outputs:
             spec = specs[i]
             shape = []
@@ -463,11 +464,15 @@ class CompiledKernel:
         return results[0] if len(results) == 1 else tuple(results)
 
 
-def bind_shapes_partial(artifact: KernelArtifact, values: Sequence[Any]) -> dict[str, int]:
+def bind_shapes_partial(
+    artifact: KernelArtifact, values: Sequence[Any],
+    infos: Sequence[TensorInfo | None] | None = None,
+) -> dict[str, int]:
     """Symbol bindings from the array arguments that are present (no validation)."""
+    if infos is None:
+        infos = describe_args(artifact, values)
     symbols: dict[str, int] = {}
-    for spec, value in zip(artifact.args, values, strict=True):
-        info = describe(value) if value is not None and spec.kind == "pointer" else None
+    for spec, info in zip(artifact.args, infos, strict=True):
         if info is not None and len(info.shape) == spec.rank:
             for want, got in zip(spec.shape, info.shape, strict=True):
                 if isinstance(want, str):
