@@ -195,24 +195,25 @@ int64_t TileLayout::getElemOffset(unsigned d, int64_t k) const {
          i % rootRun[r];
 }
 
-int64_t TileLayout::getLaneStride(unsigned d) const {
+/// The product of `counts` over the root dims before `root` in `order`:
+/// the step of `root`'s index in a lane (or warp) id.
+static int64_t strideInOrder(ArrayRef<unsigned> order,
+                             ArrayRef<int64_t> counts, unsigned root) {
   int64_t stride = 1;
-  for (unsigned r : rootOrder) {
-    if (r == dims[d])
+  for (unsigned r : order) {
+    if (r == root)
       return stride;
-    stride *= rootTpw[r];
+    stride *= counts[r];
   }
   llvm_unreachable("dim not in order");
 }
 
+int64_t TileLayout::getLaneStride(unsigned d) const {
+  return strideInOrder(rootOrder, rootTpw, dims[d]);
+}
+
 int64_t TileLayout::getWarpStride(unsigned d) const {
-  int64_t stride = 1;
-  for (unsigned r : rootOrder) {
-    if (r == dims[d])
-      return stride;
-    stride *= rootWpc[r];
-  }
-  llvm_unreachable("dim not in order");
+  return strideInOrder(rootOrder, rootWpc, dims[d]);
 }
 
 int64_t TileLayout::getDistinctLanes(unsigned d) const {
