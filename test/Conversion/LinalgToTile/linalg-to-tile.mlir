@@ -269,3 +269,52 @@ func.func @gemm_bias(%x: tensor<512x256xf16>, %w: tensor<256x384xf16>, %bias: te
   } -> tensor<512x384xf16>
   return %y : tensor<512x384xf16>
 }
+
+// -----
+
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#b = affine_map<(b, m, n, k) -> (b, k, n)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(b, m, n) -> (b, m, n)>
+#col = affine_map<(b, m, n) -> (n)>
+
+// A batched f16 GEMM on tensor cores: batch x blocks programs (2 x 2 x 2),
+// each on its batch's 2-D slices; a per-batch residual is read from its
+// slice, a bias shared by all batches as it is.
+// CHECK-LABEL: tile.func @batched_gemm
+// CHECK-SAME: tcc.grid = array<i64: 8, 1, 1>
+// CHECK: %[[PID:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: %[[BATCH:.*]] = arith.divui %[[PID]], %c4 : index
+// CHECK: %[[SA:.*]] = memref.subview %arg0[%[[BATCH]], 0, 0] [1, 200, 64] [1, 1, 1] : memref<2x200x64xf16> to memref<200x64xf16, strided<[64, 1], offset: ?>>
+// CHECK: %[[SB:.*]] = memref.subview %arg1[%[[BATCH]], 0, 0] [1, 64, 136] [1, 1, 1]
+// CHECK: scf.for
+// CHECK: tile.memref_load %[[SA]]
+// CHECK: tile.memref_load %[[SB]]
+// CHECK: tile.dot
+// CHECK: %[[SR:.*]] = memref.subview %arg2[%[[BATCH]], 0, 0] [1, 200, 136] [1, 1, 1]
+// CHECK: tile.memref_load %[[SR]]
+// CHECK: tile.memref_load %arg3[%{{.*}}] : memref<136xf32>
+// CHECK: %[[SC:.*]] = memref.subview %arg4[%[[BATCH]], 0, 0] [1, 200, 136] [1, 1, 1]
+// CHECK: tile.memref_store %[[SC]]
+func.func @batched_gemm(%x: tensor<2x200x64xf16>, %w: tensor<2x64x136xf16>, %res: tensor<2x200x136xf32>, %bias: tensor<136xf32>) -> tensor<2x200x136xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x200x136xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x200x136xf32>) -> tensor<2x200x136xf32>
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x200x64xf16>, tensor<2x64x136xf16>) outs(%f : tensor<2x200x136xf32>) {
+  ^bb0(%l: f16, %r: f16, %o: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %m = arith.mulf %le, %re : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x200x136xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #id3, #col, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p, %res, %bias : tensor<2x200x136xf32>, tensor<2x200x136xf32>, tensor<136xf32>) outs(%e : tensor<2x200x136xf32>) {
+  ^bb0(%v: f32, %q: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %q : f32
+    %t = arith.addf %s, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<2x200x136xf32>
+  return %y : tensor<2x200x136xf32>
+}
