@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tcc.targets import KNOWN_TARGETS
+
 
 def _read_source(path: str) -> str:
     if path == "-":
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument(
         "--target",
         default="sm_90",
-        help="sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx950",
+        help=", ".join(KNOWN_TARGETS),
     )
     comp.add_argument(
         "--emit",

@@ -1,8 +1,8 @@
 // The named stage pipelines, chained as tcc.compile runs them.
 // RUN: tcc-opt %s --tcc-tensor-to-linalg | FileCheck %s --check-prefix=LINALG
-// RUN: tcc-opt %s --tcc-tensor-to-linalg --tcc-linalg-to-tile | FileCheck %s --check-prefix=TILE
-// RUN: tcc-opt %s --tcc-lower-to-tile --tcc-tile-to-gpu="expand-math=0" | FileCheck %s --check-prefix=GPU
-// RUN: tcc-opt %s --tcc-lower-to-tile="warp-size=64" --tcc-tile-to-gpu="warp-size=64" | FileCheck %s --check-prefix=WAVE64
+// RUN: tcc-opt %s --tcc-tensor-to-linalg --tcc-linalg-to-tile="target=sm_90" | FileCheck %s --check-prefix=TILE
+// RUN: tcc-opt %s --tcc-lower-to-tile="target=sm_90" --tcc-tile-to-gpu | FileCheck %s --check-prefix=GPU
+// RUN: tcc-opt %s --tcc-lower-to-tile="target=gfx942" --tcc-tile-to-gpu | FileCheck %s --check-prefix=WAVE64
 
 // LINALG-LABEL: func.func @bias_gelu
 // LINALG: linalg.generic

@@ -1,9 +1,12 @@
-// RUN: tcc-opt %s -split-input-file --tcc-swizzle-shared-memory --verify-diagnostics | FileCheck %s
+// The bank model is the module target's (banks = nvidia on sm_90, amd on
+// gfx942).
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-swizzle-shared-memory --verify-diagnostics | FileCheck %s
 // The AMD run rejects the NVIDIA kernels (the diagnostic is checked once, on
 // the NVIDIA run's @mfma) and prints the rest:
-// RUN: not tcc-opt %s -split-input-file --tcc-swizzle-shared-memory="bank-model=amd" 2>/dev/null | FileCheck %s --check-prefix=AMD
-// RUN: not tcc-opt %s -split-input-file --tcc-swizzle-shared-memory="bank-model=intel" 2>&1 | FileCheck %s --check-prefix=BADOPT
-// BADOPT: bank-model must be nvidia or amd, got 'intel'
+// RUN: not tcc-opt %s -split-input-file --tcc-set-target=arch=gfx942 --tcc-swizzle-shared-memory 2>/dev/null | FileCheck %s --check-prefix=AMD
+// Without a target, shared dot-operand tiles are an error:
+// RUN: not tcc-opt %s -split-input-file --tcc-swizzle-shared-memory 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// NOTARGET: error: tcc-swizzle-shared-memory: the module has no 'tile.target' attribute (a #tile.target<...>); set it with tcc-set-target{arch=...} or the stage pipeline's target= option (known targets: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx950)
 
 // The GEMM main loop of convert-linalg-to-tile (128x128 block, BK = 32, f16):
 // A [128, 32] has 64-byte rows (two rows per 128-byte bank line: perPhase 2,
@@ -111,13 +114,13 @@ func.func @unchanged(%a: tensor<64x64xf16, #l>, %n: tensor<64x4xf16, #l>, %f: te
 #opB = #tile.dot_operand<{opIdx = 1, parent = #mfma, kWidth = 4}>
 func.func @mfma(%a: tensor<128x64xf16, #l>, %b: tensor<64x128xf16, #lT>, %c: tensor<64x128xf16, #l>) -> (tensor<128x64xf16, #opA>, tensor<64x128xf16, #opB>, tensor<64x128xf16, #opB>) {
   %as = tile.convert_layout %a : tensor<128x64xf16, #l> -> tensor<128x64xf16, #sh>
-  // expected-error@+1 {{reads a shared tile as an amd dot operand, but tcc-swizzle-shared-memory runs with bank-model=nvidia}}
+  // expected-error@+1 {{reads a shared tile as an amd dot operand, but the target sm_90 has banks = nvidia}}
   %ao = tile.convert_layout %as : tensor<128x64xf16, #sh> -> tensor<128x64xf16, #opA>
   %bs = tile.convert_layout %b : tensor<64x128xf16, #lT> -> tensor<64x128xf16, #shT>
-  // expected-error@+1 {{bank-model=nvidia}}
+  // expected-error@+1 {{has banks = nvidia}}
   %bo = tile.convert_layout %bs : tensor<64x128xf16, #shT> -> tensor<64x128xf16, #opB>
   %cs = tile.convert_layout %c : tensor<64x128xf16, #l> -> tensor<64x128xf16, #sh>
-  // expected-error@+1 {{bank-model=nvidia}}
+  // expected-error@+1 {{has banks = nvidia}}
   %co = tile.convert_layout %cs : tensor<64x128xf16, #sh> -> tensor<64x128xf16, #opB>
   return %ao, %bo, %co : tensor<128x64xf16, #opA>, tensor<64x128xf16, #opB>, tensor<64x128xf16, #opB>
 }

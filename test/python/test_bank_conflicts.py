@@ -246,8 +246,9 @@ func.func @f(%a: tensor<{shape_s}x{elem}, #b>) -> tensor<{shape_s}x{elem}, #o> {
 """
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(ir_text)
+        arch = {"nvidia": "sm_90", "amd": "gfx942"}[model]  # banks = model
         PassManager.parse(
-            f"builtin.module(tcc-swizzle-shared-memory{{bank-model={model}}})"
+            f"builtin.module(tcc-set-target{{arch={arch}}},tcc-swizzle-shared-memory)"
         ).run(module.operation)
         return str(module)
 

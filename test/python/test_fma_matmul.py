@@ -86,7 +86,7 @@ def test_remark_names_the_types_and_the_fallback():
     with ir.Context() as ctx, ir.Location.unknown():
         ctx.attach_diagnostic_handler(handler)
         module = ir.Module.parse(gemm_program(256, 128, 64, "f32"))
-        PassManager.parse("builtin.module(tcc-lower-to-tile)").run(module.operation)
+        PassManager.parse("builtin.module(tcc-lower-to-tile{target=sm_90})").run(module.operation)
     assert [m for s, m in remarks if s == ir.DiagnosticSeverity.REMARK] == [
         "matmul of 'f32' x 'f32' -> 'f32' has no tensor-core mapping (f16 or bf16 operands "
         "of one type): using the FMA fallback (64x64x8 blocks, f32 accumulation)"

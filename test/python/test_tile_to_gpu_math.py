@@ -1,4 +1,5 @@
-"""convert-tile-to-gpu's expand-math, run on the CPU: the math functions it
+"""convert-tile-to-gpu's math expansion (targets with math = expanded, e.g.
+gfx942), run on the CPU: the math functions it
 writes out (instead of libdevice/OCML calls) are JIT-compiled and compared
 with numpy in float64 over wide ranges and special values."""
 
@@ -23,7 +24,9 @@ def expanded(op, ty):
       tile.return
     }}"""
     module = ir.Module.parse(src)
-    PassManager.parse("builtin.module(convert-tile-to-gpu)").run(module.operation)
+    PassManager.parse(
+        "builtin.module(tcc-set-target{arch=gfx942},convert-tile-to-gpu)"
+    ).run(module.operation)
     text = str(module).replace("!llvm.ptr<1>", "!llvm.ptr")
     match = re.search(
         r"gpu\.func @k\((.*?)\) kernel attributes \{[^}]*\} \{(.*?)gpu\.return", text, re.S

@@ -17,19 +17,25 @@ void mlir::tcc::buildTensorToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+/// tcc-set-target{arch=target} when a target is named.
+static void addSetTarget(OpPassManager &pm, StringRef target) {
+  if (target.empty())
+    return;
+  TccSetTargetOptions options;
+  options.arch = target.str();
+  pm.addPass(createTccSetTarget(options));
+}
+
 void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
                                           const LowerToTileOptions &options) {
+  addSetTarget(pm, options.target);
   ConvertLinalgToTileOptions tileOptions;
-  tileOptions.warpSize = options.warpSize;
   tileOptions.numWarps = options.numWarps;
   tileOptions.mfmaShape = options.mfmaShape;
   tileOptions.elementsPerProgram = options.elementsPerProgram;
   pm.addPass(createConvertLinalgToTile(tileOptions));
-  if (options.bankModel != "none") {
-    TccSwizzleSharedMemoryOptions swizzleOptions;
-    swizzleOptions.bankModel = options.bankModel;
-    pm.addPass(createTccSwizzleSharedMemory(swizzleOptions));
-  }
+  if (options.swizzle)
+    pm.addPass(createTccSwizzleSharedMemory());
   // After the swizzle: the pipelined buffers keep the chosen layouts.
   TccPromoteSharedMemoryOptions promoteOptions;
   promoteOptions.numStages = options.numStages;
@@ -40,12 +46,8 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
 
 void mlir::tcc::buildTileToGPUPipeline(OpPassManager &pm,
                                        const TileToGPUOptions &options) {
-  ConvertTileToGPUOptions gpuOptions;
-  gpuOptions.warpSize = options.warpSize;
-  gpuOptions.expandMath = options.expandMath;
-  gpuOptions.asyncCopy = options.asyncCopy;
-  gpuOptions.maxSharedBytes = options.maxSharedBytes;
-  pm.addPass(createConvertTileToGPU(gpuOptions));
+  addSetTarget(pm, options.target);
+  pm.addPass(createConvertTileToGPU());
   pm.addPass(createTccLowerVectorOps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -67,14 +69,15 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
-      "(convert-linalg-to-tile, tcc-swizzle-shared-memory, "
-      "tcc-promote-shared-memory, canonicalize, cse)",
+      "(tcc-set-target with target=, convert-linalg-to-tile, "
+      "tcc-swizzle-shared-memory, tcc-promote-shared-memory, canonicalize, "
+      "cse)",
       buildLinalgToTilePipeline);
   PassPipelineRegistration<TileToGPUOptions>(
       "tcc-tile-to-gpu",
       "stage 'gpu': tile programs to gpu.module/gpu.func with per-thread "
-      "vector code (convert-tile-to-gpu, tcc-lower-vector-ops, canonicalize, "
-      "cse)",
+      "vector code (tcc-set-target with target=, convert-tile-to-gpu, "
+      "tcc-lower-vector-ops, canonicalize, cse)",
       buildTileToGPUPipeline);
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-lower-to-tile",

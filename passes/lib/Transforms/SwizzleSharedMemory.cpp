@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
 #include "tcc/Transforms/Passes.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -107,28 +108,32 @@ struct TccSwizzleSharedMemoryPass
   using TccSwizzleSharedMemoryBase::TccSwizzleSharedMemoryBase;
 
   void runOnOperation() override {
-    Vendor model;
-    if (bankModel == "nvidia") {
-      model = Vendor::Nvidia;
-    } else if (bankModel == "amd") {
-      model = Vendor::Amd;
-    } else {
-      getOperation()->emitError()
-          << "tcc-swizzle-shared-memory: bank-model must be nvidia or amd, "
-             "got '"
-          << bankModel << "'";
-      return signalPassFailure();
-    }
     bool failed = false;
     getOperation()->walk([&](tile::ConvertLayoutOp producer) {
-      if (this->swizzle(producer, model).failed())
+      if (this->swizzle(producer).failed())
         failed = true;
     });
     if (failed)
       signalPassFailure();
   }
 
-  LogicalResult swizzle(tile::ConvertLayoutOp producer, Vendor model) {
+  /// The bank model of the module's target (read on first need: a module
+  /// without shared dot-operand tiles needs no target).
+  FailureOr<Vendor> getBankModel() {
+    if (!target) {
+      FailureOr<tile::TargetAttr> found =
+          tile::requireTarget(getOperation(), "tcc-swizzle-shared-memory");
+      if (failed(found))
+        return failure();
+      target = *found;
+    }
+    return target.getBanks() == tile::BankModel::nvidia ? Vendor::Nvidia
+                                                         : Vendor::Amd;
+  }
+
+  tile::TargetAttr target;
+
+  LogicalResult swizzle(tile::ConvertLayoutOp producer) {
     RankedTensorType type = producer.getType();
     auto shared =
         dyn_cast_or_null<tile::SharedEncodingAttr>(type.getEncoding());
@@ -156,14 +161,16 @@ struct TccSwizzleSharedMemoryPass
              << "cannot swizzle " << type << ": its contiguous dimension ("
              << rowElems << " elements) is not a power of two";
 
+    FailureOr<Vendor> model = getBankModel();
+    if (failed(model))
+      return failure();
     std::optional<Swizzle> chosen;
     for (const Consumer &c : consumers) {
-      if (c.vendor != model)
+      if (c.vendor != *model)
         return c.op->emitOpError()
                << "reads a shared tile as an " << vendorName(c.vendor)
-               << " dot operand, but tcc-swizzle-shared-memory runs with "
-                  "bank-model="
-               << vendorName(model);
+               << " dot operand, but the target " << target.getArch()
+               << " has banks = " << vendorName(*model);
       int64_t rowBytes = rowElems * elemBytes;
       if (c.wgmma && rowBytes > kLineBytes) {
         producer.emitWarning()
@@ -174,7 +181,7 @@ struct TccSwizzleSharedMemoryPass
       }
       // K is dim 1 of A (opIdx 0) and dim 0 of B.
       unsigned kDim = c.opIdx == 0 ? 1 : 0;
-      Swizzle s = chooseSwizzle(model, elemBytes, rowElems,
+      Swizzle s = chooseSwizzle(*model, elemBytes, rowElems,
                                 contiguous == kDim, c.kWidth);
       if (chosen && !(*chosen == s))
         return success(); // readers disagree: no single best swizzle

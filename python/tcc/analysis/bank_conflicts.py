@@ -66,6 +66,15 @@ class BankModel:
         """CDNA2/CDNA3 (gfx90a, gfx942) LDS: 32 banks x 4 bytes, waves of 64."""
         return BankModel("amd", warp_size=64)
 
+    @staticmethod
+    def for_target(arch: str) -> BankModel:
+        """The model of a known arch: its ``banks`` and warp size in
+        KnownTargets.def (what tcc-swizzle-shared-memory reads)."""
+        from tcc.targets import get_target_info
+
+        info = get_target_info(arch)
+        return BankModel.nvidia() if info.banks == "nvidia" else BankModel.amd_lds()
+
     @property
     def line_bytes(self) -> int:
         """Bytes the banks deliver in one wavefront (one of each bank)."""

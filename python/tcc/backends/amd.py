@@ -26,6 +26,7 @@ from mlir import ir
 from mlir.dialects import llvm
 
 from tcc.backends.base import CompileError, Target, check_unresolved
+from tcc.targets import archs_of
 
 _TRIPLE = "amdgcn-amd-amdhsa"
 # IR attributes newer than AMD's LLVM (22.0.0git) understands; they are
@@ -36,8 +37,7 @@ _LLD_CANDIDATES = ("/opt/rocm/llvm/bin/ld.lld", "ld.lld", "ld.lld-22", "ld.lld-2
 
 class AmdTarget(Target):
     vendor = "amd"
-    warp_size = 64  # CDNA wavefront
-    archs = ("gfx90a", "gfx942", "gfx950")
+    archs = archs_of("amd")
 
     def gpu_target_attr(self) -> str:
         return f'#rocdl.target<O = 3, chip = "{self.arch}">'

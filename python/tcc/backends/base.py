@@ -20,6 +20,7 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from tcc.runtime.artifact import ArgSpec, CallConv, KernelArtifact, LaunchSpec
+from tcc.targets import TargetInfo, get_target_info
 
 # Device-library functions that no tcc artifact may call: nothing links them
 # at load time (no ROCm device libs / libdevice next to the driver).
@@ -52,21 +53,27 @@ class KernelSignature:
 
 
 class Target(ABC):
-    """One GPU architecture. Subclasses set ``vendor``, ``warp_size``, ``archs``."""
+    """One GPU architecture. Subclasses set ``vendor`` and ``archs`` (their
+    vendor's rows of KnownTargets.def); the arch's facts come from that table."""
 
     vendor: ClassVar[Literal["nvidia", "amd"]]
-    warp_size: ClassVar[int]
     archs: ClassVar[tuple[str, ...]]
-
-    @property
-    def max_shared_bytes(self) -> int:
-        """Workgroup memory one kernel may use on this architecture."""
-        return 64 * 1024
 
     def __init__(self, arch: str) -> None:
         if arch not in self.archs:
             raise ValueError(f"{type(self).__name__} does not support {arch!r}")
         self.arch = arch
+        self.info: TargetInfo = get_target_info(arch)
+
+    @property
+    def warp_size(self) -> int:
+        """Threads per warp (32 NVIDIA, 64 AMD CDNA)."""
+        return self.info.warp_size
+
+    @property
+    def max_shared_bytes(self) -> int:
+        """Workgroup memory one kernel may use on this architecture."""
+        return self.info.max_shared_bytes
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.arch!r})"

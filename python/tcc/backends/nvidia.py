@@ -16,29 +16,18 @@ from mlir.dialects import gpu
 from mlir.passmanager import PassManager
 
 from tcc.backends.base import CompileError, Target, check_unresolved
-
-# Lowest PTX ISA version that knows each architecture.
-_PTX_FOR_ARCH = {"sm_80": "+ptx70", "sm_86": "+ptx71", "sm_89": "+ptx78", "sm_90": "+ptx80",
-                 "sm_90a": "+ptx80"}
-
-
-# Shared memory one block may opt into (CUDA guide, compute capabilities).
-_MAX_SHARED_BYTES = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024,
-                     "sm_90": 227 * 1024, "sm_90a": 227 * 1024}
+from tcc.targets import archs_of
 
 
 class NvidiaTarget(Target):
     vendor = "nvidia"
-    warp_size = 32
-    archs = tuple(_PTX_FOR_ARCH)
-
-    @property
-    def max_shared_bytes(self) -> int:
-        return _MAX_SHARED_BYTES[self.arch]
+    archs = archs_of("nvidia")
 
     def gpu_target_attr(self) -> str:
+        # The lowest PTX ISA version that knows the architecture (the
+        # table's ISA features).
         return (f'#nvvm.target<O = 3, chip = "{self.arch}", '
-                f'features = "{_PTX_FOR_ARCH[self.arch]}">')
+                f'features = "{self.info.isa_features}">')
 
     def _vendor_pipeline(self, bare_ptr: bool) -> Sequence[str]:
         # nvgpu (ldmatrix, mma.sync from tensor-core tiles) first: it lowers

@@ -27,24 +27,16 @@ from typing import TYPE_CHECKING, Any, Literal
 from tcc.compiler.cache import COMPILER_VERSION, KernelCache, cache_key, default_cache
 from tcc.runtime.artifact import ArgSpec, KernelArtifact, LaunchSpec
 from tcc.runtime.launcher import CompiledKernel
+from tcc.targets import KNOWN_TARGETS
 
 if TYPE_CHECKING:
     from mlir import ir
 
 STAGES = ("source", "linalg", "tile", "gpu", "llvm")
 
-# Targets tcc compiles for, with their warp size (kept MLIR-free so a cache
-# hit does not import the backends).
-_WARP_SIZE = {
-    "sm_80": 32,
-    "sm_86": 32,
-    "sm_89": 32,
-    "sm_90": 32,
-    "sm_90a": 32,
-    "gfx90a": 64,
-    "gfx942": 64,
-    "gfx950": 64,
-}
+# Targets tcc compiles for: tcc.targets reads KnownTargets.def without MLIR,
+# so a cache hit does not import the backends.
+_WARP_SIZE = {arch: info.warp_size for arch, info in KNOWN_TARGETS.items()}
 
 
 class CompilationError(RuntimeError):
@@ -227,21 +219,16 @@ def run_stages(
     from tcc.backends import get_target
 
     backend = get_target(target)
-    warp = backend.warp_size
+    # The tile stage records the target on the module (tcc-set-target, from
+    # KnownTargets.def); the passes read warp size, bank model, MMA kinds,
+    # cp.async, math lowering and shared memory from it.
     pipelines = {
         "linalg": "tcc-tensor-to-linalg",
-        "tile": f"tcc-linalg-to-tile{{warp-size={warp} num-warps={schedule.num_warps} "
+        "tile": f"tcc-linalg-to-tile{{target={target} num-warps={schedule.num_warps} "
         f"elements-per-program={schedule.elements_per_program} "
-        f"bank-model={backend.vendor if schedule.swizzle else 'none'} "
+        f"swizzle={int(schedule.swizzle)} "
         f"num-stages={schedule.num_stages} mfma-shape={schedule.mfma_shape}}}",
-        # NVIDIA links libdevice (fast exp/tanh); AMD has no device library
-        # here, so its math is expanded into instructions.
-        # cp.async where the target has it (NVIDIA sm_80+); AMD stages
-        # through registers.
-        "gpu": f"tcc-tile-to-gpu{{warp-size={warp} "
-        f"expand-math={int(backend.vendor != 'nvidia')} "
-        f"async-copy={int(backend.vendor == 'nvidia')} "
-        f"max-shared-bytes={backend.max_shared_bytes}}}",
+        "gpu": "tcc-tile-to-gpu",
     }
     stages: dict[str, str] = {"source": text}
     notes: list[str] = []

@@ -1,5 +1,5 @@
 // scf.for / scf.if carrying tiles, and pointer-form loads/stores.
-// RUN: tcc-opt %s --convert-tile-to-gpu -split-input-file | FileCheck %s
+// RUN: tcc-opt %s --tcc-set-target=arch=sm_90 --convert-tile-to-gpu -split-input-file | FileCheck %s
 
 #b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 

@@ -3,7 +3,7 @@
 // B's run of owned columns of each k row) or from registers (through
 // scratch); the dot is one vector.fma per k over the thread's accumulators,
 // its factors gathered by vector.shuffle.
-// RUN: tcc-opt %s -split-input-file --convert-tile-to-gpu -verify-diagnostics | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-tile-to-gpu -verify-diagnostics | FileCheck %s
 
 // The schedule's form (convert-linalg-to-tile's FMA GEMM, one K step):
 // 4 warps, 8 rows x 4 columns of C per thread.
@@ -174,7 +174,7 @@ tile.func @operand_not_to_dot(%A: memref<64x8xf32>) attributes {grid_rank = 1 : 
 tile.func @wave64_layout_on_warp32(%A: memref<64x8xf32>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %a = tile.memref_load %A[%c0, %c0] : memref<64x8xf32> -> tensor<64x8xf32, #l>
-  // expected-error @below {{has 64 threads per warp but the target's warp size (option warp-size) is 32}}
+  // expected-error @below {{has 64 threads per warp but the target's warp size (#tile.target warp_size) is 32}}
   %o = tile.convert_layout %a : tensor<64x8xf32, #l> -> tensor<64x8xf32, #opA>
   tile.return
 }

@@ -1,6 +1,6 @@
 // AMD CDNA (wave64): MFMA 16x16x16 operand fragments read from LDS (8-byte
 // A rows, B columns) and v_mfma through ROCDL.
-// RUN: tcc-opt %s --convert-tile-to-gpu="warp-size=64" | FileCheck %s
+// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @dot
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>

@@ -1,7 +1,7 @@
 // AMD CDNA (wave64): MFMA 32x32x8 (instrShape [32, 32]) operand fragments
 // read from LDS and v_mfma_f32_32x32x8 through ROCDL, 16 f32 accumulators
 // per lane.
-// RUN: tcc-opt %s --split-input-file --convert-tile-to-gpu="warp-size=64" | FileCheck %s
+// RUN: tcc-opt %s --split-input-file --tcc-set-target=arch=gfx942 --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @dot_f16
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>

@@ -1,7 +1,7 @@
 // Tensor-core tiles on NVIDIA: blocked -> swizzled shared stores, ldmatrix
 // fragments (.trans for B), nvvm.mma.sync m16n8k16, the accumulator stored
 // from its blocked-equivalent layout.
-// RUN: tcc-opt %s -split-input-file --convert-tile-to-gpu | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @dot
 // CHECK-SAME: workgroup(%[[SA:.*]] : memref<64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SB:.*]] : memref<32x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})

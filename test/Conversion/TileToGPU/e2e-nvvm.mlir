@@ -1,12 +1,13 @@
 // End to end through upstream to the LLVM dialect with NVVM ops: nothing of
-// tile, gpu, vector, scf, memref or math is left, no libdevice call either.
+// tile, gpu, vector, scf, memref or math is left, no libdevice call either
+// (the module's sm_90 target has math = expanded).
 // RUN: tcc-opt %s --pass-pipeline='builtin.module(convert-tile-to-gpu,gpu.module(expand-strided-metadata,convert-scf-to-cf,convert-vector-to-llvm,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,cse),reconcile-unrealized-casts)' | FileCheck %s
 
 #b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [1, 0]}>
 #col = #tile.slice<{dim = 1, parent = #b}>
 #v = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 
-// CHECK: module attributes {gpu.container_module}
+// CHECK: module attributes {gpu.container_module, tile.target = #tile.target<arch = "sm_90"
 // CHECK: gpu.module @softmax_module
 // CHECK: llvm.mlir.global internal @__wg_softmax_0() {addr_space = 3 : i32{{.*}}} : !llvm.array<8 x f32>
 // CHECK: llvm.func @softmax(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
@@ -30,6 +31,7 @@
 // CHECK-NOT: __nv_
 // CHECK-NOT: builtin.unrealized_conversion_cast
 // CHECK-NOT: {{^ *(%[^ ]* = )?"?(tile|gpu|vector|scf|memref|math|arith)\.}}
+module attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 32, max_shared_bytes = 232448, banks = nvidia, mma = [mma_sync_m16n8k16], async_copy = true, math = expanded>} {
 tile.func @softmax(%x: memref<?x?xf32>, %y: memref<?x?xf32>) attributes {grid_rank = 1 : i32} {
   %pid = tile.program_id 0 : i32
   %c0 = arith.constant 0 : index
@@ -81,4 +83,5 @@ tile.func @add(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %z: !tile.ptr<f32>, %n: i
   %zp = tile.addptr %zb, %offs : tensor<512x!tile.ptr<f32>, #v>, tensor<512xi32, #v>
   tile.store %zp, %s, %m : tensor<512x!tile.ptr<f32>, #v>
   tile.return
+}
 }

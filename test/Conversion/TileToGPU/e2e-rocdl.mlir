@@ -1,9 +1,9 @@
 // End to end through upstream to the LLVM dialect with ROCDL ops, 64-wide
 // warps (CDNA3): nothing of tile, gpu, vector, scf, memref or math is left,
 // no OCML call either.
-// RUN: tcc-opt %s --pass-pipeline='builtin.module(convert-tile-to-gpu{warp-size=64},gpu.module(expand-strided-metadata,convert-scf-to-cf,convert-vector-to-llvm,convert-gpu-to-rocdl{chipset=gfx942 use-bare-ptr-memref-call-conv=1},canonicalize,cse),reconcile-unrealized-casts)' | FileCheck %s
+// RUN: tcc-opt %s --pass-pipeline='builtin.module(tcc-set-target{arch=gfx942},convert-tile-to-gpu,gpu.module(expand-strided-metadata,convert-scf-to-cf,convert-vector-to-llvm,convert-gpu-to-rocdl{chipset=gfx942 use-bare-ptr-memref-call-conv=1},canonicalize,cse),reconcile-unrealized-casts)' | FileCheck %s
 
-// CHECK: module attributes {gpu.container_module}
+// CHECK: module attributes {gpu.container_module, tile.target = #tile.target<arch = "gfx942"
 // CHECK: gpu.module @softmax_module
 // CHECK: llvm.mlir.global internal @__wg_softmax_0() {addr_space = 3 : i32{{.*}}} : !llvm.array<4 x f32>
 // CHECK: llvm.func @softmax(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)

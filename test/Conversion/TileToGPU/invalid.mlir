@@ -1,5 +1,5 @@
 // What convert-tile-to-gpu refuses, with the op and the reason.
-// RUN: tcc-opt %s --convert-tile-to-gpu -split-input-file -verify-diagnostics
+// RUN: tcc-opt %s --tcc-set-target=arch=sm_90 --convert-tile-to-gpu -split-input-file -verify-diagnostics
 
 #b4 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #b2 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
@@ -50,7 +50,7 @@ tile.func @no_layout(%x: memref<64xf32>) attributes {grid_rank = 1 : i32} {
 #b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 tile.func @wrong_warp_size(%x: memref<256xf32>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
-  // expected-error @below {{has 64 threads per warp but the target's warp size (option warp-size) is 32}}
+  // expected-error @below {{has 64 threads per warp but the target's warp size (#tile.target warp_size) is 32}}
   %a = tile.memref_load %x[%c0] : memref<256xf32> -> tensor<256xf32, #b>
   tile.return
 }

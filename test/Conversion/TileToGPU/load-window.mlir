@@ -1,7 +1,7 @@
 // A memref-form load with several 16-byte runs per thread (a GEMM operand
 // slice): one bounds-and-alignment test for the whole window, then the runs
 // as back-to-back vector loads; the per-run path stays as the fallback.
-// RUN: tcc-opt %s --convert-tile-to-gpu | FileCheck %s
+// RUN: tcc-opt %s --tcc-set-target=arch=sm_90 --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @window
 // CHECK: %[[END:.*]] = arith.addi %{{.*}}, %c128 : index

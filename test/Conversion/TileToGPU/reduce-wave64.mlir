@@ -1,5 +1,5 @@
 // tile.reduce with 64-wide warps (AMD CDNA): 6 butterfly steps.
-// RUN: tcc-opt %s --convert-tile-to-gpu=warp-size=64 | FileCheck %s
+// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --convert-tile-to-gpu | FileCheck %s
 
 
 #b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [64], warpsPerCTA = [2], order = [0]}>

@@ -1,6 +1,6 @@
 // tile.reduce: within-thread folds, gpu.shuffle xor butterflies over the
 // lanes along the axis, then workgroup memory across the warps along it.
-// RUN: tcc-opt %s --convert-tile-to-gpu -split-input-file | FileCheck %s
+// RUN: tcc-opt %s --tcc-set-target=arch=sm_90 --convert-tile-to-gpu -split-input-file | FileCheck %s
 
 // Row sum of 16x256: 4 per thread along the row, 16 lanes (xor 1..8), 4 warps.
 #b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [1, 4], order = [1, 0]}>

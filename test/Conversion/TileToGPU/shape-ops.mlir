@@ -1,7 +1,7 @@
 // Shape ops: expand_dims of a slice is free, broadcast is a register
 // shuffle, arange/splat build per-thread coordinates, convert_layout between
 // distinct layouts and reshape go through workgroup memory.
-// RUN: tcc-opt %s --convert-tile-to-gpu -split-input-file | FileCheck %s
+// RUN: tcc-opt %s --tcc-set-target=arch=sm_90 --convert-tile-to-gpu -split-input-file | FileCheck %s
 
 // 2-D bias add: a row vector (slice of dim 0) broadcast over 64 rows.
 #b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>

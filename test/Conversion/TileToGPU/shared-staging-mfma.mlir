@@ -1,4 +1,4 @@
-// RUN: tcc-opt %s -split-input-file --convert-tile-to-gpu="warp-size=64 async-copy=false" | FileCheck %s --check-prefix=AMD
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=gfx942 --convert-tile-to-gpu | FileCheck %s --check-prefix=AMD
 
 #blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mfma = #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16], isTransposed = false}>

@@ -2,7 +2,7 @@
 // ops): 16-byte cp.async with the source size cut at the memref's end when
 // the runs are aligned (registers otherwise), commit / wait groups, ldmatrix
 // from a slot. AMD: shared-staging-mfma.mlir.
-// RUN: tcc-opt %s -split-input-file --convert-tile-to-gpu | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-tile-to-gpu | FileCheck %s
 
 #blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>

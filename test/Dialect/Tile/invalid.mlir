@@ -729,3 +729,90 @@ func.func @f() {
   tile.async_wait {pending = -1 : i32}
   return
 }
+
+// -----
+
+// expected-error@+1 {{#tile.target: arch must not be empty}}
+module attributes {tile.target = #tile.target<arch = "", vendor = nvidia, warp_size = 32, max_shared_bytes = 1024, banks = nvidia, mma = [], async_copy = false, math = libdevice>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: warp_size must be 64 for vendor = amd (CDNA wave64), got 32}}
+module attributes {tile.target = #tile.target<arch = "gfx942", vendor = amd, warp_size = 32, max_shared_bytes = 65536, banks = amd, mma = [], async_copy = false, math = expanded>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: warp_size must be 32 for vendor = nvidia, got 64}}
+module attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 64, max_shared_bytes = 1024, banks = nvidia, mma = [], async_copy = false, math = libdevice>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: max_shared_bytes must be positive, got 0}}
+module attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 32, max_shared_bytes = 0, banks = nvidia, mma = [], async_copy = false, math = libdevice>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: banks = amd is not the bank model of vendor = nvidia}}
+module attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 32, max_shared_bytes = 1024, banks = amd, mma = [], async_copy = false, math = libdevice>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: mma kind mfma_32x32x8 is not an instruction of vendor = nvidia}}
+module attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 32, max_shared_bytes = 1024, banks = nvidia, mma = [mfma_32x32x8], async_copy = false, math = libdevice>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: mma kind mma_sync_m16n8k16 is not an instruction of vendor = amd}}
+module attributes {tile.target = #tile.target<arch = "gfx942", vendor = amd, warp_size = 64, max_shared_bytes = 65536, banks = amd, mma = [mma_sync_m16n8k16], async_copy = false, math = expanded>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: mma kind mfma_16x16x16 is listed twice}}
+module attributes {tile.target = #tile.target<arch = "gfx942", vendor = amd, warp_size = 64, max_shared_bytes = 65536, banks = amd, mma = [mfma_16x16x16, mfma_32x32x8, mfma_16x16x16], async_copy = false, math = expanded>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: async_copy (cp.async) exists for vendor = nvidia only}}
+module attributes {tile.target = #tile.target<arch = "gfx942", vendor = amd, warp_size = 64, max_shared_bytes = 65536, banks = amd, mma = [], async_copy = true, math = expanded>} {
+}
+
+// -----
+
+// expected-error@+1 {{#tile.target: math = libdevice is NVIDIA's device library; vendor = amd needs math = expanded}}
+module attributes {tile.target = #tile.target<arch = "gfx942", vendor = amd, warp_size = 64, max_shared_bytes = 65536, banks = amd, mma = [], async_copy = false, math = libdevice>} {
+}
+
+// -----
+
+// expected-error@+2 {{expected one of [mma_sync_m16n8k16, mfma_32x32x8, mfma_16x16x16] for tensor-core instruction, got: wgmma}}
+// expected-error@+1 {{failed to parse Tile_TargetAttr parameter 'mma'}}
+module attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 32, max_shared_bytes = 1024, banks = nvidia, mma = [wgmma], async_copy = false, math = libdevice>} {
+}
+
+
+// -----
+
+// expected-error@+1 {{'tile.target' must be a #tile.target<...>, got "sm_90"}}
+module attributes {tile.target = "sm_90"} {
+}
+
+// -----
+
+// expected-error@+1 {{'tile.target' belongs on a builtin.module, not on func.func}}
+func.func @f() attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 32, max_shared_bytes = 1024, banks = nvidia, mma = [], async_copy = false, math = libdevice>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{unknown tile dialect attribute 'tile.targets' (the tile dialect defines 'tile.target')}}
+module attributes {tile.targets = 1} {
+}

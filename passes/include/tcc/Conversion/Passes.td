@@ -73,6 +73,11 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
     attributes: `tcc.grid` (programs per grid axis), `tcc.num_warps`,
     `tcc.num_inputs`. Anything else is a diagnostic naming the op.
 
+    The module's `tile.target` (see `tcc-set-target`) gives the warp size
+    and the tensor-core instruction of matmuls (`mma`: mma.sync on NVIDIA,
+    MFMA on AMD; a target without one takes the FMA path); a module without
+    it is an error.
+
     Before (after `convert-tcc-to-linalg`, `linalg-fuse-elementwise-ops`):
     ```mlir
     func.func @add(%x: tensor<1000x777xf32>, %y: tensor<1000x777xf32>) -> tensor<1000x777xf32>
@@ -92,8 +97,6 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"warpSize", "warp-size", "unsigned", "32",
-           "threads per warp of the target (32 NVIDIA, 64 AMD CDNA)">,
     Option<"numWarps", "num-warps", "unsigned", "4",
            "warps per program for elementwise and row-reduction kernels">,
     Option<"elementsPerProgram", "elements-per-program", "int64_t", "2048",
@@ -103,7 +106,7 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
     Option<"maxSoftmaxColumns", "max-softmax-columns", "int64_t", "16384",
            "longest row a softmax program keeps in registers">,
     Option<"mfmaShape", "mfma-shape", "std::string", "\"auto\"",
-           "AMD (warp-size 64) GEMM instruction: 32 (v_mfma_f32_32x32x8), 16 "
+           "AMD (MFMA target) GEMM instruction: 32 (v_mfma_f32_32x32x8), 16 "
            "(v_mfma_f32_16x16x16) or auto (32 when each wave's share of the "
            "block is a multiple of 32 in both dims: half the instructions "
            "and conflict-free B reads; 16 otherwise)">
@@ -179,26 +182,22 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     followed by one `index` argument per dynamic size, stride and offset,
     in that order; the kernel rebuilds the view with
     `memref.reinterpret_cast`.
+
+    The module's `tile.target` (see `tcc-set-target`) decides: the warp size
+    every layout must agree with (`warp_size`), cp.async for
+    `tile.async_copy` (`async_copy`; otherwise each copy is a load into
+    registers and a shared store, and the waits are barriers), whether math
+    functions are expanded into polynomial approximations and exact leaf ops
+    (`math = expanded`) or left to libdevice (`math = libdevice`), and the
+    workgroup memory one kernel may use (`max_shared_bytes`; over 48 KiB the
+    buffers are views of dynamic shared memory and the gpu.func records
+    `tcc.dynamic_shared_bytes`). A module with kernels but no target is an
+    error.
   }];
   let options = [
-    Option<"warpSize", "warp-size", "unsigned", /*default=*/"32",
-           "Threads per warp: 32 (NVIDIA) or 64 (AMD CDNA); every blocked "
-           "layout must agree">,
     Option<"defaultNumWarps", "num-warps", "unsigned", /*default=*/"4",
            "Warps per program for kernels whose tiles carry no layout that "
            "fixes it (scalar-only kernels)">,
-    Option<"expandMath", "expand-math", "bool", /*default=*/"true",
-           "Rewrite math functions into polynomial approximations and exact "
-           "leaf ops, so that GPU lowerings need no libdevice / OCML calls">,
-    Option<"asyncCopy", "async-copy", "bool", /*default=*/"true",
-           "Lower tile.async_copy to cp.async (NVIDIA sm_80+: 16-byte copies "
-           "that bypass registers); otherwise each copy is a load into "
-           "registers and a shared store (AMD), and the waits are barriers">,
-    Option<"maxSharedBytes", "max-shared-bytes", "int64_t",
-           /*default=*/"232448",
-           "Workgroup memory one kernel may use (sm_90: 227 KiB, sm_80: 163 "
-           "KiB, CDNA: 64 KiB); over 48 KiB the buffers are views of dynamic "
-           "shared memory and the gpu.func records tcc.dynamic_shared_bytes">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

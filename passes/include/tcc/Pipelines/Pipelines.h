@@ -12,11 +12,15 @@
 
 namespace mlir::tcc {
 
+/// `target=`: runs tcc-set-target{arch=...} first; empty: the module must
+/// carry its tile.target already.
 struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
-  PassOptions::Option<unsigned> warpSize{
-      *this, "warp-size",
-      llvm::cl::desc("threads per warp (32 NVIDIA, 64 AMD CDNA)"),
-      llvm::cl::init(32)};
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("target architecture (tcc-set-target): sm_80, sm_86, "
+                     "sm_89, sm_90, sm_90a, gfx90a, gfx942, gfx950; empty: "
+                     "the module's tile.target"),
+      llvm::cl::init("")};
   PassOptions::Option<unsigned> numWarps{
       *this, "num-warps",
       llvm::cl::desc("warps per program of elementwise/reduction kernels"),
@@ -30,11 +34,12 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       *this, "elements-per-program",
       llvm::cl::desc("target block size (elements) of one program"),
       llvm::cl::init(2048)};
-  PassOptions::Option<std::string> bankModel{
-      *this, "bank-model",
-      llvm::cl::desc("shared-memory bank model for the swizzle: nvidia, amd, "
-                     "or none (no swizzle, for measurements)"),
-      llvm::cl::init("nvidia")};
+  PassOptions::Option<bool> swizzle{
+      *this, "swizzle",
+      llvm::cl::desc("swizzle shared-memory operand tiles for the target's "
+                     "banks (tcc-swizzle-shared-memory); false only to "
+                     "measure bank conflicts"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> numStages{
       *this, "num-stages",
       llvm::cl::desc("slots of each pipelined shared-memory operand buffer "
@@ -42,27 +47,13 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       llvm::cl::init(3)};
 };
 
+/// `target=`: as for LowerToTileOptions.
 struct TileToGPUOptions : public PassPipelineOptions<TileToGPUOptions> {
-  PassOptions::Option<unsigned> warpSize{
-      *this, "warp-size",
-      llvm::cl::desc("threads per warp (32 NVIDIA, 64 AMD CDNA)"),
-      llvm::cl::init(32)};
-  PassOptions::Option<bool> expandMath{
-      *this, "expand-math",
-      llvm::cl::desc("expand math functions into instructions (targets whose "
-                     "device math library is not linked: AMD); NVIDIA links "
-                     "libdevice, whose fast exp/tanh beat the expansions"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> asyncCopy{
-      *this, "async-copy",
-      llvm::cl::desc("lower tile.async_copy to cp.async (NVIDIA sm_80+); "
-                     "otherwise to loads and shared stores (AMD)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<int64_t> maxSharedBytes{
-      *this, "max-shared-bytes",
-      llvm::cl::desc("workgroup memory one kernel may use (dynamic shared "
-                     "memory over 48 KiB)"),
-      llvm::cl::init(232448)};
+  PassOptions::Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("target architecture (tcc-set-target); empty: the "
+                     "module's tile.target"),
+      llvm::cl::init("")};
 };
 
 /// Stage "linalg": tcc ops -> linalg on tensors, generalized and fused.

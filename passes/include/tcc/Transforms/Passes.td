@@ -10,6 +10,42 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TccSetTarget : Pass<"tcc-set-target", "::mlir::ModuleOp"> {
+  let summary = "Record the GPU target on the module (tile.target)";
+  let description = [{
+    Sets the module attribute `tile.target` to the `#tile.target` of a known
+    architecture (the table in KnownTargets.def: sm_80, sm_86, sm_89, sm_90,
+    sm_90a, gfx90a, gfx942, gfx950). Later passes read the warp size, shared
+    memory, bank model, tensor-core instructions, asynchronous copies and
+    math lowering from it instead of taking options. A module that already
+    carries a target of the same arch keeps it (a hand-written target may
+    refine the table's facts, e.g. less shared memory); one of another arch
+    is an error. The stage pipelines run this pass when given `target=`.
+
+    Before:
+    ```mlir
+    module {
+      func.func @add(...)
+    }
+    ```
+    After (`tcc-set-target{arch=sm_90}`):
+    ```mlir
+    module attributes {tile.target = #tile.target<arch = "sm_90",
+        vendor = nvidia, warp_size = 32, max_shared_bytes = 232448,
+        banks = nvidia, mma = [mma_sync_m16n8k16], async_copy = true,
+        math = libdevice>} {
+      func.func @add(...)
+    }
+    ```
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"\"",
+           "Target architecture: sm_80, sm_86, sm_89, sm_90, sm_90a, gfx90a, "
+           "gfx942 or gfx950">,
+  ];
+  let dependentDialects = ["::mlir::tcc::tile::TileDialect"];
+}
+
 def TccFuseElementwise : Pass<"tcc-fuse-elementwise"> {
   let summary = "Fuse elementwise linalg producers into their consumers";
   let description = [{
@@ -96,9 +132,11 @@ def TccSwizzleSharedMemory : Pass<"tcc-swizzle-shared-memory"> {
     than one vector (`maxPhase` comes out 1), and (with a warning) wgmma
     operands with rows over 128 bytes, which `#tile.shared` cannot put into
     wgmma's 128-byte swizzle atoms. Errors: a contiguous dimension that is not
-    a power of two; a consumer whose parent is the other vendor's than
-    `bank-model`. `python/tcc/analysis/bank_conflicts.py` counts the
-    conflicts and implements the same formula (`choose_swizzle`); see
+    a power of two; a consumer whose parent is the other vendor's than the
+    bank model (`banks`) of the module's `tile.target`; shared dot-operand
+    tiles in a module without a target.
+    `python/tcc/analysis/bank_conflicts.py` counts the conflicts and
+    implements the same formula (`choose_swizzle`); see
     docs/shared-memory-swizzle.md.
 
     Before:
@@ -114,11 +152,6 @@ def TccSwizzleSharedMemory : Pass<"tcc-swizzle-shared-memory"> {
     %o = tile.convert_layout %s : tensor<128x32xf16, #sh> -> tensor<128x32xf16, #opA>
     ```
   }];
-  let options = [
-    Option<"bankModel", "bank-model", "std::string", /*default=*/"\"nvidia\"",
-           "Target whose banks and operand reads decide the swizzle: nvidia "
-           "(32 x 4-byte banks, ldmatrix) or amd (CDNA LDS, MFMA reads)">,
-  ];
 }
 
 def TccPromoteSharedMemory : Pass<"tcc-promote-shared-memory"> {

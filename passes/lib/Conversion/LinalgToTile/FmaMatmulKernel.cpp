@@ -80,10 +80,16 @@ tile::BlockedEncodingAttr loadLayout(MLIRContext *ctx, int64_t rows,
 
 } // namespace
 
-bool mlir::tcc::hasTensorCoreMapping(linalg::GenericOp op) {
+/// f16 or bf16 operands of one type: what the tensor-core kinds take.
+static bool hasTensorCoreTypes(linalg::GenericOp op) {
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
   Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);
   return aType == bType && (aType.isF16() || aType.isBF16());
+}
+
+bool mlir::tcc::hasTensorCoreMapping(linalg::GenericOp op,
+                                     tile::TargetAttr target) {
+  return hasTensorCoreTypes(op) && !target.getMma().empty();
 }
 
 LogicalResult mlir::tcc::buildFmaMatmulKernel(
@@ -114,12 +120,16 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   int64_t m = program->m;
   BlockSchedule schedule = chooseFmaSchedule(m, warps, options.warpSize);
   int64_t blockM = schedule.blockM, blockN = schedule.blockN;
-  op.emitRemark() << "matmul of " << aType << " x " << bType << " -> "
-                  << outType
-                  << " has no tensor-core mapping (f16 or bf16 operands of "
-                     "one type): using the FMA fallback ("
-                  << blockM << "x" << blockN << "x" << kFmaBlockK
-                  << " blocks, f32 accumulation)";
+  InFlightDiagnostic remark = op.emitRemark();
+  remark << "matmul of " << aType << " x " << bType << " -> " << outType;
+  if (hasTensorCoreTypes(op))
+    remark << ": target " << options.target.getArch()
+           << " has no tensor-core instruction (#tile.target mma = [])";
+  else
+    remark << " has no tensor-core mapping (f16 or bf16 operands of one type)";
+  remark << ": using the FMA fallback (" << blockM << "x" << blockN << "x"
+         << kFmaBlockK << " blocks, f32 accumulation)";
+  remark.report();
 
   Type f32 = Float32Type::get(ctx);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {

@@ -410,11 +410,23 @@ struct ConvertLinalgToTilePass
   LogicalResult convertFunction(func::FuncOp func);
 
   void runOnOperation() override {
-    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    SmallVector<func::FuncOp> funcs;
+    for (func::FuncOp func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal())
+        funcs.push_back(func);
+    if (funcs.empty())
+      return;
+    FailureOr<tile::TargetAttr> found =
+        tile::requireTarget(getOperation(), "convert-linalg-to-tile");
+    if (failed(found))
+      return signalPassFailure();
+    target = *found;
     for (func::FuncOp func : funcs)
-      if (!func.isExternal() && failed(convertFunction(func)))
+      if (failed(convertFunction(func)))
         return signalPassFailure();
   }
+
+  tile::TargetAttr target;
 };
 
 LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
@@ -471,8 +483,14 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   SmallVector<Value> inputArgs(
       entry->getArguments().take_front(func.getNumArguments()));
 
-  ScheduleOptions options{warpSize,    numWarps,          elementsPerProgram,
-                          vectorBytes, maxSoftmaxColumns, mfmaShape};
+  ScheduleOptions options;
+  options.numWarps = numWarps;
+  options.elementsPerProgram = elementsPerProgram;
+  options.vectorBytes = vectorBytes;
+  options.maxSoftmaxColumns = maxSoftmaxColumns;
+  options.mfmaShape = mfmaShape;
+  options.target = target;
+  options.warpSize = target.getWarpSize();
   int64_t grid = 0;
   unsigned warps = 0;
   LogicalResult built = failure();
@@ -490,7 +508,7 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
              isMatmulKernel(genericAt(0)) &&
              (kernelOps.size() == 1 ||
               (genericAt(1) && isAllParallel(genericAt(1))))) {
-    built = (hasTensorCoreMapping(genericAt(0)) ? buildMatmulKernel
+    built = (hasTensorCoreMapping(genericAt(0), target) ? buildMatmulKernel
                                                 : buildFmaMatmulKernel)(
         genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
         outputs, inputArgs, options, grid, warps);

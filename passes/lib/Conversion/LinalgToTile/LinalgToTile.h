@@ -16,14 +16,18 @@
 #include "tcc/Conversion/Passes.h"
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
 
 namespace mlir::tcc {
 
 struct OutputMap;
 
-/// What convert-linalg-to-tile may choose from: the pass options (defaults
-/// in Passes.td).
-using ScheduleOptions = ConvertLinalgToTileOptions;
+/// What convert-linalg-to-tile builds for: the module's target and the pass
+/// options (defaults in Passes.td).
+struct ScheduleOptions : ConvertLinalgToTileOptions {
+  tile::TargetAttr target;
+  unsigned warpSize = 32; // target.getWarpSize()
+};
 
 /// Bytes of one element of `type` (i1 counts as 1).
 unsigned elementBytes(Type type);
@@ -234,8 +238,9 @@ LogicalResult buildMatmulKernel(linalg::GenericOp op,
                                 const ScheduleOptions &options, int64_t &grid,
                                 unsigned &numWarps);
 /// Whether buildMatmulKernel maps the matmul `op` onto tensor cores
-/// (mma.sync / MFMA): f16 or bf16 operands of one type.
-bool hasTensorCoreMapping(linalg::GenericOp op);
+/// (mma.sync / MFMA): f16 or bf16 operands of one type, on a target with a
+/// tensor-core instruction.
+bool hasTensorCoreMapping(linalg::GenericOp op, tile::TargetAttr target);
 /// The FMA fallback for matmuls without a tensor-core mapping (f32, mixed
 /// types): a block-tiled GEMM on blocked layouts whose tile.dot lowers to
 /// per-thread FMAs, with the same epilogues. Emits a remark saying so.

@@ -282,20 +282,28 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // sub-block, so one A fragment feeds several n tiles and one B fragment
   // several m tiles.
   unsigned warps = warpCount;
-  // NVIDIA: mma.sync m16n8k16 (kWidth 2: a lane's k pairs); AMD CDNA
-  // (wave64): v_mfma_f32_32x32x8 or v_mfma_f32_16x16x16 (kWidth 4 both: a
-  // lane's 4 consecutive k). A 32x32x8 fragment pair is half the operand
-  // bytes per flop of a 16x16x16 one: half the MFMA issues for the wave's
-  // tile, and its B column reads (32 lanes along one row) are free of the
-  // LDS bank conflicts of 16x16's (16 lanes each on rows 4 apart). It is the
-  // choice when every wave's share of the block is a multiple of 32 in both
-  // dims (the default 128 x 128 block over 2 x 2 waves: 64 x 64 each).
-  bool amd = options.warpSize == 64;
+  // The target's tensor-core instruction (#tile.target mma):
+  // mma.sync m16n8k16 (NVIDIA; kWidth 2: a lane's k pairs), or
+  // v_mfma_f32_32x32x8 / v_mfma_f32_16x16x16 (AMD CDNA, wave64; kWidth 4
+  // both: a lane's 4 consecutive k). A 32x32x8 fragment pair is half the
+  // operand bytes per flop of a 16x16x16 one: half the MFMA issues for the
+  // wave's tile, and its B column reads (32 lanes along one row) are free of
+  // the LDS bank conflicts of 16x16's (16 lanes each on rows 4 apart). It is
+  // the choice when every wave's share of the block is a multiple of 32 in
+  // both dims (the default 128 x 128 block over 2 x 2 waves: 64 x 64 each).
+  tile::TargetAttr target = options.target;
+  bool has32 = target.hasMma(tile::MmaKind::mfma_32x32x8);
+  bool has16 = target.hasMma(tile::MmaKind::mfma_16x16x16);
+  bool amd = has32 || has16;
+  if (!amd && !target.hasMma(tile::MmaKind::mma_sync_m16n8k16))
+    return op.emitOpError() << "target " << target.getArch()
+                            << " has no tensor-core instruction this GEMM "
+                               "schedule emits";
   unsigned mfmaSize = 16;
   if (amd) {
     bool fits32 = (blockM / 2) % 32 == 0 && (blockN / (warps / 2)) % 32 == 0;
     if (options.mfmaShape == "auto")
-      mfmaSize = fits32 ? 32 : 16;
+      mfmaSize = fits32 && has32 ? 32 : 16;
     else if (options.mfmaShape == "32" && fits32)
       mfmaSize = 32;
     else if (options.mfmaShape == "32")
@@ -306,6 +314,11 @@ LogicalResult mlir::tcc::buildMatmulKernel(
     else if (options.mfmaShape != "16")
       return op.emitOpError() << "mfma-shape must be auto, 16 or 32, got '"
                               << options.mfmaShape << "'";
+    if ((mfmaSize == 32 && !has32) || (mfmaSize == 16 && !has16))
+      return op.emitOpError()
+             << "target " << target.getArch() << " has no v_mfma_f32_"
+             << (mfmaSize == 32 ? "32x32x8" : "16x16x16")
+             << " (#tile.target mma)";
   }
   Attribute mma =
       amd ? Attribute(tile::AMDMfmaEncodingAttr::get(

@@ -102,7 +102,7 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
     if (emitError)
       fail(emitError) << "layout " << blocked << " has " << lanes
                       << " threads per warp but the target's warp size "
-                         "(option warp-size) is "
+                         "(#tile.target warp_size) is "
                       << warpSize;
     return error();
   }

@@ -27,6 +27,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "tcc/Conversion/Passes.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tcc {
@@ -399,7 +400,8 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
         << info.getSharedBytes()
         << " bytes of workgroup memory, more than the target's "
         << maxSharedBytes
-        << " (max-shared-bytes); use fewer stages or smaller blocks";
+        << " (#tile.target max_shared_bytes); use fewer stages or smaller "
+           "blocks";
     return failure();
   }
   info.dynamicShared = info.getSharedBytes() > kMaxStaticSharedBytes;
@@ -614,21 +616,22 @@ struct ConvertTileToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    if (warpSize != 32 && warpSize != 64) {
-      module.emitError("convert-tile-to-gpu: warp-size must be 32 or 64, got ")
-          << warpSize;
-      return signalPassFailure();
-    }
     SmallVector<tile::FuncOp> funcs(module.getOps<tile::FuncOp>());
     if (funcs.empty())
       return;
+    FailureOr<tile::TargetAttr> gpuTarget =
+        tile::requireTarget(module, "convert-tile-to-gpu");
+    if (failed(gpuTarget))
+      return signalPassFailure();
+    unsigned warpSize = gpuTarget->getWarpSize();
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(ctx));
     for (tile::FuncOp func : funcs) {
       TileTypeConverter converter(ctx, warpSize);
       FailureOr<KernelInfo> info =
-          analyzeKernel(func, converter, defaultNumWarps, asyncCopy,
-                        maxSharedBytes);
+          analyzeKernel(func, converter, defaultNumWarps,
+                        gpuTarget->getAsyncCopy(),
+                        gpuTarget->getMaxSharedBytes());
       if (failed(info))
         return signalPassFailure();
       std::string moduleName = (func.getSymName() + "_module").str();
@@ -664,7 +667,7 @@ struct ConvertTileToGPUPass
       if (!gpuModule)
         continue;
       eraseRedundantBarriers(gpuModule);
-      if (expandMath && failed(expandMathOps(gpuModule))) {
+      if (gpuTarget->expandsMath() && failed(expandMathOps(gpuModule))) {
         gpuModule.emitError("convert-tile-to-gpu: expanding math ops failed");
         return signalPassFailure();
       }

@@ -350,3 +350,76 @@ void TileDialect::registerAttributes() {
       >();
   addInterfaces<TileOpAsmInterface>();
 }
+
+//===----------------------------------------------------------------------===//
+// #tile.target
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<MmaKind>>
+mlir::tcc::tile::parseMmaKinds(AsmParser &parser) {
+  SmallVector<MmaKind> kinds;
+  auto parseKind = [&]() -> ParseResult {
+    FailureOr<MmaKind> kind = FieldParser<MmaKind>::parse(parser);
+    if (failed(kind))
+      return failure();
+    kinds.push_back(*kind);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseKind))
+    return failure();
+  return kinds;
+}
+
+void mlir::tcc::tile::printMmaKinds(AsmPrinter &printer,
+                                    ArrayRef<MmaKind> kinds) {
+  printer << "[";
+  llvm::interleaveComma(kinds, printer,
+                        [&](MmaKind kind) { printer << stringifyMmaKind(kind); });
+  printer << "]";
+}
+
+static bool isNvidiaMma(MmaKind kind) {
+  return kind == MmaKind::mma_sync_m16n8k16;
+}
+
+LogicalResult TargetAttr::verify(EmitErrorFn emitError, StringRef arch,
+                                 Vendor vendor, unsigned warpSize,
+                                 int64_t maxSharedBytes, BankModel banks,
+                                 ArrayRef<MmaKind> mma, bool asyncCopy,
+                                 MathLibrary math) {
+  bool nvidia = vendor == Vendor::nvidia;
+  StringRef vendorName = stringifyVendor(vendor);
+  if (arch.empty())
+    return emitError() << "#tile.target: arch must not be empty";
+  unsigned vendorWarp = nvidia ? 32 : 64;
+  if (warpSize != vendorWarp)
+    return emitError() << "#tile.target: warp_size must be " << vendorWarp
+                       << " for vendor = " << vendorName
+                       << (nvidia ? "" : " (CDNA wave64)") << ", got "
+                       << warpSize;
+  if (maxSharedBytes <= 0)
+    return emitError() << "#tile.target: max_shared_bytes must be positive, "
+                          "got "
+                       << maxSharedBytes;
+  if ((banks == BankModel::nvidia) != nvidia)
+    return emitError() << "#tile.target: banks = " << stringifyBankModel(banks)
+                       << " is not the bank model of vendor = " << vendorName;
+  for (auto [i, kind] : llvm::enumerate(mma)) {
+    if (isNvidiaMma(kind) != nvidia)
+      return emitError() << "#tile.target: mma kind "
+                         << stringifyMmaKind(kind)
+                         << " is not an instruction of vendor = "
+                         << vendorName;
+    if (llvm::is_contained(mma.take_front(i), kind))
+      return emitError() << "#tile.target: mma kind " << stringifyMmaKind(kind)
+                         << " is listed twice";
+  }
+  if (asyncCopy && !nvidia)
+    return emitError() << "#tile.target: async_copy (cp.async) exists for "
+                          "vendor = nvidia only";
+  if (math == MathLibrary::libdevice && !nvidia)
+    return emitError() << "#tile.target: math = libdevice is NVIDIA's device "
+                          "library; vendor = "
+                       << vendorName << " needs math = expanded";
+  return success();
+}

@@ -4,6 +4,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -78,4 +80,21 @@ void TileDialect::initialize() {
 #define GET_TYPEDEF_LIST
 #include "tcc/Dialect/Tile/IR/TileTypes.cpp.inc"
       >();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kTargetAttrName)
+    return op->emitError() << "unknown tile dialect attribute '"
+                           << attr.getName().getValue()
+                           << "' (the tile dialect defines 'tile.target')";
+  if (!isa<TargetAttr>(attr.getValue()))
+    return op->emitError() << "'" << kTargetAttrName
+                           << "' must be a #tile.target<...>, got "
+                           << attr.getValue();
+  if (!isa<ModuleOp>(op))
+    return op->emitError() << "'" << kTargetAttrName
+                           << "' belongs on a builtin.module, not on "
+                           << op->getName();
+  return success();
 }

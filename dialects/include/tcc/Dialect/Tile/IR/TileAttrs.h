@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/TensorEncoding.h"
 #include "tcc/Dialect/Tile/IR/TileDialect.h"
@@ -21,6 +22,12 @@ verifyLayoutRank(Attribute layout, llvm::ArrayRef<int64_t> shape,
 
 #include "tcc/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
 #include "tcc/Dialect/Tile/IR/TileEnums.h.inc"
+
+namespace mlir::tcc::tile {
+/// `[kind, ...]` of #tile.target's mma (possibly empty).
+FailureOr<llvm::SmallVector<MmaKind>> parseMmaKinds(AsmParser &parser);
+void printMmaKinds(AsmPrinter &printer, llvm::ArrayRef<MmaKind> kinds);
+} // namespace mlir::tcc::tile
 
 #define GET_ATTRDEF_CLASSES
 #include "tcc/Dialect/Tile/IR/TileAttrs.h.inc"

@@ -12,6 +12,7 @@
 
 include "tcc/Dialect/Tile/IR/TileDialect.td"
 include "mlir/IR/TensorEncoding.td"
+include "tcc/Dialect/Tile/IR/TileTarget.td"
 
 //===----------------------------------------------------------------------===//
 // Interfaces

@@ -24,10 +24,13 @@ def Tile_Dialect : Dialect {
     arith/math on tile-shaped tensors. Kernels are `tile.func`s stating their
     grid rank and constexprs. Layout encodings (`#tile.blocked`,
     `#tile.shared`, `#tile.nvidia_mma`, `#tile.amd_mfma`,
-    `#tile.dot_operand`, `#tile.slice`) ride on the tensor types.
+    `#tile.dot_operand`, `#tile.slice`) ride on the tensor types. The module
+    says which GPU it is compiled for with `tile.target = #tile.target<...>`.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  // `tile.target` (a #tile.target) on a builtin.module.
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];
