@@ -126,10 +126,15 @@ def test_batched_gemm_is_one_kernel_over_batch_slices():
 @pytest.mark.parametrize("target", ["sm_90", "gfx942"])
 def test_tile_program_with_tile_dot_compiles_to_tensor_cores(target):
     # The synchronous tile program (layouts chosen, staging not pipelined) is
-    # itself a valid source: tcc.compile swizzles and pipelines it.
+    # itself a valid source. It keeps its plan (tile.lowering_config with
+    # num_stages = 1); without one, tcc.compile swizzles and pipelines it.
     sync = tcc_compile(gemm(512, 384, 256, "f16"), target, cache=False, num_stages=1)
     program = sync.ir["tile"]
     assert "tile.dot" in program and "tile.async_copy" not in program
+    assert "num_stages = 1" in program
+    kept = tcc_compile(program, target, cache=False, num_stages=3)
+    assert "tile.async_copy" not in kept.ir["tile"]
+    program = re.sub(r", tile\.lowering_config = #tile\.lowering_config<[^>]*>", "", program)
     k = tcc_compile(program, target, cache=False, num_stages=3)
     assert "tile.async_copy" in k.ir["tile"] and "linalg" not in k.ir
     assert (k.launch.grid, k.launch.block) == (sync.launch.grid, sync.launch.block)

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Transforms/Passes.h"
 #include "tcc/Conversion/Passes.h"
+#include "tcc/Strategy/Passes.h"
 #include "tcc/Transforms/Passes.h"
 
 using namespace mlir;
@@ -29,14 +30,20 @@ static void addSetTarget(OpPassManager &pm, StringRef target) {
 void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
                                           const LowerToTileOptions &options) {
   addSetTarget(pm, options.target);
-  ConvertLinalgToTileOptions tileOptions;
-  tileOptions.numWarps = options.numWarps;
-  tileOptions.mfmaShape = options.mfmaShape;
-  tileOptions.elementsPerProgram = options.elementsPerProgram;
-  pm.addPass(createConvertLinalgToTile(tileOptions));
+  // The plan of each kernel (its lowering_config); the options are the
+  // defaults the forms' heuristics start from.
+  TccSelectStrategyOptions strategyOptions;
+  strategyOptions.numWarps = options.numWarps;
+  strategyOptions.mfmaShape = options.mfmaShape;
+  strategyOptions.elementsPerProgram = options.elementsPerProgram;
+  strategyOptions.numStages = options.numStages;
+  pm.addPass(createTccSelectStrategy(strategyOptions));
+  pm.addPass(createConvertLinalgToTile());
   if (options.swizzle)
     pm.addPass(createTccSwizzleSharedMemory());
-  // After the swizzle: the pipelined buffers keep the chosen layouts.
+  // After the swizzle: the pipelined buffers keep the chosen layouts. The
+  // stage count is each kernel's config's; num-stages is for tile programs
+  // given as source without one.
   TccPromoteSharedMemoryOptions promoteOptions;
   promoteOptions.numStages = options.numStages;
   pm.addPass(createTccPromoteSharedMemory(promoteOptions));
@@ -69,9 +76,9 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
-      "(tcc-set-target with target=, convert-linalg-to-tile, "
-      "tcc-swizzle-shared-memory, tcc-promote-shared-memory, canonicalize, "
-      "cse)",
+      "(tcc-set-target with target=, tcc-select-strategy, "
+      "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
+      "tcc-promote-shared-memory, canonicalize, cse)",
       buildLinalgToTilePipeline);
   PassPipelineRegistration<TileToGPUOptions>(
       "tcc-tile-to-gpu",
@@ -82,7 +89,8 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-lower-to-tile",
       "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "
-      "tcc-tensor-to-linalg then tcc-linalg-to-tile (convert-linalg-to-tile, "
-      "tcc-swizzle-shared-memory, tcc-promote-shared-memory)",
+      "tcc-tensor-to-linalg then tcc-linalg-to-tile (tcc-select-strategy, "
+      "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
+      "tcc-promote-shared-memory)",
       buildLowerToTilePipeline);
 }

@@ -13,6 +13,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
 #include "tcc/Transforms/Passes.h"
 
 namespace mlir::tcc {
@@ -109,18 +110,29 @@ struct TccPromoteSharedMemoryPass
           << static_cast<int64_t>(numStages);
       return signalPassFailure();
     }
-    if (numStages == 1)
-      return;
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
       if (loop->getParentOfType<tile::FuncOp>())
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
+      int64_t stages = stagesOf(loop->getParentOfType<tile::FuncOp>());
+      if (stages == 1)
+        continue;
       SmallVector<StagedTile> tiles = findStagedTiles(loop);
       if (!tiles.empty())
-        pipeline(loop, tiles);
+        pipeline(loop, tiles, stages);
     }
+  }
+
+  /// The kernel's plan says how many stages (num_stages of its
+  /// tile.lowering_config); kernels without one take num-stages.
+  int64_t stagesOf(tile::FuncOp func) const {
+    if (auto config = func->getAttrOfType<tile::LoweringConfigAttr>(
+            tile::kLoweringConfigAttrName))
+      if (std::optional<unsigned> stages = config.getNumStages())
+        return *stages;
+    return numStages;
   }
 
   /// The copies of `tiles` for the iteration whose induction variable is
@@ -143,9 +155,9 @@ struct TccPromoteSharedMemoryPass
     }
   }
 
-  void pipeline(scf::ForOp loop, MutableArrayRef<StagedTile> tiles) {
+  void pipeline(scf::ForOp loop, MutableArrayRef<StagedTile> tiles,
+                int64_t stages) {
     Location loc = loop.getLoc();
-    int64_t stages = numStages;
     auto func = loop->getParentOfType<tile::FuncOp>();
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
     SmallVector<Value> buffers;

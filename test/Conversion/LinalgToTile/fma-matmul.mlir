@@ -1,7 +1,7 @@
 // The FMA fallback of convert-linalg-to-tile: matmuls whose operand types
 // have no tensor-core mapping (anything but f16 / bf16 operands of one type)
 // become block-tiled GEMMs on a #tile.blocked accumulator, with a remark.
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-linalg-to-tile --canonicalize -verify-diagnostics | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy --convert-linalg-to-tile --canonicalize -verify-diagnostics | FileCheck %s
 // RUN: tcc-opt %s -split-input-file --tcc-linalg-to-tile="target=sm_90 num-stages=3" -verify-diagnostics | FileCheck %s --check-prefix=STAGES
 
 #a = affine_map<(m, n, k) -> (m, k)>

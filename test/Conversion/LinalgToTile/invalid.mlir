@@ -1,4 +1,4 @@
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-linalg-to-tile="max-softmax-columns=1024" -verify-diagnostics
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy="max-softmax-columns=1024" --convert-linalg-to-tile -verify-diagnostics
 
 // expected-error @+1 {{'func.func' op argument #0 has type 'tensor<?x8xf32>'; convert-linalg-to-tile needs static-shaped tensors (specialize the program's shapes first)}}
 func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {

@@ -1,4 +1,4 @@
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-linalg-to-tile="elements-per-program=4096" --canonicalize | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy="elements-per-program=4096" --convert-linalg-to-tile --canonicalize | FileCheck %s
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

@@ -813,6 +813,51 @@ func.func @f() attributes {tile.target = #tile.target<arch = "sm_90", vendor = n
 
 // -----
 
-// expected-error@+1 {{unknown tile dialect attribute 'tile.targets' (the tile dialect defines 'tile.target')}}
+// expected-error@+1 {{unknown tile dialect attribute 'tile.targets' (the tile dialect defines 'tile.target' and 'tile.lowering_config')}}
 module attributes {tile.targets = 1} {
 }
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = matmul needs a block of 3 sizes ([BM, BN, BK]), got [128, 128]}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = elementwise needs a block of 2 sizes ([BM, BN]), got [1, 2, 1024]}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2, 1024], num_warps = 4>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: block sizes must be positive powers of two, got [3, 1024]}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = elementwise, block = [3, 1024], num_warps = 4>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: num_warps must be a power of two from 1 to 16, got 32}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = row_reduction, block = [1, 1024], num_warps = 32>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: num_stages is for the matmul forms, not form = softmax}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 1024], num_warps = 4, num_stages = 2>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: num_stages must be from 1 to 8, got 9}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 4, num_stages = 9>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = matmul needs its tensor-core instruction (mma = ...)}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: mma is for form = matmul, not form = fma_matmul}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 4, mma = mma_sync_m16n8k16>}
+
+// -----
+
+// expected-error@+1 {{'tile.lowering_config' must be a #tile.lowering_config<...>, got 4 : i64}}
+func.func private @f() attributes {tile.lowering_config = 4}

@@ -50,67 +50,63 @@ def ConvertTccToLinalg : Pass<"convert-tcc-to-linalg"> {
 }
 
 def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
-  let summary = "Schedule fused linalg kernels as tile-dialect programs";
+  let summary = "Build each fused linalg kernel as a tile-dialect program "
+                "from its lowering_config";
   let description = [{
     Turns each `func.func` on static-shaped tensors whose body is one fused
     kernel into a `tile.func` over memrefs (the function's inputs, then one
-    memref per result), choosing the schedule: the block tile each program
-    covers, and the blocked layout that spreads it over threads and warps
-    (16-byte vectors along the contiguous dim where the row length allows,
-    whole warps along it first). Three kernel forms are recognized:
+    memref per result). The plan is the `tile.lowering_config` on the
+    kernel's root op (tcc-select-strategy's, or written by hand; see
+    #tile.lowering_config): its `form` picks the builder, which builds the
+    kernel on plain blocked layouts (16-byte vectors along the contiguous
+    dim where the row length allows, whole warps along it first) for the
+    config's `block`, `num_warps` and `mma`:
 
-    * elementwise `linalg.generic` (all loops parallel) whose operands are
-      identity or row/column-broadcast maps: one `[BM, BN]` block per program;
-    * a row reduction (`[parallel, reduction]` generic into a `linalg.fill`
-      init), with the elementwise ops before it fused into the loaded tiles
+    * elementwise: an all-parallel `linalg.generic` whose operands are
+      identity or row/column-broadcast maps: one `[BM, BN]` block per
+      program;
+    * row_reduction: a `[parallel, reduction]` generic into a `linalg.fill`
+      init, with the elementwise ops before it fused into the loaded tiles
       and elementwise consumers of the reduced row as an epilogue: `BM` rows
       per program, a loop over `BN`-wide column chunks, then `tile.reduce`;
-    * `linalg.softmax` over the last dim: whole rows per program (max,
-      exp, sum, divide in registers, computed in f32 for f16/bf16).
+    * softmax: `linalg.softmax` over the last dim: whole rows per program
+      (max, exp, sum, divide in registers, computed in f32 for f16/bf16);
+    * matmul / fma_matmul: a (batched) matmul with an elementwise epilogue,
+      `[BM, BN]` of C per program, K in `BK` steps staged through shared
+      memory, `tile.dot` on the config's MMA layout (mma.sync, MFMA) or on
+      blocked layouts (per-thread FMAs).
 
     Rank-1 programs run as one row; higher ranks collapse their leading dims
     when every map is the identity. The kernel carries its launch contract as
     attributes: `tcc.grid` (programs per grid axis), `tcc.num_warps`,
-    `tcc.num_inputs`. Anything else is a diagnostic naming the op.
+    `tcc.num_inputs`, and keeps its plan as `tile.lowering_config`. A config
+    that does not fit its op (a block smaller than its layout, an MMA the
+    target lacks, ...) or anything else unsupported is a diagnostic naming
+    the op. The module's `tile.target` (see `tcc-set-target`) gives the warp
+    size; a module without it is an error. Functions marked `tcc.host` are
+    left alone.
 
-    The module's `tile.target` (see `tcc-set-target`) gives the warp size
-    and the tensor-core instruction of matmuls (`mma`: mma.sync on NVIDIA,
-    MFMA on AMD; a target without one takes the FMA path); a module without
-    it is an error.
-
-    Before (after `convert-tcc-to-linalg`, `linalg-fuse-elementwise-ops`):
+    Before (after `tcc-select-strategy`):
     ```mlir
-    func.func @add(%x: tensor<1000x777xf32>, %y: tensor<1000x777xf32>) -> tensor<1000x777xf32>
+    func.func @add(%x: tensor<1000x777xf32>, %y: tensor<1000x777xf32>) -> tensor<1000x777xf32> {
+      %r = linalg.generic {..., tile.lowering_config = #tile.lowering_config<
+          form = elementwise, block = [2, 1024], num_warps = 4>} ...
     ```
     After:
     ```mlir
     tile.func @add(%x: memref<1000x777xf32>, %y: memref<1000x777xf32>,
                    %out: memref<1000x777xf32>)
-        attributes {grid_rank = 1 : i32, tcc.grid = array<i64: 1000, 1, 1>, ...} {
+        attributes {grid_rank = 1 : i32, tcc.grid = array<i64: 500, 1, 1>,
+                    tile.lowering_config = ..., ...} {
       %pid = tile.program_id 0 : i32
       ...
-      %a = tile.memref_load %x[%m0, %n0] : memref<1000x777xf32> -> tensor<1x1024xf32, #blocked>
+      %a = tile.memref_load %x[%m0, %n0] : memref<1000x777xf32> -> tensor<2x1024xf32, #blocked>
       ...
-      tile.memref_store %out[%m0, %n0], %s : memref<1000x777xf32>, tensor<1x1024xf32, #blocked>
+      tile.memref_store %out[%m0, %n0], %s : memref<1000x777xf32>, tensor<2x1024xf32, #blocked>
       tile.return
     }
     ```
   }];
-  let options = [
-    Option<"numWarps", "num-warps", "unsigned", "4",
-           "warps per program for elementwise and row-reduction kernels">,
-    Option<"elementsPerProgram", "elements-per-program", "int64_t", "2048",
-           "target tile size (elements) one program covers">,
-    Option<"vectorBytes", "vector-bytes", "unsigned", "16",
-           "widest global access per thread (bytes)">,
-    Option<"maxSoftmaxColumns", "max-softmax-columns", "int64_t", "16384",
-           "longest row a softmax program keeps in registers">,
-    Option<"mfmaShape", "mfma-shape", "std::string", "\"auto\"",
-           "AMD (MFMA target) GEMM instruction: 32 (v_mfma_f32_32x32x8), 16 "
-           "(v_mfma_f32_16x16x16) or auto (32 when each wave's share of the "
-           "block is a multiple of 32 in both dims: half the instructions "
-           "and conflict-free B reads; 16 otherwise)">
-  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",

@@ -23,16 +23,17 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
       llvm::cl::init("")};
   PassOptions::Option<unsigned> numWarps{
       *this, "num-warps",
-      llvm::cl::desc("warps per program of elementwise/reduction kernels"),
+      llvm::cl::desc("warps per program (tcc-select-strategy's default)"),
       llvm::cl::init(4)};
   PassOptions::Option<std::string> mfmaShape{
       *this, "mfma-shape",
       llvm::cl::desc("AMD GEMM MFMA instruction: auto, 16 or 32 "
-                     "(convert-linalg-to-tile)"),
+                     "(tcc-select-strategy)"),
       llvm::cl::init("auto")};
   PassOptions::Option<int64_t> elementsPerProgram{
       *this, "elements-per-program",
-      llvm::cl::desc("target block size (elements) of one program"),
+      llvm::cl::desc("target block size (elements) of one elementwise or "
+                     "row-reduction program (tcc-select-strategy)"),
       llvm::cl::init(2048)};
   PassOptions::Option<bool> swizzle{
       *this, "swizzle",
@@ -43,7 +44,9 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
   PassOptions::Option<int64_t> numStages{
       *this, "num-stages",
       llvm::cl::desc("slots of each pipelined shared-memory operand buffer "
-                     "(tcc-promote-shared-memory; 1: synchronous staging)"),
+                     "(tcc-select-strategy's GEMM configs; "
+                     "tcc-promote-shared-memory for kernels without a "
+                     "config; 1: synchronous staging)"),
       llvm::cl::init(3)};
 };
 

@@ -186,8 +186,10 @@ def TccPromoteSharedMemory : Pass<"tcc-promote-shared-memory"> {
     by `tcc-swizzle-shared-memory` beforehand) is kept. Loads with a mask,
     tiles with other users, values that depend on the loop's iter_args, and
     loops that store to memory (a store could change what an earlier copy
-    already read) are left alone. `num-stages = 1` leaves the IR unchanged (the
-    synchronous load / store / barrier form).
+    already read) are left alone. The stage count S is the `num_stages` of
+    the kernel's `tile.lowering_config` (on its tile.func) when it has one,
+    else `num-stages`; S = 1 leaves the IR unchanged (the synchronous
+    load / store / barrier form).
 
     Before:
     ```mlir
@@ -219,8 +221,9 @@ def TccPromoteSharedMemory : Pass<"tcc-promote-shared-memory"> {
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", /*default=*/"3",
-           "Slots per promoted tile: copies run num-stages - 1 iterations "
-           "ahead (1: no promotion)">,
+           "Slots per promoted tile of kernels whose lowering_config gives "
+           "none: copies run num-stages - 1 iterations ahead (1: no "
+           "promotion)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

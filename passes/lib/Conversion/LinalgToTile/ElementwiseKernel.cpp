@@ -1,8 +1,8 @@
 //===- ElementwiseKernel.cpp - elementwise linalg.generic as a program ----===//
 //
-// One [BM, BN] block of the (collapsed) 2-D iteration space per program:
-// load every operand's window (or broadcast row/column vector), apply the
-// generic's body to whole tiles, store the results.
+// One [BM, BN] block (the config's) of the (collapsed) 2-D iteration space
+// per program: load every operand's window (or broadcast row/column
+// vector), apply the generic's body to whole tiles, store the results.
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
@@ -13,9 +13,9 @@ using namespace mlir;
 using namespace mlir::tcc;
 
 LogicalResult mlir::tcc::buildElementwiseKernel(
-    linalg::GenericOp op, tile::FuncOp kernel, const OutputMap &outputs,
-    ArrayRef<Value> inputArgs, const ScheduleOptions &options, int64_t &grid,
-    unsigned &numWarps) {
+    linalg::GenericOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
+    const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   bool allIdentity =
@@ -35,11 +35,11 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
     m *= size;
   AffineMap identity2D = AffineMap::getMultiDimIdentityMap(2, op.getContext());
 
-  unsigned bytes = 1;
-  for (Value operand : op->getOperands())
-    bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(operand)));
-  BlockSchedule schedule =
-      chooseBlockSchedule(m, n, bytes, options.numWarps, options);
+  FailureOr<BlockSchedule> planned =
+      scheduleFromConfig(op, config, n, widestElementBytes(op), context);
+  if (failed(planned))
+    return failure();
+  BlockSchedule schedule = *planned;
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   TileKernelBuilder kb(b, op.getLoc(), schedule);

@@ -1,8 +1,9 @@
 //===- FmaMatmulKernel.cpp - GEMM without tensor cores (FMA fallback) -----===//
 //
 // A matmul generic whose operand types have no tensor-core mapping (f32,
-// mixed f16/bf16/f32 operands) becomes a block-tiled tile program on blocked
-// layouts, with a remark saying so:
+// mixed f16/bf16/f32 operands), or on a target without tensor cores, becomes
+// a block-tiled tile program on blocked layouts (tcc-select-strategy says so
+// with a remark and picks the block: Strategy/Forms/FmaMatmul.cpp):
 //
 //   each program owns a BM x BN block of C; the K loop loads the BM x BK
 //   slice of A and the BK x BN slice of B, stages them through row-major
@@ -37,30 +38,6 @@ using namespace mlir::tcc;
 
 namespace {
 
-constexpr int64_t kFmaBlockK = 8;
-
-bool isFmaElementType(Type type) {
-  return type.isF16() || type.isBF16() || type.isF32();
-}
-
-/// The accumulator's blocked layout and block: sizePerThread [4, 4], lanes
-/// [warpSize / 8, 8], warps as square as possible; two repetitions down the
-/// rows once M exceeds one layout coverage.
-BlockSchedule chooseFmaSchedule(int64_t m, unsigned warps,
-                                unsigned warpSize) {
-  BlockSchedule s;
-  s.sptM = 4;
-  s.vec = 4;
-  s.tpwN = 8;
-  s.tpwM = warpSize / s.tpwN;
-  s.wpcN = 1u << (llvm::Log2_32(warps) / 2);
-  s.wpcM = warps / s.wpcN;
-  int64_t coverM = int64_t(s.sptM) * s.tpwM * s.wpcM;
-  s.blockM = m > coverM ? 2 * coverM : coverM;
-  s.blockN = int64_t(s.vec) * s.tpwN * s.wpcN;
-  return s;
-}
-
 /// Blocked layout loading a [rows, cols] operand slice: runs of up to 16
 /// bytes along the contiguous cols, lanes along the row first, warps down
 /// the rows, and no more elements per thread than the slice has (no
@@ -80,22 +57,11 @@ tile::BlockedEncodingAttr loadLayout(MLIRContext *ctx, int64_t rows,
 
 } // namespace
 
-/// f16 or bf16 operands of one type: what the tensor-core kinds take.
-static bool hasTensorCoreTypes(linalg::GenericOp op) {
-  Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
-  Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);
-  return aType == bType && (aType.isF16() || aType.isBF16());
-}
-
-bool mlir::tcc::hasTensorCoreMapping(linalg::GenericOp op,
-                                     tile::TargetAttr target) {
-  return hasTensorCoreTypes(op) && !target.getMma().empty();
-}
-
 LogicalResult mlir::tcc::buildFmaMatmulKernel(
-    linalg::GenericOp op, linalg::GenericOp epilogue, tile::FuncOp kernel,
+    linalg::GenericOp op, linalg::GenericOp epilogue,
+    tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const ScheduleOptions &options, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
@@ -111,34 +77,30 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
   FailureOr<GemmProgram> program = GemmProgram::get(op);
   if (failed(program))
     return failure();
-  unsigned warps = options.numWarps;
-  if (warps < 1 || warps > 16 || !llvm::isPowerOf2_32(warps))
-    return op.emitOpError() << "num-warps = " << warps
-                            << ": an FMA GEMM program needs 1, 2, 4, 8 or "
-                               "16 warps";
 
-  int64_t m = program->m;
-  BlockSchedule schedule = chooseFmaSchedule(m, warps, options.warpSize);
-  int64_t blockM = schedule.blockM, blockN = schedule.blockN;
-  InFlightDiagnostic remark = op.emitRemark();
-  remark << "matmul of " << aType << " x " << bType << " -> " << outType;
-  if (hasTensorCoreTypes(op))
-    remark << ": target " << options.target.getArch()
-           << " has no tensor-core instruction (#tile.target mma = [])";
-  else
-    remark << " has no tensor-core mapping (f16 or bf16 operands of one type)";
-  remark << ": using the FMA fallback (" << blockM << "x" << blockN << "x"
-         << kFmaBlockK << " blocks, f32 accumulation)";
-  remark.report();
+  // The accumulator's layout on the config's warps; the block is a whole
+  // number of its coverages (the config's [BM, BN], K in BK steps).
+  unsigned warps = config.getNumWarps();
+  BlockSchedule schedule = fmaAccumulatorSchedule(warps, context.warpSize);
+  int64_t blockM = config.getBlock()[0], blockN = config.getBlock()[1];
+  int64_t blockK = config.getBlock()[2];
+  if (blockM % schedule.blockM || blockN % schedule.blockN)
+    return op.emitOpError()
+           << "lowering_config block [" << blockM << ", " << blockN << ", "
+           << blockK << "] is not a multiple of the FMA accumulator layout's "
+           << schedule.blockM << " x " << schedule.blockN << " on " << warps
+           << " warps";
+  schedule.blockM = blockM;
+  schedule.blockN = blockN;
 
   Type f32 = Float32Type::get(ctx);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
     return RankedTensorType::get(shape, element, layout);
   };
-  auto layoutA = loadLayout(ctx, blockM, kFmaBlockK, aType, options.warpSize,
-                            warps);
-  auto layoutB = loadLayout(ctx, kFmaBlockK, blockN, bType, options.warpSize,
-                            warps);
+  auto layoutA =
+      loadLayout(ctx, blockM, blockK, aType, context.warpSize, warps);
+  auto layoutB =
+      loadLayout(ctx, blockK, blockN, bType, context.warpSize, warps);
   // Row-major and unswizzled: the FMA reads are conflict-free as they are
   // (tcc-swizzle-shared-memory leaves FMA operands alone).
   auto shared = tile::SharedEncodingAttr::get(ctx, 1, 1, 1, {1, 0});
@@ -163,10 +125,10 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
         lb, l, tileOf(type.getShape(), f32, shared), slice);
   };
   Value product = program->emitMainLoop(
-      b, loc, tileOf({blockM, kFmaBlockK}, aType, layoutA),
-      tileOf({kFmaBlockK, blockN}, bType, layoutB), stage,
-      tileOf({blockM, kFmaBlockK}, f32, operandA),
-      tileOf({kFmaBlockK, blockN}, f32, operandB), *acc0,
+      b, loc, tileOf({blockM, blockK}, aType, layoutA),
+      tileOf({blockK, blockN}, bType, layoutB), stage,
+      tileOf({blockM, blockK}, f32, operandA),
+      tileOf({blockK, blockN}, f32, operandB), *acc0,
       kb.blockType(outType));
 
   auto loadOnAcc = [&](Value memref, AffineMap map,

@@ -27,42 +27,18 @@ using namespace mlir::tcc;
 // Schedule
 //===----------------------------------------------------------------------===//
 
-tile::BlockedEncodingAttr BlockSchedule::layout(MLIRContext *ctx) const {
-  return tile::BlockedEncodingAttr::get(ctx, {sptM, vec}, {tpwM, tpwN},
-                                        {wpcM, wpcN}, {1, 0});
-}
-
-unsigned mlir::tcc::elementBytes(Type type) {
-  return std::max(1u, (type.getIntOrFloatBitWidth() + 7) / 8);
-}
-
-BlockSchedule mlir::tcc::chooseBlockSchedule(int64_t m, int64_t n,
-                                             unsigned elementBytes,
-                                             unsigned numWarps,
-                                             const ScheduleOptions &options,
-                                             std::optional<int64_t> maxBlockN) {
-  BlockSchedule s;
-  unsigned widest = std::max(1u, options.vectorBytes / elementBytes);
-  int64_t cap = maxBlockN.value_or(int64_t(widest) * options.warpSize *
-                                   numWarps * 2);
-  // Widest vector that keeps every row start aligned: rows are n elements
-  // apart, so n must be a multiple of the vector length.
-  s.vec = widest;
-  while (s.vec > 1 && n % s.vec != 0)
-    s.vec /= 2;
-  s.blockN = std::min<int64_t>(llvm::PowerOf2Ceil(n), cap);
-  s.blockN = std::max<int64_t>(s.blockN, 1);
-  s.vec = std::min<unsigned>(s.vec, s.blockN);
-  // Lanes along the row first (coalescing), the rest of the warp down rows.
-  s.tpwN = std::min<int64_t>(options.warpSize, s.blockN / s.vec);
-  s.tpwM = options.warpSize / s.tpwN;
-  s.wpcN = std::min<int64_t>(numWarps, s.blockN / (s.vec * s.tpwN));
-  s.wpcN = std::max(1u, s.wpcN);
-  s.wpcM = numWarps / s.wpcN;
-  int64_t coverM = s.tpwM * s.wpcM;
-  int64_t rows = std::max<int64_t>(1, options.elementsPerProgram / s.blockN);
-  rows = std::min<int64_t>(llvm::PowerOf2Ceil(rows), llvm::PowerOf2Ceil(m));
-  s.blockM = std::max<int64_t>(rows, coverM);
+FailureOr<BlockSchedule>
+mlir::tcc::scheduleFromConfig(Operation *op, tile::LoweringConfigAttr config,
+                              int64_t n, unsigned elementBytes,
+                              const BuildContext &context) {
+  ArrayRef<int64_t> block = config.getBlock();
+  BlockSchedule s = blockedSchedule(block[0], block[1], n, elementBytes,
+                                    config.getNumWarps(), context.warpSize);
+  if (s.blockM < s.coverM())
+    return op->emitOpError()
+           << "lowering_config block [" << block[0] << ", " << block[1]
+           << "] has fewer rows than its layout covers (" << s.coverM()
+           << " rows: " << s.tpwM << " lanes x " << s.wpcM << " warps)";
   return s;
 }
 
@@ -362,45 +338,30 @@ FailureOr<Value> OutputMap::lookup(OpBuilder &b, Location loc, Value tensor,
             "reshape); convert-linalg-to-tile cannot place it";
 }
 
-FailureOr<Value> mlir::tcc::getFillValue(Value init) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    if (fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
-      return fill.getInputs()[0];
-  if (auto generic = init.getDefiningOp<linalg::GenericOp>()) {
-    if (generic.getNumDpsInputs() != 0)
-      return failure();
-    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-    Value value = yield.getOperand(0);
-    if (value.getDefiningOp<arith::ConstantOp>())
-      return value;
-  }
-  return failure();
-}
-
 //===----------------------------------------------------------------------===//
 // Pass
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-bool isFill(Operation *op) {
-  if (isa<linalg::FillOp>(op))
-    return true;
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && succeeded(getFillValue(generic.getResult(0)));
-}
-
-bool isRowReduction(linalg::GenericOp op) {
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  return iterators.size() == 2 &&
-         iterators[0] == utils::IteratorType::parallel &&
-         iterators[1] == utils::IteratorType::reduction;
-}
-
-bool isAllParallel(linalg::GenericOp op) {
-  return llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
-    return t == utils::IteratorType::parallel;
-  });
+/// The root of the kernel `ops` of one function: the op carrying the
+/// config. Fails with a diagnostic when none or several do.
+FailureOr<Operation *> findRoot(func::FuncOp func, ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> roots;
+  for (Operation *op : ops)
+    if (op->hasAttr(tile::kLoweringConfigAttrName))
+      roots.push_back(op);
+  if (roots.size() == 1)
+    return roots.front();
+  if (roots.empty())
+    return func.emitOpError()
+           << "has no kernel op with a " << tile::kLoweringConfigAttrName
+           << "; run tcc-select-strategy first (the tcc-linalg-to-tile "
+              "pipeline does)";
+  return func.emitOpError()
+         << "has " << roots.size() << " kernel ops with a "
+         << tile::kLoweringConfigAttrName
+         << "; convert-linalg-to-tile builds one kernel per function";
 }
 
 struct ConvertLinalgToTilePass
@@ -408,11 +369,15 @@ struct ConvertLinalgToTilePass
   using Base::Base;
 
   LogicalResult convertFunction(func::FuncOp func);
+  LogicalResult build(tile::LoweringConfigAttr config, Operation *root,
+                      linalg::GenericOp epilogue, tile::FuncOp kernel,
+                      const OutputMap &outputs, ArrayRef<Value> inputArgs,
+                      int64_t &grid, unsigned &warps);
 
   void runOnOperation() override {
     SmallVector<func::FuncOp> funcs;
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal())
+      if (!func.isExternal() && !func->hasAttr(kHostAttrName))
         funcs.push_back(func);
     if (funcs.empty())
       return;
@@ -420,52 +385,64 @@ struct ConvertLinalgToTilePass
         tile::requireTarget(getOperation(), "convert-linalg-to-tile");
     if (failed(found))
       return signalPassFailure();
-    target = *found;
+    context.target = *found;
+    context.warpSize = found->getWarpSize();
     for (func::FuncOp func : funcs)
       if (failed(convertFunction(func)))
         return signalPassFailure();
   }
 
-  tile::TargetAttr target;
+  BuildContext context;
 };
 
 LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   // The kernel's contract is static: shapes are specialized before codegen.
+  if (failed(verifyKernelSignature(func)))
+    return failure();
   SmallVector<Type> memrefTypes;
-  auto addMemRef = [&](Type type, StringRef what, unsigned i) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape()) {
-      func.emitOpError() << what << " #" << i << " has type " << type
-                         << "; convert-linalg-to-tile needs static-shaped "
-                            "tensors (specialize the program's shapes first)";
-      return false;
-    }
+  auto addMemRef = [&](Type type) {
+    auto tensor = cast<RankedTensorType>(type);
     memrefTypes.push_back(
         MemRefType::get(tensor.getShape(), tensor.getElementType()));
-    return true;
   };
-  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-    if (!addMemRef(type, "argument", i))
-      return failure();
-  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
-    if (!addMemRef(type, "result", i))
-      return failure();
-  if (func.getNumResults() == 0)
-    return func.emitOpError("returns nothing: no kernel to build");
-
-  // The kernel ops: everything linalg except fills (reduction inits).
-  SmallVector<Operation *> kernelOps;
-  for (Operation &op : func.getBody().front()) {
-    if (isa<linalg::LinalgOp, linalg::SoftmaxOp>(op) && !isFill(&op))
-      kernelOps.push_back(&op);
-    else if (isa<linalg::LinalgOp>(op) || isa<func::ReturnOp>(op) ||
-             isa<tensor::EmptyOp, tensor::ExpandShapeOp,
-                 tensor::CollapseShapeOp, tensor::DimOp, arith::ConstantOp>(
-                 op))
-      continue;
-    else
-      return op.emitOpError()
-             << "is not supported between kernels by convert-linalg-to-tile";
+  llvm::for_each(func.getArgumentTypes(), addMemRef);
+  llvm::for_each(func.getResultTypes(), addMemRef);
+  FailureOr<SmallVector<Operation *>> kernelOps = collectKernelOps(func);
+  if (failed(kernelOps))
+    return failure();
+  FailureOr<Operation *> root = findRoot(func, *kernelOps);
+  if (failed(root))
+    return failure();
+  auto config = (*root)->getAttrOfType<tile::LoweringConfigAttr>(
+      tile::kLoweringConfigAttrName);
+  if (!config)
+    return (*root)->emitOpError() << tile::kLoweringConfigAttrName
+                                  << " must be a #tile.lowering_config";
+  // One more kernel op is the root's elementwise epilogue.
+  linalg::GenericOp epilogue;
+  if (kernelOps->size() > 2 ||
+      (kernelOps->size() == 2 && kernelOps->front() != *root)) {
+    InFlightDiagnostic diag =
+        func.emitOpError()
+        << "needs " << kernelOps->size()
+        << " kernels; convert-linalg-to-tile builds one kernel per program "
+           "(an elementwise op, a row reduction or a matmul with an "
+           "elementwise epilogue, or a softmax)";
+    for (Operation *op : *kernelOps)
+      diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
+    return failure();
+  }
+  if (kernelOps->size() == 2) {
+    epilogue = dyn_cast<linalg::GenericOp>(kernelOps->back());
+    tile::KernelForm form = config.getForm();
+    if (!epilogue || !isAllParallel(epilogue) ||
+        form == tile::KernelForm::elementwise ||
+        form == tile::KernelForm::softmax)
+      return kernelOps->back()->emitOpError()
+             << "cannot be the epilogue of a form = "
+             << tile::stringifyKernelForm(form)
+             << " kernel (matmul, fma_matmul and row_reduction kernels take "
+                "one elementwise epilogue)";
   }
 
   OpBuilder b(func);
@@ -483,53 +460,10 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   SmallVector<Value> inputArgs(
       entry->getArguments().take_front(func.getNumArguments()));
 
-  ScheduleOptions options;
-  options.numWarps = numWarps;
-  options.elementsPerProgram = elementsPerProgram;
-  options.vectorBytes = vectorBytes;
-  options.maxSoftmaxColumns = maxSoftmaxColumns;
-  options.mfmaShape = mfmaShape;
-  options.target = target;
-  options.warpSize = target.getWarpSize();
   int64_t grid = 0;
   unsigned warps = 0;
-  LogicalResult built = failure();
-  auto genericAt = [&](unsigned i) {
-    return dyn_cast<linalg::GenericOp>(kernelOps[i]);
-  };
-  if (kernelOps.size() == 1 && isa<linalg::SoftmaxOp>(kernelOps[0])) {
-    built = buildSoftmaxKernel(cast<linalg::SoftmaxOp>(kernelOps[0]), kernel,
-                               outputs, inputArgs, options, grid, warps);
-  } else if (kernelOps.size() == 1 && genericAt(0) &&
-             isAllParallel(genericAt(0))) {
-    built = buildElementwiseKernel(genericAt(0), kernel, outputs, inputArgs,
-                                   options, grid, warps);
-  } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
-             isMatmulKernel(genericAt(0)) &&
-             (kernelOps.size() == 1 ||
-              (genericAt(1) && isAllParallel(genericAt(1))))) {
-    built = (hasTensorCoreMapping(genericAt(0), target) ? buildMatmulKernel
-                                                : buildFmaMatmulKernel)(
-        genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
-        outputs, inputArgs, options, grid, warps);
-  } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
-             isRowReduction(genericAt(0)) &&
-             (kernelOps.size() == 1 ||
-              (genericAt(1) && isAllParallel(genericAt(1))))) {
-    built = buildRowReductionKernel(
-        genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
-        outputs, inputArgs, options, grid, warps);
-  } else {
-    InFlightDiagnostic diag =
-        func.emitOpError()
-        << "needs " << kernelOps.size()
-        << " kernels; convert-linalg-to-tile builds one kernel per program "
-           "(an elementwise op, a row reduction or a matmul with an "
-           "elementwise epilogue, or a softmax)";
-    for (Operation *op : kernelOps)
-      diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
-  }
-  if (failed(built)) {
+  if (failed(build(config, *root, epilogue, kernel, outputs, inputArgs, grid,
+                   warps))) {
     kernel.erase();
     return failure();
   }
@@ -539,8 +473,52 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   kernel->setAttr("tcc.num_warps", b.getI32IntegerAttr(warps));
   kernel->setAttr("tcc.num_inputs",
                   b.getI32IntegerAttr(func.getNumArguments()));
+  // The plan stays with the kernel (tcc-promote-shared-memory reads its
+  // num_stages).
+  kernel->setAttr(tile::kLoweringConfigAttrName, config);
   func.erase();
   return success();
+}
+
+LogicalResult ConvertLinalgToTilePass::build(
+    tile::LoweringConfigAttr config, Operation *root,
+    linalg::GenericOp epilogue, tile::FuncOp kernel, const OutputMap &outputs,
+    ArrayRef<Value> inputArgs, int64_t &grid, unsigned &warps) {
+  tile::KernelForm form = config.getForm();
+  auto generic = dyn_cast<linalg::GenericOp>(root);
+  auto mismatch = [&](StringRef what) {
+    return root->emitOpError()
+           << "has a lowering_config of form = "
+           << tile::stringifyKernelForm(form) << ", which builds " << what;
+  };
+  switch (form) {
+  case tile::KernelForm::softmax:
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(root))
+      return buildSoftmaxKernel(softmax, config, kernel, outputs, inputArgs,
+                                context, grid, warps);
+    return mismatch("a linalg.softmax");
+  case tile::KernelForm::elementwise:
+    if (generic && isAllParallel(generic))
+      return buildElementwiseKernel(generic, config, kernel, outputs,
+                                    inputArgs, context, grid, warps);
+    return mismatch("an all-parallel linalg.generic");
+  case tile::KernelForm::row_reduction:
+    if (generic && isRowReduction(generic))
+      return buildRowReductionKernel(generic, epilogue, config, kernel,
+                                     outputs, inputArgs, context, grid, warps);
+    return mismatch("a [parallel, reduction] linalg.generic");
+  case tile::KernelForm::matmul:
+    if (generic && isMatmulOp(generic) && hasTensorCoreTypes(generic))
+      return buildMatmulKernel(generic, epilogue, config, kernel, outputs,
+                               inputArgs, context, grid, warps);
+    return mismatch("a matmul generic with f16 or bf16 operands of one type");
+  case tile::KernelForm::fma_matmul:
+    if (generic && isMatmulOp(generic))
+      return buildFmaMatmulKernel(generic, epilogue, config, kernel, outputs,
+                                  inputArgs, context, grid, warps);
+    return mismatch("a matmul generic");
+  }
+  llvm_unreachable("unknown kernel form");
 }
 
 } // namespace

@@ -17,41 +17,26 @@
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 #include "tcc/Dialect/Tile/IR/TileTarget.h"
+#include "tcc/Strategy/Strategy.h"
 
 namespace mlir::tcc {
 
 struct OutputMap;
 
-/// What convert-linalg-to-tile builds for: the module's target and the pass
-/// options (defaults in Passes.td).
-struct ScheduleOptions : ConvertLinalgToTileOptions {
+/// What the kernel builders build for besides the kernel's config: the
+/// module's target.
+struct BuildContext {
   tile::TargetAttr target;
   unsigned warpSize = 32; // target.getWarpSize()
 };
 
-/// Bytes of one element of `type` (i1 counts as 1).
-unsigned elementBytes(Type type);
-
-/// The 2-D block one program covers and how its elements spread over the
-/// program's threads: each thread holds `vec` contiguous elements of a row
-/// (of `sptM` contiguous rows), lanes run along the row first (coalescing),
-/// then warps.
-struct BlockSchedule {
-  int64_t blockM = 1, blockN = 1;
-  unsigned vec = 1, tpwM = 1, tpwN = 1, wpcM = 1, wpcN = 1;
-  unsigned sptM = 1; // > 1 only for the FMA GEMM's accumulator
-  unsigned numWarps() const { return wpcM * wpcN; }
-  tile::BlockedEncodingAttr layout(MLIRContext *ctx) const;
-};
-
-/// Picks a schedule for an [m, n] iteration space (n contiguous) whose widest
-/// element has `elementBytes` bytes; `numWarps` warps share a program.
-/// `maxBlockN` caps the row chunk; by default two rounds of widest vectors
-/// across all the program's lanes.
-BlockSchedule chooseBlockSchedule(int64_t m, int64_t n, unsigned elementBytes,
-                                  unsigned numWarps,
-                                  const ScheduleOptions &options,
-                                  std::optional<int64_t> maxBlockN = {});
+/// The blocked schedule of a [BM, BN] config (elementwise, row reduction,
+/// softmax) over rows of `n` elements, or a diagnostic on `op` when the
+/// block has fewer rows than its layout covers.
+FailureOr<BlockSchedule> scheduleFromConfig(Operation *op,
+                                            tile::LoweringConfigAttr config,
+                                            int64_t n, unsigned elementBytes,
+                                            const BuildContext &context);
 
 /// Builds the body of one tile.func: typed tiles of the schedule, loads and
 /// stores of operand windows, and cloning of linalg bodies onto tiles.
@@ -148,34 +133,32 @@ struct OutputMap {
   ValueRange outputArgs;
 };
 
-/// The scalar constant a reduction's init is filled with (linalg.fill, or
-/// a generalized fill: a generic with no inputs yielding a constant).
-FailureOr<Value> getFillValue(Value init);
-
-/// The kernel forms. Each fills `kernel`'s body (up to, not including, the
-/// terminator) and records the grid and warp count in `grid`/`numWarps`.
+/// The kernel builders, one per form. Each builds the kernel its `config`
+/// describes (tcc-select-strategy's, or written by hand: checked here),
+/// filling `kernel`'s body (up to, not including, the terminator), and
+/// records the grid and warp count in `grid`/`numWarps`.
 LogicalResult buildElementwiseKernel(linalg::GenericOp op,
+                                     tile::LoweringConfigAttr config,
                                      tile::FuncOp kernel,
                                      const OutputMap &outputs,
                                      ArrayRef<Value> inputArgs,
-                                     const ScheduleOptions &options,
+                                     const BuildContext &context,
                                      int64_t &grid, unsigned &numWarps);
 LogicalResult buildRowReductionKernel(linalg::GenericOp op,
                                       linalg::GenericOp epilogue,
+                                      tile::LoweringConfigAttr config,
                                       tile::FuncOp kernel,
                                       const OutputMap &outputs,
                                       ArrayRef<Value> inputArgs,
-                                      const ScheduleOptions &options,
+                                      const BuildContext &context,
                                       int64_t &grid, unsigned &numWarps);
-LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op, tile::FuncOp kernel,
-                                 const OutputMap &outputs,
+LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op,
+                                 tile::LoweringConfigAttr config,
+                                 tile::FuncOp kernel, const OutputMap &outputs,
                                  ArrayRef<Value> inputArgs,
-                                 const ScheduleOptions &options,
-                                 int64_t &grid, unsigned &numWarps);
+                                 const BuildContext &context, int64_t &grid,
+                                 unsigned &numWarps);
 
-/// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)), or a
-/// batched one (A (b, m, k), B (b, k, n), C (b, m, n)).
-bool isMatmulKernel(linalg::GenericOp op);
 /// What the tensor-core and FMA GEMM schedules share (MatmulKernel.cpp): the
 /// (batched) iteration space, this program's block and batch slice, the
 /// operand memrefs, the accumulator's initial value, and the epilogue and
@@ -183,7 +166,7 @@ bool isMatmulKernel(linalg::GenericOp op);
 class GemmProgram {
 public:
   /// Checks that `op`'s body is out + a * b (operands possibly cast) and
-  /// its init a constant fill.
+  /// its init a constant fill (verifyGemmBody).
   static FailureOr<GemmProgram> get(linalg::GenericOp op);
 
   /// Emits this program's ids for blockM x blockN blocks (batch after
@@ -230,26 +213,26 @@ private:
   int64_t blocks = 1;
 };
 
-/// Block-tiled tensor-core GEMM with an optional elementwise epilogue.
+/// Block-tiled tensor-core GEMM with an optional elementwise epilogue, on
+/// the config's MMA (mma.sync / MFMA).
 LogicalResult buildMatmulKernel(linalg::GenericOp op,
                                 linalg::GenericOp epilogue,
+                                tile::LoweringConfigAttr config,
                                 tile::FuncOp kernel, const OutputMap &outputs,
                                 ArrayRef<Value> inputArgs,
-                                const ScheduleOptions &options, int64_t &grid,
+                                const BuildContext &context, int64_t &grid,
                                 unsigned &numWarps);
-/// Whether buildMatmulKernel maps the matmul `op` onto tensor cores
-/// (mma.sync / MFMA): f16 or bf16 operands of one type, on a target with a
-/// tensor-core instruction.
-bool hasTensorCoreMapping(linalg::GenericOp op, tile::TargetAttr target);
 /// The FMA fallback for matmuls without a tensor-core mapping (f32, mixed
-/// types): a block-tiled GEMM on blocked layouts whose tile.dot lowers to
-/// per-thread FMAs, with the same epilogues. Emits a remark saying so.
+/// types, targets without tensor cores): a block-tiled GEMM on blocked
+/// layouts whose tile.dot lowers to per-thread FMAs, with the same
+/// epilogues.
 LogicalResult buildFmaMatmulKernel(linalg::GenericOp op,
                                    linalg::GenericOp epilogue,
+                                   tile::LoweringConfigAttr config,
                                    tile::FuncOp kernel,
                                    const OutputMap &outputs,
                                    ArrayRef<Value> inputArgs,
-                                   const ScheduleOptions &options,
+                                   const BuildContext &context,
                                    int64_t &grid, unsigned &numWarps);
 
 /// The kernel memref for function argument `tensor` (a block argument of

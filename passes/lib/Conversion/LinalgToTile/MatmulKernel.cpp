@@ -22,7 +22,6 @@ using namespace mlir::tcc;
 
 namespace {
 
-constexpr int64_t kBlockK = 32;
 constexpr int64_t kGroupM = 8; // row blocks per rasterization group
 
 /// Blocked layout for a [rows, cols] 16-bit tile loaded with 16-byte vectors.
@@ -33,33 +32,6 @@ tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t cols,
   return tile::BlockedEncodingAttr::get(ctx, {1, vec},
                                         {warpSize / tpwN, tpwN}, {warps, 1},
                                         {1, 0});
-}
-
-bool isMatmul(linalg::GenericOp op) {
-  unsigned loops = op.getNumLoops();
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      (loops != 3 && loops != 4))
-    return false;
-  SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
-  for (unsigned i = 0; i + 1 < loops; ++i)
-    if (it[i] != utils::IteratorType::parallel)
-      return false;
-  if (it.back() != utils::IteratorType::reduction)
-    return false;
-  MLIRContext *ctx = op.getContext();
-  // (b,) m, n, k: a batch dim leads every operand.
-  bool batched = loops == 4;
-  auto d = [&](unsigned i) { return getAffineDimExpr(i + batched, ctx); };
-  auto map = [&](AffineExpr x, AffineExpr y) {
-    SmallVector<AffineExpr> results;
-    if (batched)
-      results.push_back(getAffineDimExpr(0, ctx));
-    results.append({x, y});
-    return AffineMap::get(loops, 0, results, ctx);
-  };
-  AffineExpr m = d(0), n = d(1), k = d(2);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  return maps[0] == map(m, k) && maps[1] == map(k, n) && maps[2] == map(m, n);
 }
 
 /// (pid_m, pid_n) of this program under grouped rasterization: programs walk
@@ -80,53 +52,15 @@ std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc, Value pid,
   return {pidM, pidN};
 }
 
-/// `v` with extf / truncf casts peeled off.
-Value stripFloatCasts(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<arith::ExtFOp, arith::TruncFOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
-/// Whether the body of `op` is `out + a * b` (a, b the two inputs, possibly
-/// cast): what both GEMM schedules compute.
-bool isMultiplyAdd(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add =
-      stripFloatCasts(yield.getValues()[0]).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value out = body.getArgument(2);
-  Value lhs = stripFloatCasts(add.getLhs()), rhs = stripFloatCasts(add.getRhs());
-  Value product = lhs == out ? rhs : rhs == out ? lhs : Value();
-  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  Value x = stripFloatCasts(mul.getLhs()), y = stripFloatCasts(mul.getRhs());
-  Value a = body.getArgument(0), b = body.getArgument(1);
-  return (x == a && y == b) || (x == b && y == a);
-}
-
 } // namespace
 
 FailureOr<GemmProgram> GemmProgram::get(linalg::GenericOp op) {
-  if (!isMultiplyAdd(op))
-    return op.emitOpError("matmul body is not a multiply-add (out + a * b); "
-                          "convert-linalg-to-tile cannot schedule it");
-  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
-  auto constant = succeeded(fill)
-                      ? fill->getDefiningOp<arith::ConstantOp>()
-                      : arith::ConstantOp();
-  auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
-  if (!value)
-    return op.emitOpError(
-        "matmul accumulator init is not a constant float fill");
+  FailureOr<double> init = verifyGemmBody(op);
+  if (failed(init))
+    return failure();
   GemmProgram program;
   program.op = op;
-  program.init = value.getValueAsDouble();
+  program.init = *init;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // A batched matmul runs batch x blocks programs, each on its batch's 2-D
   // [m, k], [k, n] and [m, n] slices.
@@ -243,91 +177,72 @@ LogicalResult GemmProgram::finish(
   return success();
 }
 
-bool mlir::tcc::isMatmulKernel(linalg::GenericOp op) { return isMatmul(op); }
+/// The accumulator layout of `kind` on warps 2 x (W / 2), and its
+/// instruction's [M, N] tile.
+static std::pair<Attribute, std::pair<int64_t, int64_t>>
+mmaLayout(MLIRContext *ctx, tile::MmaKind kind, unsigned warps) {
+  switch (kind) {
+  case tile::MmaKind::mma_sync_m16n8k16:
+    return {tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2}, {16, 8}),
+            {16, 8}};
+  case tile::MmaKind::mfma_32x32x8:
+  case tile::MmaKind::mfma_16x16x16: {
+    unsigned size = kind == tile::MmaKind::mfma_32x32x8 ? 32 : 16;
+    return {tile::AMDMfmaEncodingAttr::get(ctx, 3, {2, warps / 2},
+                                           {size, size}, false),
+            {size, size}};
+  }
+  }
+  llvm_unreachable("unknown MMA kind");
+}
 
 LogicalResult mlir::tcc::buildMatmulKernel(
-    linalg::GenericOp op, linalg::GenericOp epilogue, tile::FuncOp kernel,
+    linalg::GenericOp op, linalg::GenericOp epilogue,
+    tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const ScheduleOptions &options, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
   Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);
-  if (aType != bType || !(aType.isF16() || aType.isBF16()))
-    return op.emitOpError()
-           << "matmul of " << aType << " x " << bType
-           << " has no tensor-core mapping in convert-linalg-to-tile (f16 or "
-              "bf16 operands of one type)";
   FailureOr<GemmProgram> program = GemmProgram::get(op);
   if (failed(program))
     return failure();
   Type outType = getElementTypeOrSelf(op.getResult(0));
-  int64_t m = program->m, n = program->n;
-  // 128 x 128 blocks (num-warps = 4, the default); smaller problems use
-  // 64-wide blocks (each warp needs at least one mma tile per dim).
-  auto blockFor = [](int64_t size) {
-    return std::clamp<int64_t>(llvm::PowerOf2Ceil(size), 64, 128);
-  };
-  // Each warp computes a 64 x 64 sub-block when the problem allows: 4 warps
-  // cover 128 x 128, 8 warps 128 x 256 (more reuse of every loaded tile).
-  unsigned warpCount = options.numWarps;
-  if (warpCount < 2 || warpCount > 16 || !llvm::isPowerOf2_32(warpCount))
-    return op.emitOpError() << "num-warps = " << warpCount
-                            << ": a GEMM program needs 2, 4, 8 or 16 warps";
-  int64_t blockM = blockFor(m), blockN = blockFor(n);
-  if (warpCount == 8 && n >= 256)
-    blockN = 256;
 
-  // Warps 2 x (W / 2) over the block: each computes a (BM / 2) x (2 BN / W)
-  // sub-block, so one A fragment feeds several n tiles and one B fragment
-  // several m tiles.
-  unsigned warps = warpCount;
-  // The target's tensor-core instruction (#tile.target mma):
-  // mma.sync m16n8k16 (NVIDIA; kWidth 2: a lane's k pairs), or
-  // v_mfma_f32_32x32x8 / v_mfma_f32_16x16x16 (AMD CDNA, wave64; kWidth 4
-  // both: a lane's 4 consecutive k). A 32x32x8 fragment pair is half the
-  // operand bytes per flop of a 16x16x16 one: half the MFMA issues for the
-  // wave's tile, and its B column reads (32 lanes along one row) are free of
-  // the LDS bank conflicts of 16x16's (16 lanes each on rows 4 apart). It is
-  // the choice when every wave's share of the block is a multiple of 32 in
-  // both dims (the default 128 x 128 block over 2 x 2 waves: 64 x 64 each).
-  tile::TargetAttr target = options.target;
-  bool has32 = target.hasMma(tile::MmaKind::mfma_32x32x8);
-  bool has16 = target.hasMma(tile::MmaKind::mfma_16x16x16);
-  bool amd = has32 || has16;
-  if (!amd && !target.hasMma(tile::MmaKind::mma_sync_m16n8k16))
-    return op.emitOpError() << "target " << target.getArch()
-                            << " has no tensor-core instruction this GEMM "
-                               "schedule emits";
-  unsigned mfmaSize = 16;
-  if (amd) {
-    bool fits32 = (blockM / 2) % 32 == 0 && (blockN / (warps / 2)) % 32 == 0;
-    if (options.mfmaShape == "auto")
-      mfmaSize = fits32 && has32 ? 32 : 16;
-    else if (options.mfmaShape == "32" && fits32)
-      mfmaSize = 32;
-    else if (options.mfmaShape == "32")
-      return op.emitOpError()
-             << "mfma-shape = 32: each wave's share of the " << blockM << " x "
-             << blockN << " block (" << blockM / 2 << " x "
-             << blockN / (warps / 2) << ") is not a multiple of 32";
-    else if (options.mfmaShape != "16")
-      return op.emitOpError() << "mfma-shape must be auto, 16 or 32, got '"
-                              << options.mfmaShape << "'";
-    if ((mfmaSize == 32 && !has32) || (mfmaSize == 16 && !has16))
-      return op.emitOpError()
-             << "target " << target.getArch() << " has no v_mfma_f32_"
-             << (mfmaSize == 32 ? "32x32x8" : "16x16x16")
-             << " (#tile.target mma)";
-  }
-  Attribute mma =
-      amd ? Attribute(tile::AMDMfmaEncodingAttr::get(
-                ctx, 3, {2, warps / 2}, {mfmaSize, mfmaSize}, false))
-          : Attribute(tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2},
-                                                       {16, 8}));
-  unsigned kWidth = amd ? 4 : 2;
-  auto layoutA = operandLayout(ctx, kBlockK, options.warpSize, warps);
-  auto layoutB = operandLayout(ctx, blockN, options.warpSize, warps);
+  // The config's block, warps (2 x W/2 over the block: each computes a
+  // (BM / 2) x (2 BN / W) sub-block, so one A fragment feeds several n tiles
+  // and one B fragment several m tiles) and instruction.
+  int64_t blockM = config.getBlock()[0], blockN = config.getBlock()[1];
+  int64_t blockK = config.getBlock()[2];
+  unsigned warps = config.getNumWarps();
+  tile::MmaKind kind = *config.getMma();
+  if (warps < 2)
+    return op.emitOpError() << "lowering_config num_warps = " << warps
+                            << ": a GEMM program needs 2, 4, 8 or 16 warps";
+  if (!context.target.hasMma(kind))
+    return op.emitOpError() << "lowering_config mma = "
+                            << tile::stringifyMmaKind(kind)
+                            << " is not an instruction of target "
+                            << context.target.getArch()
+                            << " (#tile.target mma)";
+  std::pair<Attribute, std::pair<int64_t, int64_t>> layout =
+      mmaLayout(ctx, kind, warps);
+  Attribute mma = layout.first;
+  std::pair<int64_t, int64_t> instr = layout.second;
+  if (blockM % (2 * instr.first) || blockN % ((warps / 2) * instr.second) ||
+      blockK % 16)
+    return op.emitOpError()
+           << "lowering_config block [" << blockM << ", " << blockN << ", "
+           << blockK << "] does not fit " << tile::stringifyMmaKind(kind)
+           << " on " << warps << " warps (2 x " << warps / 2 << " warps of "
+           << instr.first << " x " << instr.second
+           << " tiles; BK a multiple of 16)";
+  // NVIDIA mma.sync: kWidth 2 (a lane's k pairs); AMD MFMA: kWidth 4 (a
+  // lane's 4 consecutive k).
+  unsigned kWidth = isa<tile::AMDMfmaEncodingAttr>(mma) ? 4 : 2;
+  auto layoutA = operandLayout(ctx, blockK, context.warpSize, warps);
+  auto layoutB = operandLayout(ctx, blockN, context.warpSize, warps);
   // Unswizzled staging: tcc-swizzle-shared-memory (next in the pipeline)
   // picks the XOR swizzle from the element width, row length and the
   // target's bank model.
@@ -354,10 +269,10 @@ LogicalResult mlir::tcc::buildMatmulKernel(
         lb, l, tileOf(type.getShape(), type.getElementType(), sharedA), slice);
   };
   Value product = program->emitMainLoop(
-      b, loc, tileOf({blockM, kBlockK}, aType, layoutA),
-      tileOf({kBlockK, blockN}, bType, layoutB), toShared,
-      tileOf({blockM, kBlockK}, aType, operandA),
-      tileOf({kBlockK, blockN}, bType, operandB), *acc0,
+      b, loc, tileOf({blockM, blockK}, aType, layoutA),
+      tileOf({blockK, blockN}, bType, layoutB), toShared,
+      tileOf({blockM, blockK}, aType, operandA),
+      tileOf({blockK, blockN}, bType, operandB), *acc0,
       tileOf({blockM, blockN}, outType, mma));
 
   auto mmaTile = [&](Type element) {

@@ -1,9 +1,9 @@
 //===- ReductionKernels.cpp - row reductions and softmax as programs ------===//
 //
-// Row reduction: BM rows per program; the columns are walked in BN-wide
-// chunks accumulating a [BM, BN] tile with the combiner, then one
-// tile.reduce across the row. Softmax: whole rows per program (max, exp,
-// sum, divide), computed in f32 for 16-bit floats.
+// Row reduction: BM rows per program (the config's block [BM, BN]); the
+// columns are walked in BN-wide chunks accumulating a [BM, BN] tile with the
+// combiner, then one tile.reduce across the row. Softmax: whole rows per
+// program (max, exp, sum, divide), computed in f32 for 16-bit floats.
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
@@ -11,7 +11,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -65,9 +64,10 @@ Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
 } // namespace
 
 LogicalResult mlir::tcc::buildRowReductionKernel(
-    linalg::GenericOp op, linalg::GenericOp epilogue, tile::FuncOp kernel,
+    linalg::GenericOp op, linalg::GenericOp epilogue,
+    tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const ScheduleOptions &options, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   if (op.getNumDpsInits() != 1)
@@ -103,11 +103,12 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[0], n = ranges[1];
-  unsigned bytes = elementBytes(accType);
-  for (Value input : op.getDpsInputs())
-    bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
-  BlockSchedule schedule =
-      chooseBlockSchedule(m, n, bytes, options.numWarps, options);
+  // The widest of the inputs and the accumulator (the output's type).
+  FailureOr<BlockSchedule> planned =
+      scheduleFromConfig(op, config, n, widestElementBytes(op), context);
+  if (failed(planned))
+    return failure();
+  BlockSchedule schedule = *planned;
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   TileKernelBuilder kb(b, loc, schedule);
@@ -210,13 +211,10 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
   return success();
 }
 
-LogicalResult mlir::tcc::buildSoftmaxKernel(linalg::SoftmaxOp op,
-                                            tile::FuncOp kernel,
-                                            const OutputMap &outputs,
-                                            ArrayRef<Value> inputArgs,
-                                            const ScheduleOptions &options,
-                                            int64_t &grid,
-                                            unsigned &numWarps) {
+LogicalResult mlir::tcc::buildSoftmaxKernel(
+    linalg::SoftmaxOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
+    const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getInput().getType());
   if (int64_t(op.getDimension()) != type.getRank() - 1)
@@ -224,20 +222,19 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(linalg::SoftmaxOp op,
                           "supported by convert-linalg-to-tile");
   int64_t n = type.getShape().back();
   int64_t m = type.getNumElements() / n;
-  int64_t blockN = llvm::PowerOf2Ceil(n);
-  if (blockN > options.maxSoftmaxColumns)
-    return op.emitOpError() << "softmax rows of " << n
-                            << " elements exceed max-softmax-columns ("
-                            << options.maxSoftmaxColumns << ")";
   Type elementType = type.getElementType();
-  unsigned bytes = elementBytes(elementType);
-  // About 16 elements per thread keep a row in registers without spilling.
-  unsigned warps = std::clamp<int64_t>(blockN / (16 * options.warpSize), 1, 16);
-  warps = llvm::bit_floor(warps);
-  ScheduleOptions rowOptions = options;
-  rowOptions.elementsPerProgram = blockN; // one row, or the warps' cover
-  BlockSchedule schedule =
-      chooseBlockSchedule(m, n, bytes, warps, rowOptions, blockN);
+  // Whole rows in registers: the block holds a row.
+  int64_t blockN = config.getBlock()[1];
+  if (blockN < n)
+    return op.emitOpError()
+           << "lowering_config block [" << config.getBlock()[0] << ", "
+           << blockN << "] does not hold a softmax row of " << n
+           << " elements";
+  FailureOr<BlockSchedule> planned = scheduleFromConfig(
+      op, config, n, elementBytes(elementType), context);
+  if (failed(planned))
+    return failure();
+  BlockSchedule schedule = *planned;
 
   FailureOr<Value> input = lookupInput(op.getInput(), inputArgs, op);
   if (failed(input))

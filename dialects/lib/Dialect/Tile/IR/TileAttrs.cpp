@@ -373,8 +373,9 @@ mlir::tcc::tile::parseMmaKinds(AsmParser &parser) {
 void mlir::tcc::tile::printMmaKinds(AsmPrinter &printer,
                                     ArrayRef<MmaKind> kinds) {
   printer << "[";
-  llvm::interleaveComma(kinds, printer,
-                        [&](MmaKind kind) { printer << stringifyMmaKind(kind); });
+  llvm::interleaveComma(kinds, printer, [&](MmaKind kind) {
+    printer << stringifyMmaKind(kind);
+  });
   printer << "]";
 }
 
@@ -421,5 +422,74 @@ LogicalResult TargetAttr::verify(EmitErrorFn emitError, StringRef arch,
     return emitError() << "#tile.target: math = libdevice is NVIDIA's device "
                           "library; vendor = "
                        << vendorName << " needs math = expanded";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.lowering_config
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<int64_t>>
+mlir::tcc::tile::parseBlockShape(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  auto parseSize = [&]() -> ParseResult {
+    return parser.parseInteger(shape.emplace_back());
+  };
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseSize))
+    return failure();
+  return shape;
+}
+
+void mlir::tcc::tile::printBlockShape(AsmPrinter &printer,
+                                      ArrayRef<int64_t> shape) {
+  printer << "[";
+  llvm::interleaveComma(shape, printer);
+  printer << "]";
+}
+
+LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
+                                         KernelForm form,
+                                         ArrayRef<int64_t> block,
+                                         unsigned numWarps,
+                                         std::optional<unsigned> numStages,
+                                         std::optional<MmaKind> mma) {
+  StringRef name = stringifyKernelForm(form);
+  bool matmul = form == KernelForm::matmul || form == KernelForm::fma_matmul;
+  size_t rank = matmul ? 3 : 2;
+  if (block.size() != rank) {
+    InFlightDiagnostic diag = emitError();
+    diag << "#tile.lowering_config: form = " << name << " needs a block of "
+         << rank << " sizes (" << (matmul ? "[BM, BN, BK]" : "[BM, BN]")
+         << "), got [";
+    llvm::interleaveComma(block, diag);
+    return diag << "]";
+  }
+  for (int64_t size : block)
+    if (size <= 0 || !llvm::isPowerOf2_64(size)) {
+      InFlightDiagnostic diag = emitError();
+      diag << "#tile.lowering_config: block sizes must be positive powers of "
+              "two, got [";
+      llvm::interleaveComma(block, diag);
+      return diag << "]";
+    }
+  if (numWarps == 0 || numWarps > 16 || !llvm::isPowerOf2_32(numWarps))
+    return emitError() << "#tile.lowering_config: num_warps must be a power "
+                          "of two from 1 to 16, got "
+                       << numWarps;
+  if (numStages && !matmul)
+    return emitError() << "#tile.lowering_config: num_stages is for the "
+                          "matmul forms, not form = "
+                       << name;
+  if (numStages && (*numStages < 1 || *numStages > 8))
+    return emitError() << "#tile.lowering_config: num_stages must be from 1 "
+                          "to 8, got "
+                       << *numStages;
+  if (form == KernelForm::matmul && !mma)
+    return emitError() << "#tile.lowering_config: form = matmul needs its "
+                          "tensor-core instruction (mma = ...)";
+  if (mma && form != KernelForm::matmul)
+    return emitError() << "#tile.lowering_config: mma is for form = matmul, "
+                          "not form = "
+                       << name;
   return success();
 }

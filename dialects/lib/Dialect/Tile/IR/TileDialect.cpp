@@ -84,10 +84,18 @@ void TileDialect::initialize() {
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == kLoweringConfigAttrName) {
+    if (!isa<LoweringConfigAttr>(attr.getValue()))
+      return op->emitError() << "'" << kLoweringConfigAttrName
+                             << "' must be a #tile.lowering_config<...>, got "
+                             << attr.getValue();
+    return success();
+  }
   if (attr.getName() != kTargetAttrName)
     return op->emitError() << "unknown tile dialect attribute '"
                            << attr.getName().getValue()
-                           << "' (the tile dialect defines 'tile.target')";
+                           << "' (the tile dialect defines 'tile.target' and "
+                              "'tile.lowering_config')";
   if (!isa<TargetAttr>(attr.getValue()))
     return op->emitError() << "'" << kTargetAttrName
                            << "' must be a #tile.target<...>, got "

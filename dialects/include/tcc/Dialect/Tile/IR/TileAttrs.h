@@ -27,6 +27,9 @@ namespace mlir::tcc::tile {
 /// `[kind, ...]` of #tile.target's mma (possibly empty).
 FailureOr<llvm::SmallVector<MmaKind>> parseMmaKinds(AsmParser &parser);
 void printMmaKinds(AsmPrinter &printer, llvm::ArrayRef<MmaKind> kinds);
+/// `[d0, ...]` of #tile.lowering_config's block.
+FailureOr<llvm::SmallVector<int64_t>> parseBlockShape(AsmParser &parser);
+void printBlockShape(AsmPrinter &printer, llvm::ArrayRef<int64_t> shape);
 } // namespace mlir::tcc::tile
 
 #define GET_ATTRDEF_CLASSES

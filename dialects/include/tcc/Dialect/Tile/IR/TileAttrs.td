@@ -13,6 +13,7 @@
 include "tcc/Dialect/Tile/IR/TileDialect.td"
 include "mlir/IR/TensorEncoding.td"
 include "tcc/Dialect/Tile/IR/TileTarget.td"
+include "tcc/Dialect/Tile/IR/TileConfig.td"
 
 //===----------------------------------------------------------------------===//
 // Interfaces

@@ -16,6 +16,9 @@ namespace mlir::tcc::tile {
 
 /// The discardable module attribute holding the module's #tile.target.
 constexpr llvm::StringLiteral kTargetAttrName = "tile.target";
+/// The discardable attribute holding a kernel's #tile.lowering_config (on
+/// its root op, then on its tile.func).
+constexpr llvm::StringLiteral kLoweringConfigAttrName = "tile.lowering_config";
 
 /// The #tile.target of a known architecture ("sm_90", "gfx942", ...), or
 /// null when `arch` is not in KnownTargets.def.

@@ -1,0 +1,73 @@
+//===- TileConfig.td - a kernel's lowering plan ------------*- tablegen -*-===//
+//
+// `#tile.lowering_config<...>` is the plan of one kernel: which kernel form
+// builds it, the block one program covers, its warps and pipeline depth and
+// the tensor-core instruction. tcc-select-strategy writes it on the kernel's
+// root op (`tile.lowering_config`); convert-linalg-to-tile builds the
+// kernel from it and keeps it on the tile.func; a config written by hand
+// is kept (the per-kernel override).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TCC_DIALECT_TILE_IR_TILECONFIG_TD
+#define TCC_DIALECT_TILE_IR_TILECONFIG_TD
+
+include "tcc/Dialect/Tile/IR/TileDialect.td"
+include "tcc/Dialect/Tile/IR/TileTarget.td"
+include "mlir/IR/EnumAttr.td"
+
+def Tile_KernelForm : I32EnumAttr<"KernelForm", "kernel form", [
+    // An all-parallel generic: one [BM, BN] block per program.
+    I32EnumAttrCase<"elementwise", 0>,
+    // A [parallel, reduction] generic (+ an elementwise epilogue): BM rows
+    // per program, a loop over BN-wide column chunks.
+    I32EnumAttrCase<"row_reduction", 1>,
+    // linalg.softmax over the last dim: BM whole rows (BN >= the row).
+    I32EnumAttrCase<"softmax", 2>,
+    // A matmul on tensor cores (+ an elementwise epilogue): [BM, BN] of C
+    // per program, a loop over BK.
+    I32EnumAttrCase<"matmul", 3>,
+    // A matmul on per-thread FMAs (no tensor-core instruction fits).
+    I32EnumAttrCase<"fma_matmul", 4>
+  ]> {
+  let cppNamespace = "::mlir::tcc::tile";
+  let genSpecializedAttr = 0;
+}
+
+// `[d0, d1, ...]` of positive sizes.
+def Tile_BlockShapeParameter : ArrayRefParameter<"int64_t", "block shape"> {
+  let parser = [{ ::mlir::tcc::tile::parseBlockShape($_parser) }];
+  let printer = [{ ::mlir::tcc::tile::printBlockShape($_printer, $_self) }];
+}
+
+def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
+  let summary = "the plan of one kernel";
+  let description = [{
+    ```mlir
+    %p = linalg.generic {..., tile.lowering_config = #tile.lowering_config<
+        form = matmul, block = [128, 128, 32], num_warps = 4,
+        num_stages = 3, mma = mma_sync_m16n8k16>} ...
+    ```
+
+    - `form`: the builder (elementwise, row_reduction, softmax, matmul,
+      fma_matmul);
+    - `block`: what one program covers, powers of two: `[BM, BN]` of the
+      (collapsed 2-D) iteration space, or `[BM, BN, BK]` for the matmul
+      forms;
+    - `num_warps`: warps per program (1 to 16, a power of two);
+    - `num_stages`: slots of each pipelined shared-memory operand buffer
+      (matmul forms; 1: synchronous staging);
+    - `mma`: the tensor-core instruction (form = matmul only).
+  }];
+  let parameters = (ins
+    EnumParameter<Tile_KernelForm>:$form,
+    Tile_BlockShapeParameter:$block,
+    "unsigned":$num_warps,
+    OptionalParameter<"std::optional<unsigned>">:$num_stages,
+    OptionalParameter<"std::optional<::mlir::tcc::tile::MmaKind>">:$mma
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // TCC_DIALECT_TILE_IR_TILECONFIG_TD

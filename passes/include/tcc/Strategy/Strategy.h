@@ -1,0 +1,86 @@
+//===- Strategy.h - shared by the strategy and the builders ----*- C++ -*-===//
+//
+// tcc-select-strategy (passes/lib/Strategy) chooses each kernel's
+// #tile.lowering_config; convert-linalg-to-tile (passes/lib/Conversion/
+// LinalgToTile) builds the kernel from it. Both classify a function's ops the
+// same way and derive the same plain blocked layouts from a block and a warp
+// count: those rules live here, once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TCC_STRATEGY_STRATEGY_H
+#define TCC_STRATEGY_STRATEGY_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "tcc/Dialect/Tile/IR/TileAttrs.h"
+
+namespace mlir::tcc {
+
+/// The unit attribute marking a program's host function (launches and
+/// buffers, no kernel of its own): the strategy leaves it alone.
+constexpr llvm::StringLiteral kHostAttrName = "tcc.host";
+
+/// Widest global access per thread (bytes), on every target.
+constexpr unsigned kMaxVectorBytes = 16;
+
+/// Bytes of one element of `type` (i1 counts as 1).
+unsigned elementBytes(Type type);
+/// The widest element (bytes) among `op`'s operands.
+unsigned widestElementBytes(Operation *op);
+
+/// Checks that `func` has static-shaped tensor arguments and results and
+/// returns something (the kernel's contract), with a diagnostic otherwise.
+LogicalResult verifyKernelSignature(func::FuncOp func);
+/// The kernel ops of `func`'s body: its linalg ops (linalg.softmax
+/// included) except fills (reduction inits). Fails, with a diagnostic, on
+/// an op that may not sit between kernels.
+FailureOr<SmallVector<Operation *>> collectKernelOps(func::FuncOp func);
+
+/// The scalar constant a reduction's init is filled with (linalg.fill, or
+/// a generalized fill: a generic with no inputs yielding a constant).
+FailureOr<Value> getFillValue(Value init);
+bool isAllParallel(linalg::GenericOp op);
+/// A [parallel, reduction] generic.
+bool isRowReduction(linalg::GenericOp op);
+/// A matmul generic (A (m, k), B (k, n), C (m, n)), or a batched one
+/// (A (b, m, k), B (b, k, n), C (b, m, n)).
+bool isMatmulOp(linalg::GenericOp op);
+/// f16 or bf16 operands of one type: what the tensor-core kinds take.
+bool hasTensorCoreTypes(linalg::GenericOp op);
+/// Checks that a matmul's body is out + a * b (operands possibly cast) and
+/// its init a constant float fill; returns the fill.
+FailureOr<double> verifyGemmBody(linalg::GenericOp op);
+/// Per-thread FMA GEMMs take f16, bf16 or f32 operands and results.
+bool isFmaElementType(Type type);
+
+/// A 2-D block one program covers and how its elements spread over the
+/// program's threads: each thread holds `vec` contiguous elements of a row
+/// (of `sptM` contiguous rows), lanes run along the row first (coalescing),
+/// then warps.
+struct BlockSchedule {
+  int64_t blockM = 1, blockN = 1;
+  unsigned vec = 1, tpwM = 1, tpwN = 1, wpcM = 1, wpcN = 1;
+  unsigned sptM = 1; // > 1 only for the FMA GEMM's accumulator
+  unsigned numWarps() const { return wpcM * wpcN; }
+  /// Rows the layout covers once (the block must be a multiple).
+  int64_t coverM() const { return int64_t(sptM) * tpwM * wpcM; }
+  tile::BlockedEncodingAttr layout(MLIRContext *ctx) const;
+};
+
+/// The plain blocked layout of a [blockM, blockN] block of an iteration
+/// space with rows of `n` elements (the widest `elementBytes` wide) on
+/// `numWarps` warps of `warpSize` lanes: the widest vector (up to 16 bytes)
+/// that keeps every row start aligned, lanes along the row first, the rest
+/// of the warp down rows, then warps along the row and down.
+BlockSchedule blockedSchedule(int64_t blockM, int64_t blockN, int64_t n,
+                              unsigned elementBytes, unsigned numWarps,
+                              unsigned warpSize);
+
+/// The FMA GEMM accumulator's layout on `warps` warps: sizePerThread
+/// [4, 4], lanes [warpSize / 8, 8], warps as square as possible; blockM and
+/// blockN are one coverage of it.
+BlockSchedule fmaAccumulatorSchedule(unsigned warps, unsigned warpSize);
+
+} // namespace mlir::tcc
+
+#endif // TCC_STRATEGY_STRATEGY_H

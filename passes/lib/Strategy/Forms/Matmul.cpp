@@ -1,0 +1,95 @@
+//===- Matmul.cpp - the tensor-core matmul kernel form --------------------===//
+//
+// A (batched) matmul generic with f16 or bf16 operands of one type on a
+// target with a tensor-core instruction, optionally followed by an
+// elementwise epilogue: [BM, BN] of C per program, K in BK steps through
+// pipelined shared memory, tile.dot on the target's MMA.
+//
+//===----------------------------------------------------------------------===//
+#include "Forms.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::strategy;
+
+namespace {
+
+constexpr int64_t kBlockK = 32;
+
+Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
+  if (options.target.getMma().empty())
+    return nullptr; // the FMA form's
+  return matchRootWithEpilogue(ops, [](linalg::GenericOp op) {
+    return isMatmulOp(op) && hasTensorCoreTypes(op);
+  });
+}
+
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
+                                              const StrategyOptions &options) {
+  auto op = cast<linalg::GenericOp>(root);
+  if (failed(verifyGemmBody(op)))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned lead = ranges.size() == 4; // the batch dim
+  int64_t m = ranges[lead], n = ranges[lead + 1];
+  unsigned warps = options.numWarps;
+  if (warps < 2 || warps > 16 || !llvm::isPowerOf2_32(warps))
+    return op.emitOpError() << "num-warps = " << warps
+                            << ": a GEMM program needs 2, 4, 8 or 16 warps";
+  // 128 x 128 blocks (num-warps = 4, the default); smaller problems use
+  // 64-wide blocks (each warp needs at least one MMA tile per dim). Each
+  // warp computes a 64 x 64 sub-block when the problem allows: 4 warps
+  // cover 128 x 128, 8 warps 128 x 256 (more reuse of every loaded tile).
+  auto blockFor = [](int64_t size) {
+    return std::clamp<int64_t>(llvm::PowerOf2Ceil(size), 64, 128);
+  };
+  int64_t blockM = blockFor(m), blockN = blockFor(n);
+  if (warps == 8 && n >= 256)
+    blockN = 256;
+
+  // The target's instruction. NVIDIA: mma.sync m16n8k16. AMD CDNA: a
+  // 32x32x8 fragment pair is half the operand bytes per flop of a 16x16x16
+  // one (half the MFMA issues for the wave's tile), and its B column reads
+  // (32 lanes along one row) are free of the LDS bank conflicts of 16x16's
+  // (16 lanes each on rows 4 apart): the choice when every wave's share of
+  // the block (warps 2 x W/2) is a multiple of 32 in both dims.
+  tile::TargetAttr target = options.target;
+  bool has32 = target.hasMma(tile::MmaKind::mfma_32x32x8);
+  bool has16 = target.hasMma(tile::MmaKind::mfma_16x16x16);
+  tile::MmaKind mma = tile::MmaKind::mma_sync_m16n8k16;
+  if (has32 || has16) {
+    bool fits32 = (blockM / 2) % 32 == 0 && (blockN / (warps / 2)) % 32 == 0;
+    unsigned size = 16;
+    if (options.mfmaShape == "auto")
+      size = fits32 && has32 ? 32 : 16;
+    else if (options.mfmaShape == "32" && fits32)
+      size = 32;
+    else if (options.mfmaShape == "32")
+      return op.emitOpError()
+             << "mfma-shape = 32: each wave's share of the " << blockM << " x "
+             << blockN << " block (" << blockM / 2 << " x "
+             << blockN / (warps / 2) << ") is not a multiple of 32";
+    else if (options.mfmaShape != "16")
+      return op.emitOpError() << "mfma-shape must be auto, 16 or 32, got '"
+                              << options.mfmaShape << "'";
+    if ((size == 32 && !has32) || (size == 16 && !has16))
+      return op.emitOpError()
+             << "target " << target.getArch() << " has no v_mfma_f32_"
+             << (size == 32 ? "32x32x8" : "16x16x16") << " (#tile.target mma)";
+    mma = size == 32 ? tile::MmaKind::mfma_32x32x8
+                     : tile::MmaKind::mfma_16x16x16;
+  } else if (!target.hasMma(tile::MmaKind::mma_sync_m16n8k16)) {
+    return op.emitOpError() << "target " << target.getArch()
+                            << " has no tensor-core instruction the GEMM "
+                               "schedule emits";
+  }
+  return makeConfig(root, tile::KernelForm::matmul, {blockM, blockN, kBlockK},
+                    warps, options.numStages, mma);
+}
+
+} // namespace
+
+const KernelFormInfo mlir::tcc::strategy::kMatmulForm = {
+    tile::KernelForm::matmul, match, configure};

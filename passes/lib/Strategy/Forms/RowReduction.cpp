@@ -1,0 +1,36 @@
+//===- RowReduction.cpp - the row-reduction kernel form -------------------===//
+//
+// A [parallel, reduction] linalg.generic (its elementwise producers fused
+// in), optionally followed by an elementwise epilogue over the reduced
+// rows: BM rows per program, a loop over BN-wide column chunks.
+//
+//===----------------------------------------------------------------------===//
+#include "Forms.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::strategy;
+
+namespace {
+
+Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
+  return matchRootWithEpilogue(ops, isRowReduction);
+}
+
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
+                                              const StrategyOptions &options) {
+  auto op = cast<linalg::GenericOp>(root);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // The accumulator has the output's element type; the block is sized for
+  // the widest of it and the inputs.
+  BlockSchedule s = chooseRowBlock(
+      ranges[0], ranges[1], widestElementBytes(op), options.numWarps,
+      options.target.getWarpSize(), options.elementsPerProgram);
+  return makeConfig(root, tile::KernelForm::row_reduction,
+                    {s.blockM, s.blockN}, s.numWarps());
+}
+
+} // namespace
+
+const KernelFormInfo mlir::tcc::strategy::kRowReductionForm = {
+    tile::KernelForm::row_reduction, match, configure};

@@ -1,0 +1,226 @@
+//===- Strategy.cpp - kernel-op classification and layout rules -----------===//
+//
+// Shared by tcc-select-strategy and convert-linalg-to-tile (Strategy.h).
+//
+//===----------------------------------------------------------------------===//
+#include "tcc/Strategy/Strategy.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+unsigned mlir::tcc::elementBytes(Type type) {
+  return std::max(1u, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+unsigned mlir::tcc::widestElementBytes(Operation *op) {
+  unsigned bytes = 1;
+  for (Value operand : op->getOperands())
+    bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(operand)));
+  return bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::tcc::verifyKernelSignature(func::FuncOp func) {
+  auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.hasStaticShape())
+      return success();
+    return func.emitOpError()
+           << what << " #" << i << " has type " << type
+           << "; convert-linalg-to-tile needs static-shaped tensors "
+              "(specialize the program's shapes first)";
+  };
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+    if (failed(check(type, "argument", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  if (func.getNumResults() == 0)
+    return func.emitOpError("returns nothing: no kernel to build");
+  return success();
+}
+
+FailureOr<Value> mlir::tcc::getFillValue(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    if (fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+      return fill.getInputs()[0];
+  if (auto generic = init.getDefiningOp<linalg::GenericOp>()) {
+    if (generic.getNumDpsInputs() != 0)
+      return failure();
+    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+    Value value = yield.getOperand(0);
+    if (value.getDefiningOp<arith::ConstantOp>())
+      return value;
+  }
+  return failure();
+}
+
+static bool isFill(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && succeeded(getFillValue(generic.getResult(0)));
+}
+
+FailureOr<SmallVector<Operation *>>
+mlir::tcc::collectKernelOps(func::FuncOp func) {
+  SmallVector<Operation *> kernelOps;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<linalg::LinalgOp, linalg::SoftmaxOp>(op) && !isFill(&op))
+      kernelOps.push_back(&op);
+    else if (!isa<linalg::LinalgOp, func::ReturnOp, tensor::EmptyOp,
+                  tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                  tensor::DimOp, arith::ConstantOp>(op))
+      return op.emitOpError()
+             << "is not supported between kernels by convert-linalg-to-tile";
+  }
+  return kernelOps;
+}
+
+bool mlir::tcc::isAllParallel(linalg::GenericOp op) {
+  return llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+    return t == utils::IteratorType::parallel;
+  });
+}
+
+bool mlir::tcc::isRowReduction(linalg::GenericOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  return iterators.size() == 2 &&
+         iterators[0] == utils::IteratorType::parallel &&
+         iterators[1] == utils::IteratorType::reduction;
+}
+
+bool mlir::tcc::isMatmulOp(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      (loops != 3 && loops != 4))
+    return false;
+  SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (it[i] != utils::IteratorType::parallel)
+      return false;
+  if (it.back() != utils::IteratorType::reduction)
+    return false;
+  MLIRContext *ctx = op.getContext();
+  // (b,) m, n, k: a batch dim leads every operand.
+  bool batched = loops == 4;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i + batched, ctx); };
+  auto map = [&](AffineExpr x, AffineExpr y) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, ctx));
+    results.append({x, y});
+    return AffineMap::get(loops, 0, results, ctx);
+  };
+  AffineExpr m = d(0), n = d(1), k = d(2);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps[0] == map(m, k) && maps[1] == map(k, n) && maps[2] == map(m, n);
+}
+
+bool mlir::tcc::hasTensorCoreTypes(linalg::GenericOp op) {
+  Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
+  Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);
+  return aType == bType && (aType.isF16() || aType.isBF16());
+}
+
+bool mlir::tcc::isFmaElementType(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32();
+}
+
+/// `v` with extf / truncf casts peeled off.
+static Value stripFloatCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether the body of `op` is `out + a * b` (a, b the two inputs, possibly
+/// cast): what both GEMM schedules compute.
+static bool isMultiplyAdd(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add =
+      stripFloatCasts(yield.getValues()[0]).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body.getArgument(2);
+  Value lhs = stripFloatCasts(add.getLhs()), rhs = stripFloatCasts(add.getRhs());
+  Value product = lhs == out ? rhs : rhs == out ? lhs : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  Value x = stripFloatCasts(mul.getLhs()), y = stripFloatCasts(mul.getRhs());
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (x == a && y == b) || (x == b && y == a);
+}
+
+FailureOr<double> mlir::tcc::verifyGemmBody(linalg::GenericOp op) {
+  if (!isMultiplyAdd(op))
+    return op.emitOpError("matmul body is not a multiply-add (out + a * b); "
+                          "convert-linalg-to-tile cannot schedule it");
+  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
+  auto constant = succeeded(fill)
+                      ? fill->getDefiningOp<arith::ConstantOp>()
+                      : arith::ConstantOp();
+  auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  if (!value)
+    return op.emitOpError(
+        "matmul accumulator init is not a constant float fill");
+  return value.getValueAsDouble();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout rules
+//===----------------------------------------------------------------------===//
+
+tile::BlockedEncodingAttr BlockSchedule::layout(MLIRContext *ctx) const {
+  return tile::BlockedEncodingAttr::get(ctx, {sptM, vec}, {tpwM, tpwN},
+                                        {wpcM, wpcN}, {1, 0});
+}
+
+BlockSchedule mlir::tcc::blockedSchedule(int64_t blockM, int64_t blockN,
+                                         int64_t n, unsigned elementBytes,
+                                         unsigned numWarps,
+                                         unsigned warpSize) {
+  BlockSchedule s;
+  s.blockM = blockM;
+  s.blockN = blockN;
+  // Widest vector that keeps every row start aligned: rows are n elements
+  // apart, so n must be a multiple of the vector length.
+  s.vec = std::max(1u, kMaxVectorBytes / elementBytes);
+  while (s.vec > 1 && n % s.vec != 0)
+    s.vec /= 2;
+  s.vec = std::min<int64_t>(s.vec, blockN);
+  // Lanes along the row first (coalescing), the rest of the warp down rows.
+  s.tpwN = std::min<int64_t>(warpSize, blockN / s.vec);
+  s.tpwM = warpSize / s.tpwN;
+  s.wpcN = std::min<int64_t>(numWarps, blockN / (s.vec * s.tpwN));
+  s.wpcN = std::max(1u, s.wpcN);
+  s.wpcM = numWarps / s.wpcN;
+  return s;
+}
+
+BlockSchedule mlir::tcc::fmaAccumulatorSchedule(unsigned warps,
+                                                unsigned warpSize) {
+  BlockSchedule s;
+  s.sptM = 4;
+  s.vec = 4;
+  s.tpwN = 8;
+  s.tpwM = warpSize / s.tpwN;
+  s.wpcN = 1u << (llvm::Log2_32(warps) / 2);
+  s.wpcM = warps / s.wpcN;
+  s.blockM = s.coverM();
+  s.blockN = int64_t(s.vec) * s.tpwN * s.wpcN;
+  return s;
+}

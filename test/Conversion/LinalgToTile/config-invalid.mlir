@@ -1,0 +1,177 @@
+// convert-linalg-to-tile builds what a kernel's lowering_config says and
+// rejects a (hand-written) config that does not fit the op or the target.
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-linalg-to-tile -verify-diagnostics
+
+// No config: run tcc-select-strategy first.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// expected-error@+1 {{'func.func' op has no kernel op with a tile.lowering_config; run tcc-select-strategy first (the tcc-linalg-to-tile pipeline does)}}
+func.func @no_config(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%e : tensor<1024x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// A block with fewer rows than its layout covers (4 warps down 2-lane rows: 8).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @short_block(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  // expected-error@+1 {{lowering_config block [1, 64] has fewer rows than its layout covers (8 rows: 2 lanes x 4 warps)}}
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"],
+      tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 64], num_warps = 4>}
+      ins(%x, %y : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%e : tensor<1024x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// A form that does not build this op.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @wrong_form(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %e = tensor.empty() : tensor<1024x1024xf32>
+  // expected-error@+1 {{has a lowering_config of form = softmax, which builds a linalg.softmax}}
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"],
+      tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 1024], num_warps = 4>}
+      ins(%x, %y : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%e : tensor<1024x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1024x1024xf32>
+  return %r : tensor<1024x1024xf32>
+}
+
+// -----
+
+// An MMA the target (sm_90) does not have.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @foreign_mma(%x: tensor<256x128xf16>, %w: tensor<128x256xf16>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-error@+1 {{lowering_config mma = mfma_32x32x8 is not an instruction of target sm_90 (#tile.target mma)}}
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mfma_32x32x8>}
+      ins(%x, %w : tensor<256x128xf16>, tensor<128x256xf16>) outs(%f : tensor<256x256xf32>) {
+  ^bb0(%l: f16, %r: f16, %o: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %m = arith.mulf %le, %re : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %p : tensor<256x256xf32>
+}
+
+// -----
+
+// A block the MMA warps do not tile.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @misfit_block(%x: tensor<256x128xf16>, %w: tensor<128x256xf16>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-error@+1 {{lowering_config block [128, 8, 32] does not fit mma_sync_m16n8k16 on 4 warps (2 x 2 warps of 16 x 8 tiles; BK a multiple of 16)}}
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 8, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>}
+      ins(%x, %w : tensor<256x128xf16>, tensor<128x256xf16>) outs(%f : tensor<256x256xf32>) {
+  ^bb0(%l: f16, %r: f16, %o: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %m = arith.mulf %le, %re : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %p : tensor<256x256xf32>
+}
+
+// -----
+
+// One warp cannot run the tensor-core schedule.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @one_warp(%x: tensor<256x128xf16>, %w: tensor<128x256xf16>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-error@+1 {{lowering_config num_warps = 1: a GEMM program needs 2, 4, 8 or 16 warps}}
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 1, num_stages = 3, mma = mma_sync_m16n8k16>}
+      ins(%x, %w : tensor<256x128xf16>, tensor<128x256xf16>) outs(%f : tensor<256x256xf32>) {
+  ^bb0(%l: f16, %r: f16, %o: f32):
+    %le = arith.extf %l : f16 to f32
+    %re = arith.extf %r : f16 to f32
+    %m = arith.mulf %le, %re : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %p : tensor<256x256xf32>
+}
+
+// -----
+
+// Tensor cores need f16 or bf16 operands.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @f32_on_mma(%x: tensor<256x128xf32>, %w: tensor<128x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-error@+1 {{has a lowering_config of form = matmul, which builds a matmul generic with f16 or bf16 operands of one type}}
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>}
+      ins(%x, %w : tensor<256x128xf32>, tensor<128x256xf32>) outs(%f : tensor<256x256xf32>) {
+  ^bb0(%l: f32, %r: f32, %o: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %p : tensor<256x256xf32>
+}
+
+// -----
+
+// An FMA block that is not a whole number of accumulator layouts (32 x 64 on sm_90).
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @fma_misfit(%x: tensor<256x128xf32>, %w: tensor<128x256xf32>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+  // expected-error@+1 {{lowering_config block [16, 64, 8] is not a multiple of the FMA accumulator layout's 32 x 64 on 4 warps}}
+  %p = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = fma_matmul, block = [16, 64, 8], num_warps = 4>}
+      ins(%x, %w : tensor<256x128xf32>, tensor<128x256xf32>) outs(%f : tensor<256x256xf32>) {
+  ^bb0(%l: f32, %r: f32, %o: f32):
+    %m = arith.mulf %l, %r : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %p : tensor<256x256xf32>
+}
+
+// -----
+
+// A softmax block must hold a row.
+func.func @softmax_short(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %e = tensor.empty() : tensor<64x1000xf32>
+  // expected-error@+1 {{lowering_config block [1, 512] does not hold a softmax row of 1000 elements}}
+  %r = linalg.softmax {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 512], num_warps = 4>} dimension(1) ins(%x : tensor<64x1000xf32>) outs(%e : tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  return %r : tensor<64x1000xf32>
+}

@@ -1,0 +1,23 @@
+// #tile.lowering_config prints and parses back; num_stages and mma are
+// optional (the matmul forms' fields), fields in any order on input.
+// RUN: tcc-opt %s | tcc-opt | FileCheck %s
+// RUN: tcc-opt %s --mlir-print-op-generic | tcc-opt | FileCheck %s
+
+// CHECK-LABEL: func.func private @elementwise()
+// CHECK-SAME: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4>
+func.func private @elementwise() attributes {tile.lowering_config = #tile.lowering_config<num_warps = 4, block = [2, 1024], form = elementwise>}
+// CHECK-LABEL: func.func private @row_reduction()
+// CHECK-SAME: #tile.lowering_config<form = row_reduction, block = [1, 2048], num_warps = 8>
+func.func private @row_reduction() attributes {tile.lowering_config = #tile.lowering_config<form = row_reduction, block = [1, 2048], num_warps = 8>}
+// CHECK-LABEL: func.func private @softmax()
+// CHECK-SAME: #tile.lowering_config<form = softmax, block = [1, 4096], num_warps = 16>
+func.func private @softmax() attributes {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 4096], num_warps = 16>}
+// CHECK-LABEL: func.func private @matmul()
+// CHECK-SAME: #tile.lowering_config<form = matmul, block = [128, 256, 32], num_warps = 8, num_stages = 3, mma = mfma_32x32x8>
+func.func private @matmul() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 32], num_warps = 8, num_stages = 3, mma = mfma_32x32x8>}
+// CHECK-LABEL: func.func private @fma_matmul()
+// CHECK-SAME: #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 4, num_stages = 2>
+func.func private @fma_matmul() attributes {tile.lowering_config = #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 4, num_stages = 2>}
+// CHECK-LABEL: func.func private @fma_matmul_default_stages()
+// CHECK-SAME: #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 1>
+func.func private @fma_matmul_default_stages() attributes {tile.lowering_config = #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 1>}
