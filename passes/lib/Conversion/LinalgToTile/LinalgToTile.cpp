@@ -410,9 +410,14 @@ struct ConvertLinalgToTilePass
   LogicalResult convertFunction(func::FuncOp func);
 
   void runOnOperation() override {
-    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    // Every function is one kernel (tcc-form-kernels outlined them), but
+    // the host program of their launches.
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && !func->hasAttr("tcc.host"))
+        funcs.push_back(func);
     for (func::FuncOp func : funcs)
-      if (!func.isExternal() && failed(convertFunction(func)))
+      if (failed(convertFunction(func)))
         return signalPassFailure();
   }
 };
