@@ -1,24 +1,16 @@
 // RUN: tcc-opt %s -split-input-file --tcc-tensor-to-linalg --tcc-form-kernels | FileCheck %s
 
-// LayerNorm without the multi-reduction form: two row reductions and their
-// pointwise consumers, which read the reduced rows broadcast (not through the
-// identity), so each is a kernel; the host launches them in order.
-// CHECK-LABEL: func.func private @layer_norm_k0(
-// CHECK-SAME:    %{{.*}}: tensor<64x512xf32>) -> tensor<64xf32> attributes {tcc.kernel}
-// CHECK:         arith.constant 0.0
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
-// CHECK-LABEL: func.func private @layer_norm_k1(
-// CHECK-SAME:    tensor<64x512xf32>, %{{.*}}: tensor<64xf32>) -> tensor<64x512xf32>
-// CHECK-LABEL: func.func private @layer_norm_k2(
-// CHECK-LABEL: func.func private @layer_norm_k3(
-// CHECK-SAME:    tensor<64x512xf32>, %{{.*}}: tensor<64xf32>, %{{.*}}: tensor<512xf32>, %{{.*}}: tensor<512xf32>)
+// LayerNorm: two row reductions and the pointwise ops around them, over one
+// row space, are one row program; reading only its arguments, the program is
+// left as it is (one kernel).
 // CHECK-LABEL: func.func @layer_norm(
-// CHECK-SAME:    attributes {tcc.host}
-// CHECK-NEXT:    %[[S:.*]] = tcc.launch @layer_norm_k0(%arg0)
-// CHECK-NEXT:    %[[D:.*]] = tcc.launch @layer_norm_k1(%arg0, %[[S]])
-// CHECK-NEXT:    %[[V:.*]] = tcc.launch @layer_norm_k2(%[[D]])
-// CHECK-NEXT:    %[[Y:.*]] = tcc.launch @layer_norm_k3(%[[D]], %[[V]], %arg1, %arg2)
-// CHECK-NEXT:    return %[[Y]]
+// CHECK-NOT:     tcc.host
+// CHECK:         iterator_types = ["parallel", "reduction"]
+// CHECK:         iterator_types = ["parallel", "parallel"]
+// CHECK:         iterator_types = ["parallel", "reduction"]
+// CHECK:         iterator_types = ["parallel", "parallel"]
+// CHECK-NOT:     tcc.launch
+// CHECK:         return
 func.func @layer_norm(%x: tensor<64x512xf32>, %w: tensor<512xf32>, %b: tensor<512xf32>) -> tensor<64x512xf32> {
   %mean = tcc.reduce_mean %x dims = [1] : tensor<64x512xf32> -> tensor<64xf32>
   %mb = tcc.broadcast %mean dims = [1] : tensor<64xf32> -> tensor<64x512xf32>
@@ -56,19 +48,14 @@ func.func @linear(%x: tensor<64x32xf16>, %w: tensor<32x16xf16>, %b: tensor<16xf1
 
 // -----
 
-// The mean's division joins the row sum as its epilogue (identity map over
-// the reduced rows); the keepdims reshape of a kernel result is a host view.
-// CHECK-LABEL: func.func private @center_k0(
-// CHECK-SAME:    -> tensor<8xf32>
-// CHECK:         iterator_types = ["parallel", "reduction"]
-// CHECK:         iterator_types = ["parallel"]
-// CHECK:         arith.divf
-// CHECK-LABEL: func.func private @center_k1(
+// The mean's division and the centring join the row sum; the keepdims
+// reshape of the mean is returned as a view of the kernel's value.
 // CHECK-LABEL: func.func @center(
-// CHECK:         %[[M:.*]] = tcc.launch @center_k0(%arg0)
-// CHECK:         %[[E:.*]] = tensor.expand_shape %[[M]]
-// CHECK:         %[[D:.*]] = tcc.launch @center_k1(%arg0, %[[M]])
-// CHECK:         return %[[D]], %[[E]]
+// CHECK-NOT:     tcc.launch
+// CHECK:         %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:         %[[D:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[D]]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
 func.func @center(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x1xf32>) {
   %m = tcc.reduce_mean %x dims = [1] keepdims : tensor<8x64xf32> -> tensor<8x1xf32>
   %m1 = tensor.collapse_shape %m [[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
@@ -79,18 +66,41 @@ func.func @center(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x1xf32>) {
 
 // -----
 
-// A root result used by its epilogue and by a later kernel: the epilogue
-// stays its own kernel (the root's value must be stored for the other user).
-// CHECK-LABEL: func.func @two_users(
-// CHECK:         %[[S:.*]] = tcc.launch @two_users_k0(%arg0)
-// CHECK:         %[[A:.*]] = tcc.launch @two_users_k1(%[[S]])
-// CHECK:         %[[B:.*]] = tcc.launch @two_users_k2(%[[S]])
-// CHECK:         return %[[A]], %[[B]]
-func.func @two_users(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
-  %s = tcc.reduce_sum %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
-  %e = tcc.exp %s : tensor<8xf32>
-  %l = tcc.log %s : tensor<8xf32>
-  return %e, %l : tensor<8xf32>, tensor<8xf32>
+// A softmax is a kernel of its own; the row sum of its result is another.
+// CHECK-LABEL: func.func private @softmax_sum_k0(
+// CHECK:         linalg.softmax
+// CHECK-LABEL: func.func private @softmax_sum_k1(
+// CHECK:         iterator_types = ["parallel", "reduction"]
+// CHECK-LABEL: func.func @softmax_sum(
+// CHECK:         %[[Y:.*]] = tcc.launch @softmax_sum_k0(%arg0)
+// CHECK:         %[[S:.*]] = tcc.launch @softmax_sum_k1(%[[Y]])
+// CHECK:         return %[[Y]], %[[S]]
+func.func @softmax_sum(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
+  %y = tcc.softmax %x dim = 1 : tensor<8x64xf32>
+  %s = tcc.reduce_sum %y dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
+  return %y, %s : tensor<8x64xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A matmul's value read by an op that is not its epilogue: the matmul's
+// kernel stores it, and the row program over it is a second kernel (a GEMM
+// whose consumer is not pointwise ends its kernel).
+// CHECK-LABEL: func.func @gemm_softmax(
+// CHECK-SAME:    attributes {tcc.host}
+// CHECK:         %[[C:.*]] = tcc.launch @gemm_softmax_k0(%arg0, %arg1) : (tensor<64x32xf16>, tensor<32x128xf16>) -> tensor<64x128xf32>
+// CHECK:         %[[Y:.*]] = tcc.launch @gemm_softmax_k1(%[[C]])
+// CHECK:         return %[[Y]]
+func.func @gemm_softmax(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>) -> tensor<64x128xf32> {
+  %c = tcc.matmul %a, %b acc(f32) : tensor<64x32xf16>, tensor<32x128xf16> -> tensor<64x128xf32>
+  %m = tcc.reduce_max %c dims = [1] : tensor<64x128xf32> -> tensor<64xf32>
+  %mb = tcc.broadcast %m dims = [1] : tensor<64xf32> -> tensor<64x128xf32>
+  %d = tcc.sub %c, %mb : tensor<64x128xf32>
+  %e = tcc.exp %d : tensor<64x128xf32>
+  %s = tcc.reduce_sum %e dims = [1] : tensor<64x128xf32> -> tensor<64xf32>
+  %sb = tcc.broadcast %s dims = [1] : tensor<64xf32> -> tensor<64x128xf32>
+  %y = tcc.div %e, %sb : tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
 }
 
 // -----

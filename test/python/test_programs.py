@@ -54,39 +54,68 @@ func.func @center(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x1xf32>, t
 """
 
 
-@pytest.mark.parametrize("target", TARGETS)
-def test_layer_norm_compiles_to_a_host_program_of_kernels(target):
-    k = tcc_compile(LAYER_NORM, target, cache=False)
-    names = [part.name for part in k.kernels]
-    assert names == [f"layer_norm_k{i}" for i in range(4)]
-    assert "tcc.host" in k.ir["tile"] and k.ir["tile"].count("tile.func @") == 4
-    assert k.ir["gpu"].count("gpu.module @") == 4
-    for part in k.kernels:
-        assert part.ir["tile"].startswith(f"tile.func @{part.name}")
-        assert f"gpu.module @{part.name}_module" in part.ir["gpu"]
-        assert part.launch.block[0] > 0
-    assert [(a.shape, a.role) for a in k.args] == [
-        ((64, 512), "input"), ((512,), "input"), ((512,), "input"), ((64, 512), "output")]
-    # The two [64] row statistics share one buffer: the mean is dead once the
-    # centred rows are written.
-    prog = k.artifact
-    temps = [v for v in prog.values if v.kind == "temp"]
-    assert len(temps) == 3 and sorted(prog.buffers) == [256, 64 * 512 * 4]
+def _layer_norm_ref(x, w, b):
+    xd = x.astype(np.float64)
+    mean = xd.mean(1, keepdims=True)
+    return (xd - mean) / np.sqrt(((xd - mean) ** 2).mean(1, keepdims=True) + 1e-5) * w + b
 
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_layer_norm_is_one_row_program(target):
+    k = tcc_compile(LAYER_NORM, target, cache=False)
+    assert [part.name for part in k.kernels] == ["layer_norm"]
+    tile = k.ir["tile"]
+    assert tile.count("tile.reduce.return") == 2 and "scf.for" not in tile  # persistent rows
     rng = np.random.default_rng(1)
     x = rng.standard_normal((64, 512)).astype(np.float32) * 3 + 1
     w, b = (rng.standard_normal(512).astype(np.float32) for _ in range(2))
-    xd = x.astype(np.float64)
-    mean = xd.mean(1, keepdims=True)
-    ref = (xd - mean) / np.sqrt(((xd - mean) ** 2).mean(1, keepdims=True) + 1e-5) * w + b
     (y,) = run_gpu_stage(k, x, w, b)
-    np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y, _layer_norm_ref(x, w, b), rtol=1e-5, atol=1e-5)
+
+
+# A GEMM whose consumer is not pointwise ends its kernel: GEMM -> softmax
+# (written out) is a tensor-core kernel, then a row program over its value.
+GEMM_SOFTMAX = """
+func.func @gemm_softmax(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>) -> tensor<64x128xf32> {
+  %c = tcc.matmul %a, %b acc(f32) : tensor<64x32xf16>, tensor<32x128xf16> -> tensor<64x128xf32>
+  %m = tcc.reduce_max %c dims = [1] : tensor<64x128xf32> -> tensor<64xf32>
+  %mb = tcc.broadcast %m dims = [1] : tensor<64xf32> -> tensor<64x128xf32>
+  %d = tcc.sub %c, %mb : tensor<64x128xf32>
+  %e = tcc.exp %d : tensor<64x128xf32>
+  %s = tcc.reduce_sum %e dims = [1] : tensor<64x128xf32> -> tensor<64xf32>
+  %sb = tcc.broadcast %s dims = [1] : tensor<64xf32> -> tensor<64x128xf32>
+  %y = tcc.div %e, %sb : tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gemm_then_softmax_is_two_kernels(target):
+    k = tcc_compile(GEMM_SOFTMAX, target, cache=False)
+    assert [part.name for part in k.kernels] == ["gemm_softmax_k0", "gemm_softmax_k1"]
+    assert "tcc.host" in k.ir["tile"] and k.ir["gpu"].count("gpu.module @") == 2
+    mma = "nvvm.mma.sync" if target.startswith("sm") else "rocdl.mfma"
+    assert mma in k.kernels[0].ir["gpu"]
+    assert "tile.reduce" in k.kernels[1].ir["tile"]
+    for part in k.kernels:
+        assert part.ir["tile"].startswith(f"tile.func @{part.name}")
+        assert f"gpu.module @{part.name}_module" in part.ir["gpu"]
+    # The f32 product lives in one intermediate buffer between the launches.
+    assert k.artifact.buffers == (64 * 128 * 4,)
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((64, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 128)).astype(np.float16)
+    (y,) = run_gpu_stage(k, a, b)
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    e = np.exp(c - c.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=2e-4, atol=1e-6)
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_results_that_are_inputs_views_and_shared_values(target):
     k = tcc_compile(CENTER, target, cache=False)
-    assert len(k.kernels) == 2
+    assert len(k.kernels) == 1
     x = np.random.default_rng(2).standard_normal((8, 64)).astype(np.float32)
     d, m, same = run_gpu_stage(k, x)
     mean = x.astype(np.float64).mean(1, keepdims=True)
@@ -99,14 +128,14 @@ def test_results_that_are_inputs_views_and_shared_values(target):
 
 def test_program_artifact_round_trips_through_bytes_and_the_cache(tmp_path):
     cache = KernelCache(tmp_path)
-    first = tcc_compile(LAYER_NORM, "sm_90", cache=cache)
+    first = tcc_compile(GEMM_SOFTMAX, "sm_90", cache=cache)
     data = first.artifact.to_bytes()
     assert ProgramArtifact.from_bytes(data) == first.artifact
     cache.clear_memory()
-    again = tcc_compile(LAYER_NORM, "sm_90", cache=cache)
+    again = tcc_compile(GEMM_SOFTMAX, "sm_90", cache=cache)
     assert again.artifact == first.artifact and cache.stats["disk_hits"] == 1
     assert [p.name for p in again.kernels] == [p.name for p in first.kernels]
-    assert "tile.func @layer_norm_k2" in again.kernels[2].ir["tile"]  # recomputed on demand
+    assert "tile.func @gemm_softmax_k1" in again.kernels[1].ir["tile"]  # recomputed on demand
     path = tmp_path / "ln.tccprog"
     first.artifact.save(path)
     assert isinstance(tcc.runtime.load(str(path)), CompiledProgram)

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "tcc/Analysis/RowSpace.h"
 #include "tcc/Dialect/Tcc/IR/TccDialect.h"
 #include "tcc/Dialect/Tcc/IR/TccOps.h"
 #include "tcc/Transforms/Passes.h"
@@ -55,25 +56,86 @@ bool isCloneable(Operation *op) {
                 isConstantFill(op));
 }
 
-/// Whether a root's group can take an elementwise epilogue: the builders
-/// of matmuls and row reductions can.
-bool takesEpilogue(Operation *root) {
-  auto generic = dyn_cast<linalg::GenericOp>(root);
-  if (!generic || generic.getNumResults() != 1)
-    return false;
-  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
-  int reductions = llvm::count(iterators, utils::IteratorType::reduction);
-  // Row reduction: (parallel, reduction); matmul: (batch?, m, n, k).
-  if (iterators.size() == 2)
-    return iterators[0] == utils::IteratorType::parallel && reductions == 1;
-  return reductions == 1 && iterators.back() == utils::IteratorType::reduction &&
-         (iterators.size() == 3 || iterators.size() == 4);
-}
+/// What a group of ops will be built as (convert-linalg-to-tile's forms).
+enum class Form {
+  Pointwise, // all-parallel ops
+  Rows,      // a row program: row reductions with the ops around them
+  Matmul,    // a contraction and its elementwise epilogue
+  Single,    // an op that is a kernel alone (softmax, other linalg ops)
+};
 
 struct Group {
-  SmallVector<Operation *> ops; // in program order; ops[0] is the root
-  bool hasEpilogue = false;
+  SmallVector<Operation *> ops; // in program order
+  Form form;
+  bool closed = false; // a later kernel reads its values: it cannot grow
+  // The row space [rows..., columns] of Pointwise and Rows groups
+  // (columns == 0: the group's ops are not row-program ops).
+  SmallVector<int64_t> rows;
+  int64_t columns = 0;
 };
+
+/// The group `op` starts.
+Group startGroup(Operation *op) {
+  Group group{{op}, Form::Single};
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return group;
+  std::optional<tcc::RowOpInfo> info = tcc::classifyRowOp(generic);
+  if (isAllParallel(generic)) {
+    group.form = Form::Pointwise;
+  } else if (info && info->kind == tcc::RowOpKind::Reduce) {
+    group.form = Form::Rows;
+  } else if (linalg::isaContractionOpInterface(generic) &&
+             generic.getNumResults() == 1) {
+    group.form = Form::Matmul;
+    return group;
+  } else {
+    return group;
+  }
+  if (info) {
+    group.rows = info->rows;
+    group.columns = info->columns;
+  }
+  return group;
+}
+
+/// Whether `op`, which reads `value` of `group`, can join the group (Inductor's
+/// rules: the same row space, pointwise into a reduction over its rows,
+/// pointwise consumers of the reduced rows; one epilogue per contraction).
+bool canJoin(const Group &group, Operation *op, Value value) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (group.closed || !generic)
+    return false;
+  switch (group.form) {
+  case Form::Matmul: {
+    if (group.ops.size() != 1 || !isAllParallel(generic) ||
+        value != group.ops.front()->getResult(0) || !value.hasOneUse())
+      return false;
+    auto input = llvm::find_if(generic.getDpsInputOperands(),
+                               [&](OpOperand *o) { return o->get() == value; });
+    return generic.getMatchingIndexingMap(*input).isIdentity() &&
+           cast<ShapedType>(value.getType()).getShape() ==
+               cast<ShapedType>(generic.getResult(0).getType()).getShape();
+  }
+  case Form::Pointwise:
+  case Form::Rows: {
+    if (group.columns == 0)
+      return false;
+    std::optional<tcc::RowOpInfo> info = tcc::classifyRowOp(
+        generic, group.form == Form::Rows
+                     ? std::optional<ArrayRef<int64_t>>(group.rows)
+                     : std::nullopt);
+    if (!info || info->rows != group.rows)
+      return false;
+    if (info->kind == tcc::RowOpKind::Rows)
+      return group.form == Form::Rows;
+    return info->columns == group.columns;
+  }
+  case Form::Single:
+    return false;
+  }
+  return false;
+}
 
 struct TccFormKernelsPass
     : public tcc::impl::TccFormKernelsBase<TccFormKernelsPass> {
@@ -108,35 +170,41 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
       return op.emitOpError()
              << "is not supported in a program by tcc-form-kernels (expected "
                 "linalg ops, reshapes and constants between kernels)";
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (linalgOp && isAllParallel(linalgOp)) {
-      // The epilogue of the group whose root result it reads, if that root
-      // has no other user and takes one.
-      std::optional<unsigned> target;
-      for (OpOperand *input : linalgOp.getDpsInputOperands()) {
-        Operation *producer = input->get().getDefiningOp();
-        auto found = producer ? groupOf.find(producer) : groupOf.end();
-        if (found == groupOf.end())
-          continue;
-        Group &group = groups[found->second];
-        if (group.ops.front() != producer || group.hasEpilogue ||
-            !takesEpilogue(producer) || !input->get().hasOneUse() ||
-            !linalgOp.getMatchingIndexingMap(input).isIdentity() ||
-            cast<ShapedType>(input->get().getType()).getShape() !=
-                cast<ShapedType>(op.getResult(0).getType()).getShape())
-          continue;
-        target = found->second;
-        break;
-      }
-      if (target) {
-        groups[*target].ops.push_back(&op);
-        groups[*target].hasEpilogue = true;
-        groupOf[&op] = *target;
+    // Join the first open group whose value `op` reads and that takes it;
+    // every other group it reads from is done (its values are stored).
+    std::optional<unsigned> target;
+    SmallVector<unsigned> readFrom;
+    for (Value operand : op.getOperands()) {
+      // A value read through a host reshape is stored by its kernel.
+      Value source = operand;
+      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          source.getDefiningOp()))
+        source = source.getDefiningOp()->getOperand(0);
+      Operation *producer = source.getDefiningOp();
+      auto found = producer ? groupOf.find(producer) : groupOf.end();
+      if (found == groupOf.end())
         continue;
-      }
+      readFrom.push_back(found->second);
+      if (!target && source == operand &&
+          canJoin(groups[found->second], &op, operand))
+        target = found->second;
     }
-    groupOf[&op] = groups.size();
-    groups.push_back(Group{{&op}});
+    for (unsigned index : readFrom)
+      if (index != target)
+        groups[index].closed = true;
+    if (!target) {
+      groupOf[&op] = groups.size();
+      groups.push_back(startGroup(&op));
+      continue;
+    }
+    Group &group = groups[*target];
+    group.ops.push_back(&op);
+    groupOf[&op] = *target;
+    if (group.form == Form::Matmul)
+      group.closed = true; // one epilogue
+    else if (auto info = tcc::classifyRowOp(cast<linalg::GenericOp>(op));
+             info && info->kind == tcc::RowOpKind::Reduce)
+      group.form = Form::Rows;
   }
   if (groups.empty())
     return success();
@@ -184,8 +252,8 @@ func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
                                             group.ops.end());
   // Values the group reads from outside (arguments of the kernel), and the
   // cloneable ops it takes along, in program order.
-  llvm::SetVector<Value> inputs;
-  llvm::SetVector<Operation *> cloned;
+  SetVector<Value> inputs;
+  SetVector<Operation *> cloned;
   // Walks `op` (regions included) for values defined outside it.
   std::function<void(Operation *)> collect = [&](Operation *op) {
     op->walk([&](Operation *nested) {
@@ -248,6 +316,25 @@ func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
                                       inputs.getArrayRef());
   for (auto [output, result] : llvm::zip(outputs, launch.getResults()))
     output.replaceAllUsesWith(result);
+  // Host reshapes of the group's values that came before its last op now
+  // follow the launch (with the reshapes of them), in their order.
+  SetVector<Operation *> early;
+  SmallVector<Value> worklist(launch->getResults());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers())
+      if (user->isBeforeInBlock(launch) && early.insert(user))
+        llvm::append_range(worklist, user->getResults());
+  }
+  SmallVector<Operation *> moved(early.begin(), early.end());
+  llvm::sort(moved, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  Operation *after = launch;
+  for (Operation *op : moved) {
+    op->moveAfter(after);
+    after = op;
+  }
   for (Operation *op : llvm::reverse(group.ops))
     op->erase();
   return kernel;
