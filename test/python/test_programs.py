@@ -252,3 +252,20 @@ def test_program_artifact_rejects_inconsistent_steps():
                         args=(ArgSpec("x", "pointer", "f32", (16,)),),
                         values=(HostValue("input", 0, (16,), "f32"),),
                         steps=(Launch(0, (0,)),), results=(0,))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
+    # 50257 columns: longer than a row kept in registers (max-softmax-columns).
+    src = """
+    func.func @vocab(%x: tensor<2x50257xf16>) -> tensor<2x50257xf16> {
+      %y = tcc.softmax %x dim = 1 : tensor<2x50257xf16>
+      return %y : tensor<2x50257xf16>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    assert len(k.kernels) == 1 and k.ir["tile"].count("scf.for") == 3
+    x = (np.random.default_rng(5).standard_normal((2, 50257)) * 4).astype(np.float16)
+    (y,) = run_gpu_stage(k, x)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    ref = e / e.sum(1, keepdims=True)
+    np.testing.assert_allclose(y.astype(np.float64), ref, rtol=2e-3, atol=1e-7)

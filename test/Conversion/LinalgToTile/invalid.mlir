@@ -49,15 +49,6 @@ func.func @softmax_dim0(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 
 // -----
 
-func.func @softmax_too_long(%x: tensor<8x2000xf32>) -> tensor<8x2000xf32> {
-  %e = tensor.empty() : tensor<8x2000xf32>
-  // expected-error @+1 {{softmax rows of 2000 elements exceed max-softmax-columns (1024)}}
-  %0 = linalg.softmax dimension(1) ins(%x : tensor<8x2000xf32>) outs(%e : tensor<8x2000xf32>) -> tensor<8x2000xf32>
-  return %0 : tensor<8x2000xf32>
-}
-
-// -----
-
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 

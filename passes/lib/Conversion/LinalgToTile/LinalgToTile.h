@@ -184,6 +184,11 @@ LogicalResult buildRowProgramKernel(ArrayRef<Operation *> ops,
                                     const ScheduleOptions &options,
                                     int64_t &grid, unsigned &numWarps);
 
+/// Replaces a last-dim `op` by the generics of a row program computing it in
+/// f32 (or the input type when wider): a max reduction, a reduction of
+/// exp(x - max), and exp(x - max) / sum; returns them in order.
+FailureOr<SmallVector<Operation *>> decomposeSoftmax(linalg::SoftmaxOp op);
+
 /// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)), or a
 /// batched one (A (b, m, k), B (b, k, n), C (b, m, n)).
 bool isMatmulKernel(linalg::GenericOp op);
