@@ -269,3 +269,28 @@ def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
     e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
     ref = e / e.sum(1, keepdims=True)
     np.testing.assert_allclose(y.astype(np.float64), ref, rtol=2e-3, atol=1e-7)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_rank3_bias_relu_and_flat_odd_streams(target):
+    # [B, S, D] + bias[D] runs on the [B*S, D] view; an all-identity op on an
+    # odd last dim runs as one flat, vectorized stream.
+    src = """
+    func.func @f(%x: tensor<3x5x77xf32>, %b: tensor<77xf32>, %y: tensor<3x5x77xf32>)
+        -> (tensor<3x5x77xf32>, tensor<3x5x77xf32>) {
+      %bb = tcc.broadcast %b dims = [0, 1] : tensor<77xf32> -> tensor<3x5x77xf32>
+      %s = tcc.add %x, %bb : tensor<3x5x77xf32>
+      %r = tcc.relu %s : tensor<3x5x77xf32>
+      %t = tcc.mul %x, %y : tensor<3x5x77xf32>
+      return %r, %t : tensor<3x5x77xf32>, tensor<3x5x77xf32>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    assert len(k.kernels) == 2
+    assert "memref<15x77xf32>" in k.kernels[0].ir["tile"]
+    assert "memref<1155xf32>" in k.kernels[1].ir["tile"]
+    rng = np.random.default_rng(6)
+    x, y = (rng.standard_normal((3, 5, 77)).astype(np.float32) for _ in range(2))
+    b = rng.standard_normal(77).astype(np.float32)
+    r, t = run_gpu_stage(k, x, b, y)
+    np.testing.assert_array_equal(r, np.maximum(x + b, 0))
+    np.testing.assert_array_equal(t, x * y)
