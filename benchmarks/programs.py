@@ -231,13 +231,14 @@ def run(directory: Path, out: Path) -> None:
         out_buf = torch.empty_like(poisoned)
         compiled = torch.compile(fn)
         compiled(*inputs)
+        def bench(call: Callable[[], object]) -> float:
+            return triton.testing.do_bench(call, warmup=50, rep=300, return_mode="median")
+
+        args = tuple(inputs)
         times = {
-            "tcc": triton.testing.do_bench(lambda: program(*inputs, out=out_buf), warmup=50,
-                                           rep=300, return_mode="median"),
-            "eager": triton.testing.do_bench(lambda: fn(*inputs), warmup=50, rep=300,
-                                             return_mode="median"),
-            "compile": triton.testing.do_bench(lambda: compiled(*inputs), warmup=50, rep=300,
-                                               return_mode="median"),
+            "tcc": bench(lambda p=program, a=args, o=out_buf: p(*a, out=o)),
+            "eager": bench(lambda f=fn, a=args: f(*a)),
+            "compile": bench(lambda f=compiled, a=args: f(*a)),
         }
         nbytes = sum(x.numel() * x.element_size() for x in inputs) + poisoned.numel() * \
             poisoned.element_size()
