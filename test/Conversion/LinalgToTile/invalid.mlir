@@ -49,18 +49,20 @@ func.func @softmax_dim0(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
 
 // -----
 
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#tr = affine_map<(d0, d1) -> (d1, d0)>
+#id3p = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rot = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
 
-func.func @transposed(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %e = tensor.empty() : tensor<8x8xf32>
+// A rotation of three dims is neither a transpose of the last two nor an
+// in-order projection.
+func.func @rotated(%x: tensor<4x4x4xf32>) -> tensor<4x4x4xf32> {
+  %e = tensor.empty() : tensor<4x4x4xf32>
   // expected-error @+1 {{elementwise op reads an operand through a permuted or non-projection map; not supported by convert-linalg-to-tile}}
-  %0 = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  %0 = linalg.generic {indexing_maps = [#rot, #id3p], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<4x4x4xf32>) outs(%e : tensor<4x4x4xf32>) {
   ^bb0(%a: f32, %o: f32):
     linalg.yield %a : f32
-  } -> tensor<8x8xf32>
-  return %0 : tensor<8x8xf32>
+  } -> tensor<4x4x4xf32>
+  return %0 : tensor<4x4x4xf32>
 }
 
 // -----
