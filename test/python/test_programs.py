@@ -297,7 +297,8 @@ def test_rank3_bias_relu_and_flat_odd_streams(target):
 
 
 LINEAR = """
-func.func @linear(%x: tensor<64x32xf16>, %w: tensor<48x32xf16>, %b: tensor<48xf16>) -> tensor<64x48xf16> {
+func.func @linear(%x: tensor<64x32xf16>, %w: tensor<48x32xf16>, %b: tensor<48xf16>)
+    -> tensor<64x48xf16> {
   %wt = tcc.transpose %w permutation = [1, 0] : tensor<48x32xf16> -> tensor<32x48xf16>
   %y = tcc.matmul %x, %wt acc(f32) : tensor<64x32xf16>, tensor<32x48xf16> -> tensor<64x48xf16>
   %bb = tcc.broadcast %b dims = [0] : tensor<48xf16> -> tensor<64x48xf16>
@@ -326,7 +327,8 @@ def test_linear_layer_x_at_w_transposed(target):
 @pytest.mark.parametrize("target", TARGETS)
 def test_transposes_2d_and_batched(target):
     src = """
-    func.func @t(%x: tensor<100x130xf32>, %y: tensor<3x40x72xf16>) -> (tensor<130x100xf32>, tensor<3x72x40xf16>) {
+    func.func @t(%x: tensor<100x130xf32>, %y: tensor<3x40x72xf16>)
+        -> (tensor<130x100xf32>, tensor<3x72x40xf16>) {
       %a = tcc.transpose %x permutation = [1, 0] : tensor<100x130xf32> -> tensor<130x100xf32>
       %b = tcc.transpose %y permutation = [0, 2, 1] : tensor<3x40x72xf16> -> tensor<3x72x40xf16>
       return %a, %b : tensor<130x100xf32>, tensor<3x72x40xf16>
