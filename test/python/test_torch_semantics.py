@@ -413,6 +413,36 @@ def test_compare_and_where():
         np.testing.assert_allclose(out.astype(np.float64), ref.astype(np.float64), rtol=1e-6)
 
 
+def test_comparisons_are_i1_and_where_selects(ctx):
+    @program
+    def cmp(x: Tensor[4, 3, f16], y: Tensor[3, f32]):
+        masks = (x < y, x <= 1, x > y, x >= 0.5, x == y, x != 2)
+        assert all(m.dtype == i1 and m.shape == (4, 3) for m in masks)
+        assert x != None  # noqa: E711  (not a tensor: Python's identity comparison)
+        return tf.where(masks[0], x, y)
+
+    assert_ir(
+        cmp,
+        """
+        func.func @cmp(%x: tensor<4x3xf16>, %y: tensor<3xf32>) -> tensor<4x3xf32> {
+          %0 = tcc.cast %x : tensor<4x3xf16> to tensor<4x3xf32>
+          %1 = tcc.broadcast %y dims = [0] : tensor<3xf32> -> tensor<4x3xf32>
+          %2 = tcc.cmp lt, %0, %1 : tensor<4x3xf32> -> tensor<4x3xi1>
+          %3 = tcc.constant dense<1.0> : tensor<4x3xf16>
+          %4 = tcc.cmp le, %x, %3 : tensor<4x3xf16> -> tensor<4x3xi1>
+          %5 = tcc.cmp gt, %0, %1 : tensor<4x3xf32> -> tensor<4x3xi1>
+          %6 = tcc.constant dense<0.5> : tensor<4x3xf16>
+          %7 = tcc.cmp ge, %x, %6 : tensor<4x3xf16> -> tensor<4x3xi1>
+          %8 = tcc.cmp eq, %0, %1 : tensor<4x3xf32> -> tensor<4x3xi1>
+          %9 = tcc.constant dense<2.0> : tensor<4x3xf16>
+          %10 = tcc.cmp ne, %x, %9 : tensor<4x3xf16> -> tensor<4x3xi1>
+          %11 = tcc.select %2, %0, %1 : tensor<4x3xi1>, tensor<4x3xf32>
+          return %11 : tensor<4x3xf32>
+        }
+        """,
+    )
+
+
 def test_erf_exp_and_integer_promotion_of_unary_ops():
     @program
     def unary(x: Tensor[9, f32], i: Tensor[4, i32]):

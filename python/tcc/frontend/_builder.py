@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from mlir import ir
 from mlir.dialects import arith, tensor
@@ -29,6 +30,9 @@ class Builder:
         self._bypassed: list[ir.Operation] = []
         # (value, result type) -> the value reshaped to that type.
         self.reshapes: dict[tuple[ir.Value, str], ir.Value] = {}
+        # Casts and broadcasts the frontend inserted (promotion, implicit
+        # broadcasting), so that each is made once: key -> Tensor.
+        self.implicit: dict[tuple[object, ...], Any] = {}
         # The (symbolic) shape of every value the frontend made.
         self.shapes: dict[ir.Value, Shape] = {}
 

@@ -171,6 +171,9 @@ def expand_to(x: Tensor, shape: Shape, where: str) -> Tensor:
     if x.shape == shape:
         return x
     builder = current(where)
+    key = ("broadcast", x.value, shape)
+    if key in builder.implicit:  # each value is broadcast to a shape once
+        return builder.implicit[key]
     pad = len(shape) - x.rank
     added = list(range(pad)) + [
         pad + i for i, d in enumerate(x.shape) if d == 1 and shape[pad + i] != 1
@@ -179,7 +182,19 @@ def expand_to(x: Tensor, shape: Shape, where: str) -> Tensor:
     x = reshape_to(x, kept, where)
     sizes = [builder.size(shape[i], where) for i in added if isinstance(shape[i], Sym)]
     op = _tcc.BroadcastOp(tensor_type(shape, x.dtype), x.value, added, sizes)
-    return _wrap(op.result, shape, x.dtype)
+    builder.implicit[key] = _wrap(op.result, shape, x.dtype)
+    return builder.implicit[key]
+
+
+def _promote(x: Tensor, elt: DType) -> Tensor:
+    """``x`` cast to ``elt`` for an op's type promotion (once per value)."""
+    if x.dtype == elt:
+        return x
+    builder = current("op")
+    key = ("cast", x.value, elt.name)
+    if key not in builder.implicit:
+        builder.implicit[key] = cast(x, elt)
+    return builder.implicit[key]
 
 
 def broadcast_shape(where: str, named: Sequence[tuple[str, Tensor]]) -> Shape:
@@ -315,8 +330,7 @@ def _elementwise(
         if isinstance(x, bool | int | float):
             values.append(full(shape, x, e, where=f"{where}: {name}").value)
             continue
-        t = x if x.dtype == e else cast(x, e)
-        values.append(expand_to(t, shape, where).value)
+        values.append(expand_to(_promote(x, e), shape, where).value)
     return _wrap(build(tensor_type(shape, result_elt), values), shape, result_elt)
 
 

@@ -143,10 +143,14 @@ class Tensor:
 
     # Comparisons give i1 tensors.
     def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
-        return _ops.eq(self, other)  # type: ignore[arg-type]
+        if not isinstance(other, Tensor | bool | int | float):
+            return NotImplemented
+        return _ops.eq(self, other)
 
     def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
-        return _ops.ne(self, other)  # type: ignore[arg-type]
+        if not isinstance(other, Tensor | bool | int | float):
+            return NotImplemented
+        return _ops.ne(self, other)
 
     def __lt__(self, other: Tensor | Scalar) -> Tensor:
         return _ops.lt(self, other)
