@@ -643,6 +643,45 @@ func.func @case79() {
 
 // -----
 
+func.func @launch_missing(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{kernel @nowhere does not exist}}
+  %y = tcc.launch @nowhere(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+func.func private @k(%x: tensor<8xf32>) -> tensor<8xf32>
+func.func @launch_types(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{types do not match kernel @k of type '(tensor<8xf32>) -> tensor<8xf32>'}}
+  %y = tcc.launch @k(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+tile.func @tk(%x: memref<8xf32>, %y: memref<8xf16>) attributes {grid_rank = 1 : i32} {
+  tile.return
+}
+func.func @launch_tile_types(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{kernel @tk argument #1 has type 'memref<8xf16>', which does not hold 'tensor<8xf32>'}}
+  %y = tcc.launch @tk(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+tile.func @tk2(%x: memref<8xf32>) attributes {grid_rank = 1 : i32} {
+  tile.return
+}
+func.func @launch_tile_arity(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{does not take one memref per input and result (1 + 1)}}
+  %y = tcc.launch @tk2(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
 func.func @case80(%a: tensor<4xf32>, %b: tensor<8xf32>) {
   // expected-error @+1 {{lhs type 'tensor<4xf32>' and rhs type 'tensor<8xf32>' are not compatible}}
   %0 = tcc.cmp lt, %a, %b : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xi1>

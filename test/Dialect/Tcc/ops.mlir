@@ -237,6 +237,26 @@ func.func @constant() {
   return
 }
 
+// A host program's launch of a kernel on tensors.
+// CHECK-LABEL: func.func @host
+// CHECK: tcc.launch @host_k0(%{{.*}}) : (tensor<8x64xf32>) -> tensor<8xf32>
+func.func private @host_k0(%x: tensor<8x64xf32>) -> tensor<8xf32>
+func.func @host(%x: tensor<8x64xf32>) -> tensor<8xf32> attributes {tcc.host} {
+  %s = tcc.launch @host_k0(%x) : (tensor<8x64xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// A launch of a tile kernel: one memref per input, then per result.
+// CHECK-LABEL: func.func @host_tile
+// CHECK: tcc.launch @tile_k0(%{{.*}}) : (tensor<8x64xf32>) -> tensor<8xf32>
+tile.func @tile_k0(%x: memref<8x64xf32>, %s: memref<8xf32>) attributes {grid_rank = 1 : i32} {
+  tile.return
+}
+func.func @host_tile(%x: tensor<8x64xf32>) -> tensor<8xf32> attributes {tcc.host} {
+  %s = tcc.launch @tile_k0(%x) : (tensor<8x64xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
 // CHECK-LABEL: func.func @compare_select_erf
 func.func @compare_select_erf(%a: tensor<4x?xf32>, %b: tensor<4x?xf32>, %s: tensor<4x8xf32>,
                               %i: tensor<3xi32>, %p: tensor<3xi1>) {

@@ -56,7 +56,9 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
   let summary = "Schedule fused linalg kernels as tile-dialect programs";
   let description = [{
     Turns each `func.func` on static-shaped tensors whose body is one fused
-    kernel into a `tile.func` over memrefs (the function's inputs, then one
+    kernel (a program `tcc-form-kernels` left whole, or one of the kernels it
+    outlined; the `tcc.host` function of their launches is left alone) into
+    a `tile.func` over memrefs (the function's inputs, then one
     memref per result), choosing the schedule: the block tile each program
     covers, and the blocked layout that spreads it over threads and warps
     (16-byte vectors along the contiguous dim where the row length allows,

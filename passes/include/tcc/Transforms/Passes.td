@@ -36,6 +36,53 @@ def TccFuseElementwise : Pass<"tcc-fuse-elementwise"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
+  let summary = "Split each program into kernels and a host launch sequence";
+  let description = [{
+    Groups the linalg ops of each `func.func` (fused linalg on tensors) into
+    kernels and outlines every group into a `func.func` marked `tcc.kernel`,
+    named `<program>_k<i>`; the program becomes a host function (marked
+    `tcc.host`) of `tcc.launch` steps in program order, with the reshapes
+    between kernels (free views) and its results. `convert-linalg-to-tile`
+    then builds one tile kernel per group.
+
+    Groups, after Inductor's legality rules: a root (a reduction, a
+    contraction, a softmax) starts a group; an all-parallel consumer of a
+    root's only use, reading it over the root's output space with the
+    identity map, joins the root's group as its epilogue (one per group);
+    every other all-parallel op is a pointwise kernel of its own (its
+    pointwise producers were fused into it by `tcc-fuse-elementwise`).
+    Fills and empty tensors that initialize a group's ops, and constants,
+    are cloned into the kernel. A program that is a single group reading
+    only its arguments is left as it is: it already is one kernel.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
+      %s = linalg.generic {reduction} ins(%x) outs(%fill)      // row sum
+      %e = tensor.expand_shape %s [[0, 1]] ...                   // keepdim
+      %y = linalg.generic {parallel} ins(%x, %e) outs(%empty)    // x - mean
+      return %y
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @f_k0(%x: tensor<64x512xf32>) -> tensor<64xf32> attributes {tcc.kernel} {...}
+    func.func private @f_k1(%x: ..., %e: tensor<64x1xf32>) -> tensor<64x512xf32> attributes {tcc.kernel} {...}
+    func.func @f(%x: tensor<64x512xf32>) -> tensor<64x512xf32> attributes {tcc.host} {
+      %s = tcc.launch @f_k0(%x) : (tensor<64x512xf32>) -> tensor<64xf32>
+      %e = tensor.expand_shape %s [[0, 1]] ...
+      %y = tcc.launch @f_k1(%x, %e) : (...) -> tensor<64x512xf32>
+      return %y
+    }
+    ```
+    Ops other than linalg ops, reshapes, constants, empty tensors and
+    `tensor.dim` are refused with a diagnostic naming the op.
+  }];
+  let dependentDialects = ["::mlir::tcc::TccDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def TccLowerVectorOps : Pass<"tcc-lower-vector-ops"> {
   let summary = "Lower vector ops the GPU-to-LLVM conversions do not handle";
   let description = [{

@@ -333,6 +333,17 @@ FailureOr<Value> mlir::tcc::lookupInput(Value tensor,
   return inputArgs[arg.getArgNumber()];
 }
 
+bool OutputMap::isReturned(Value tensor) const {
+  return llvm::any_of(func::ReturnOp(returnOp).getOperands(), [&](Value returned) {
+    if (returned == tensor)
+      return true;
+    Operation *def = returned.getDefiningOp();
+    return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+               def) &&
+           def->getOperand(0) == tensor;
+  });
+}
+
 FailureOr<Value> OutputMap::lookup(OpBuilder &b, Location loc, Value tensor,
                                    Operation *user) const {
   for (auto [index, returned] :
@@ -410,9 +421,14 @@ struct ConvertLinalgToTilePass
   LogicalResult convertFunction(func::FuncOp func);
 
   void runOnOperation() override {
-    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    // Every function is one kernel (tcc-form-kernels outlined them), but
+    // the host program of their launches.
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && !func->hasAttr("tcc.host"))
+        funcs.push_back(func);
     for (func::FuncOp func : funcs)
-      if (!func.isExternal() && failed(convertFunction(func)))
+      if (failed(convertFunction(func)))
         return signalPassFailure();
   }
 };
@@ -497,17 +513,24 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
              isRowReduction(genericAt(0)) &&
              (kernelOps.size() == 1 ||
-              (genericAt(1) && isAllParallel(genericAt(1))))) {
+              (genericAt(1) && isAllParallel(genericAt(1)) &&
+               genericAt(0)->getResult(0).hasOneUse() &&
+               genericAt(1).getNumLoops() == 1))) {
     built = buildRowReductionKernel(
         genericAt(0), kernelOps.size() == 2 ? genericAt(1) : nullptr, kernel,
         outputs, inputArgs, options, grid, warps);
+  } else if (isRowProgram(kernelOps)) {
+    built = buildRowProgramKernel(kernelOps, kernel, outputs, inputArgs,
+                                  options, grid, warps);
   } else {
     InFlightDiagnostic diag =
         func.emitOpError()
         << "needs " << kernelOps.size()
-        << " kernels; convert-linalg-to-tile builds one kernel per program "
-           "(an elementwise op, a row reduction or a matmul with an "
-           "elementwise epilogue, or a softmax)";
+        << " kernels; convert-linalg-to-tile builds one kernel per function "
+           "(an elementwise op, a row program of row reductions and the "
+           "elementwise ops around them, a matmul with an elementwise "
+           "epilogue, or a softmax): run tcc-form-kernels first to split a "
+           "program into kernels";
     for (Operation *op : kernelOps)
       diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
   }

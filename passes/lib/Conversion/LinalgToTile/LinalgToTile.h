@@ -140,6 +140,8 @@ struct OutputMap {
   /// like that value.
   FailureOr<Value> lookup(OpBuilder &b, Location loc, Value tensor,
                           Operation *user) const;
+  /// Whether the function returns `tensor` (directly or through a reshape).
+  bool isReturned(Value tensor) const;
   func::ReturnOp returnOp;
   ValueRange outputArgs;
 };
@@ -168,6 +170,24 @@ LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op, tile::FuncOp kernel,
                                  ArrayRef<Value> inputArgs,
                                  const ScheduleOptions &options,
                                  int64_t &grid, unsigned &numWarps);
+
+/// Whether `ops` form a row program (tcc-form-kernels' Rows form): row
+/// reductions of one row space and the elementwise ops over its rows and
+/// columns (tcc/Analysis/RowSpace.h).
+bool isRowProgram(ArrayRef<Operation *> ops);
+/// A row program: BM whole rows per program, persistent in registers when
+/// they fit, walked in chunks otherwise (RowProgramKernel.cpp).
+LogicalResult buildRowProgramKernel(ArrayRef<Operation *> ops,
+                                    tile::FuncOp kernel,
+                                    const OutputMap &outputs,
+                                    ArrayRef<Value> inputArgs,
+                                    const ScheduleOptions &options,
+                                    int64_t &grid, unsigned &numWarps);
+
+/// Replaces a last-dim `op` by the generics of a row program computing it in
+/// f32 (or the input type when wider): a max reduction, a reduction of
+/// exp(x - max), and exp(x - max) / sum; returns them in order.
+FailureOr<SmallVector<Operation *>> decomposeSoftmax(linalg::SoftmaxOp op);
 
 /// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)), or a
 /// batched one (A (b, m, k), B (b, k, n), C (b, m, n)).

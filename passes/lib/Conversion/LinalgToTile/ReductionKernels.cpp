@@ -225,10 +225,15 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(linalg::SoftmaxOp op,
   int64_t n = type.getShape().back();
   int64_t m = type.getNumElements() / n;
   int64_t blockN = llvm::PowerOf2Ceil(n);
-  if (blockN > options.maxSoftmaxColumns)
-    return op.emitOpError() << "softmax rows of " << n
-                            << " elements exceed max-softmax-columns ("
-                            << options.maxSoftmaxColumns << ")";
+  if (blockN > options.maxSoftmaxColumns) {
+    // Rows longer than registers hold: the softmax as a row program walked
+    // in chunks (max, then the sum of exponentials, then the quotients).
+    FailureOr<SmallVector<Operation *>> ops = decomposeSoftmax(op);
+    if (failed(ops))
+      return failure();
+    return buildRowProgramKernel(*ops, kernel, outputs, inputArgs, options,
+                                 grid, numWarps);
+  }
   Type elementType = type.getElementType();
   unsigned bytes = elementBytes(elementType);
   // About 16 elements per thread keep a row in registers without spilling.

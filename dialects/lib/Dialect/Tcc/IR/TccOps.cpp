@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -667,3 +668,53 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+/// Whether `memref` (a tile.func argument) holds `tensor`'s values: same
+/// shape and element type.
+static bool holds(Type memref, Type tensor) {
+  auto m = dyn_cast<MemRefType>(memref);
+  auto t = cast<RankedTensorType>(tensor);
+  return m && m.getShape() == t.getShape() &&
+         m.getElementType() == t.getElementType();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *callee =
+      symbolTable.lookupNearestSymbolFrom(*this, getCalleeAttr());
+  if (!callee)
+    return emitOpError("kernel ") << getCallee() << " does not exist";
+  auto function = dyn_cast<FunctionOpInterface>(callee);
+  if (!function)
+    return emitOpError("callee ") << getCallee() << " is not a kernel function";
+  if (callee->getName().getStringRef() == "gpu.func")
+    return success(); // after convert-tile-to-gpu: memrefs were lowered
+  ArrayRef<Type> args = function.getArgumentTypes();
+  bool onTensors = llvm::all_of(
+      args, [](Type type) { return isa<RankedTensorType>(type); });
+  if (onTensors) {
+    if (TypeRange(args) != getInputs().getTypes() ||
+        TypeRange(function.getResultTypes()) != getResults().getTypes())
+      return emitOpError("types do not match kernel ")
+             << getCallee() << " of type " << function.getFunctionType();
+    return success();
+  }
+  if (!function.getResultTypes().empty() ||
+      args.size() != getInputs().size() + getResults().size())
+    return emitOpError("kernel @")
+           << getCallee() << " of type " << function.getFunctionType()
+           << " does not take one memref per input and result ("
+           << getInputs().size() << " + " << getResults().size() << ")";
+  SmallVector<Type> values(getInputs().getTypes());
+  llvm::append_range(values, getResults().getTypes());
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(args, values)))
+    if (!holds(std::get<0>(pair), std::get<1>(pair)))
+      return emitOpError("kernel ")
+             << getCallee() << " argument #" << i << " has type "
+             << std::get<0>(pair) << ", which does not hold "
+             << std::get<1>(pair);
+  return success();
+}

@@ -13,6 +13,7 @@ include "mlir/IR/EnumAttr.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -67,6 +68,35 @@ def Tcc_MatmulResult : RankedTensorOf<[F16, BF16, F32, F64, I32]>;
 // before that trait's generic "same shape and base type" message.
 def Tcc_EarlyVerifier : NativeOpTrait<"EarlyVerifier"> {
   let cppNamespace = "::mlir::tcc::OpTrait";
+}
+
+//===----------------------------------------------------------------------===//
+// Host programs
+//===----------------------------------------------------------------------===//
+
+def Tcc_LaunchOp : Tcc_Op<"launch", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "one kernel launch of a host program";
+  let description = [{
+    A step of a host program (a `func.func` marked `tcc.host`, made by
+    `tcc-form-kernels`): runs kernel `callee` on the tensor `inputs` and
+    yields its results as new tensors (buffers the runtime allocates). The
+    callee is a `func.func` on tensors (before `convert-linalg-to-tile`:
+    operand and result types equal the callee's), a `tile.func` (after it:
+    the callee takes one memref per input, then one per result, of the same
+    shapes and element types), or, after `convert-tile-to-gpu`, the kernel's
+    `gpu.func` in its `gpu.module` (a nested reference,
+    `@k_module::@k`).
+
+    ```mlir
+    %mean = tcc.launch @layer_norm_k0(%x) : (tensor<64x512xf32>) -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins SymbolRefAttr:$callee, Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
 }
 
 //===----------------------------------------------------------------------===//
