@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "tcc/Analysis/ColumnSpace.h"
 #include "tcc/Analysis/RowSpace.h"
 #include "tcc/Dialect/Tcc/IR/TccDialect.h"
 #include "tcc/Dialect/Tcc/IR/TccOps.h"
@@ -61,6 +62,7 @@ enum class Form {
   Pointwise, // all-parallel ops
   Rows,      // a row program: row reductions with the ops around them
   Matmul,    // a contraction and its elementwise epilogue
+  Columns,   // a column reduction and the pointwise ops over its outputs
   Single,    // an op that is a kernel alone (softmax, other linalg ops)
 };
 
@@ -72,6 +74,10 @@ struct Group {
   // (columns == 0: the group's ops are not row-program ops).
   SmallVector<int64_t> rows;
   int64_t columns = 0;
+  // The output space of a Columns group, and how many of its dims are the
+  // columns.
+  SmallVector<int64_t, 4> outputShape;
+  unsigned colLoops = 0;
 };
 
 /// The group `op` starts.
@@ -85,6 +91,12 @@ Group startGroup(Operation *op) {
     group.form = Form::Pointwise;
   } else if (info && info->kind == tcc::RowOpKind::Reduce) {
     group.form = Form::Rows;
+  } else if (auto column = tcc::classifyColumnReduction(generic)) {
+    group.form = Form::Columns;
+    group.outputShape.assign(column->outputShape.begin(),
+                             column->outputShape.end());
+    group.colLoops = column->numColLoops;
+    return group;
   } else if (linalg::isaContractionOpInterface(generic) &&
              generic.getNumResults() == 1) {
     group.form = Form::Matmul;
@@ -131,6 +143,8 @@ bool canJoin(const Group &group, Operation *op, Value value) {
       return group.form == Form::Rows;
     return info->columns == group.columns;
   }
+  case Form::Columns:
+    return tcc::isColumnEpilogue(generic, group.outputShape, group.colLoops);
   case Form::Single:
     return false;
   }

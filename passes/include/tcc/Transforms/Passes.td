@@ -66,6 +66,63 @@ def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TccSplitReduction : Pass<"tcc-split-reduction"> {
+  let summary = "Split reductions with too few outputs into a partial and a "
+                "final reduction";
+  let description = [{
+    A reduction with too few outputs to fill the GPU (a sum to a scalar, a
+    column sum of a tall matrix such as 1M x 8, a row sum of a few very
+    long rows) becomes two reductions, so that the work spreads over many
+    programs with no atomics (the results are deterministic): a partial
+    reduction of S chunks of the reduced dim into a small buffer with S at
+    the reduced dim's place, then a final reduction over S with the
+    combiner alone (the elementwise prologue stays in the partial; the
+    original init is folded in once, by the final). `tcc-form-kernels` then
+    makes two kernels of them, each a row program or a column reduction.
+
+    A reduction of every dim whose inputs are read whole is first
+    rewritten as a one-row reduction `[1, numel] -> [1]` of its flattened
+    inputs (then split like any row reduction), its `tensor<...>` result a
+    reshape of the `[1]` one.
+
+    Split: a reduction of one loop, its init holding the parallel loops in
+    loop order, whose value is not read back over the reduced space (a
+    normalization's statistics stay in their row program). The unsplit
+    kernel's programs are estimated as one per row (innermost dim reduced)
+    or one per batch index and 128 columns (column reductions); when that
+    is at most a quarter of `target-programs`, the reduced extent R is split
+    into S chunks, S the largest divisor of R up to
+    `target-programs / programs` that leaves chunks of at least
+    `min-row-chunk` elements (rows) or `min-column-chunk` rows (columns).
+    No split when R has no such divisor.
+
+    Before:
+    ```mlir
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]}
+        ins(%x : tensor<1048576x8xf32>) outs(%fill : tensor<8xf32>) {addf}
+    ```
+    After (S = 1024):
+    ```mlir
+    %e = tensor.expand_shape %x [[0, 1], [2]] : tensor<1048576x8xf32> into tensor<1024x1024x8xf32>
+    %p = linalg.generic {iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%e : tensor<1024x1024x8xf32>) outs(%zeros : tensor<1024x8xf32>) {addf}
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]}
+        ins(%p : tensor<1024x8xf32>) outs(%fill : tensor<8xf32>) {addf}
+    ```
+  }];
+  let options = [
+    Option<"targetPrograms", "target-programs", "int64_t", "1024",
+           "programs a split reduction's partial kernel aims at (about a "
+           "wave of 256-thread programs on a 132-SM GPU)">,
+    Option<"minRowChunk", "min-row-chunk", "int64_t", "16384",
+           "fewest elements of a row one partial program reduces">,
+    Option<"minColumnChunk", "min-column-chunk", "int64_t", "256",
+           "fewest rows a partial column-reduction program reduces">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
   let summary = "Split each program into kernels and a host launch sequence";
   let description = [{

@@ -506,6 +506,9 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
              isAllParallel(genericAt(0))) {
     built = buildElementwiseKernel(genericAt(0), kernel, outputs, inputArgs,
                                    options, grid, warps);
+  } else if (isColumnReductionKernel(kernelOps)) {
+    built = buildColumnReductionKernel(kernelOps, kernel, outputs, inputArgs,
+                                       options, grid, warps);
   } else if (!kernelOps.empty() && kernelOps.size() <= 2 && genericAt(0) &&
              isMatmulKernel(genericAt(0)) &&
              (kernelOps.size() == 1 ||

@@ -184,6 +184,19 @@ LogicalResult buildRowProgramKernel(ArrayRef<Operation *> ops,
                                     const ScheduleOptions &options,
                                     int64_t &grid, unsigned &numWarps);
 
+/// Whether `ops` are a column reduction (tcc/Analysis/ColumnSpace.h) and
+/// the elementwise ops over its outputs (tcc-form-kernels' Columns form).
+bool isColumnReductionKernel(ArrayRef<Operation *> ops);
+/// A column reduction: one program per batch index and block of columns,
+/// a loop over the reduced rows, a cross-warp combine, the epilogue
+/// (ColumnReductionKernel.cpp).
+LogicalResult buildColumnReductionKernel(ArrayRef<Operation *> ops,
+                                         tile::FuncOp kernel,
+                                         const OutputMap &outputs,
+                                         ArrayRef<Value> inputArgs,
+                                         const ScheduleOptions &options,
+                                         int64_t &grid, unsigned &numWarps);
+
 /// Replaces a last-dim `op` by the generics of a row program computing it in
 /// f32 (or the input type when wider): a max reduction, a reduction of
 /// exp(x - max), and exp(x - max) / sum; returns them in order.
