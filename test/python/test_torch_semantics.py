@@ -658,6 +658,19 @@ def test_symbolic_reshape_sizes_come_from_the_arguments(ctx):
     )
 
 
+def test_symbolic_reshapes_to_shapes_of_one_type_stay_apart(ctx):
+    @program
+    def two_views(x: Tensor[M, N, f32]):
+        flat = x.view(-1)
+        return flat.view(M, N), flat.view(N, M)
+
+    text = two_views.ir
+    # (M, N) is x itself; (N, M) is a reshape of x with sizes N, M (the
+    # flat view and its size M*N are gone).
+    assert text.count("tcc.reshape") == 1 and "arith.muli" not in text
+    assert "return %arg0, %" in text
+
+
 def test_symbolic_var_counts_elements_at_run_time():
     @program
     def var_sym(x: Tensor[M, N, f32]):

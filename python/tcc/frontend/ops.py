@@ -126,13 +126,13 @@ def reshape_to(x: Tensor, shape: Shape, where: str) -> Tensor:
     A reshape of a reshape reshapes the original; dropping the unit dims of a
     keepdims reduction re-emits the reduction without keepdims. A bypassed op
     is erased at the end of the build if nothing else uses it; each value is
-    reshaped to a type once.
+    reshaped to a shape once.
     """
     if x.shape == shape:
         return x
     builder = current(where)
     ty = tensor_type(shape, x.dtype)
-    key = (x.value, str(ty))
+    key = (x.value, shape)  # the symbolic shape: (M, N) and (N, M) share a type
     if key in builder.reshapes:
         return _wrap(builder.reshapes[key], shape, x.dtype)
     source = x.value
