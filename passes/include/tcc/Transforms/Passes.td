@@ -123,6 +123,32 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TccDecomposeSoftmax : Pass<"tcc-decompose-softmax"> {
+  let summary = "Softmax over a dim other than the last as its reductions";
+  let description = [{
+    `linalg.softmax` over the last dim is one kernel of its own (whole rows
+    in registers, or a chunked row program). Over another dim it becomes its
+    reductions and the quotient, computed in f32 for 16-bit floats, which
+    kernel formation groups like any other reductions: a max over the dim,
+    a sum of exp(x - max), then exp(x - max) / sum.
+
+    Before:
+    ```mlir
+    %y = linalg.softmax dimension(0) ins(%x : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+    ```
+    After:
+    ```mlir
+    %m = linalg.generic {iterator_types = ["reduction", "parallel"]} ins(%x) outs(%neg_inf : tensor<32xf32>) {maximumf}
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]} ins(%x, %m) outs(%zeros : tensor<32xf32>) {exp(x - m) + acc}
+    %y = linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%x, %m, %s) outs(%e) {exp(x - m) / s}
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
   let summary = "Split each program into kernels and a host launch sequence";
   let description = [{
