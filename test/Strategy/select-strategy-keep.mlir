@@ -12,12 +12,14 @@
 // CHECK-SAME: tcc.num_warps = 2 : i32
 // CHECK-SAME: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [8, 256], num_warps = 2>
 // CHECK: tile.memref_load {{.*}} -> tensor<8x256xf32, #[[B]]>
+// (A row-vector operand keeps the [1024, 1024] space from collapsing.)
 #id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @add(%x: tensor<1024x1024xf32>, %y: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+#cols = affine_map<(d0, d1) -> (d1)>
+func.func @add(%x: tensor<1024x1024xf32>, %y: tensor<1024xf32>) -> tensor<1024x1024xf32> {
   %e = tensor.empty() : tensor<1024x1024xf32>
-  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"],
+  %r = linalg.generic {indexing_maps = [#id, #cols, #id], iterator_types = ["parallel", "parallel"],
                        tile.lowering_config = #tile.lowering_config<form = elementwise, block = [8, 256], num_warps = 2>}
-      ins(%x, %y : tensor<1024x1024xf32>, tensor<1024x1024xf32>) outs(%e : tensor<1024x1024xf32>) {
+      ins(%x, %y : tensor<1024x1024xf32>, tensor<1024xf32>) outs(%e : tensor<1024x1024xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32

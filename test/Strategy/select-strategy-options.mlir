@@ -51,12 +51,14 @@ func.func @gemm(%arg0: tensor<4096x4096xf16>, %arg1: tensor<4096x4096xf16>) -> t
 
 // -----
 
+// (identity maps: the flattest view is one row of 1024 * 1024, a flat
+// stream whose block takes elements-per-program along it)
 // CHECK-LABEL: func.func @add(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4>
 // W16-LABEL: func.func @add(
-// W16: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [4, 1024], num_warps = 16>
+// W16: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 8192], num_warps = 16>
 // M16-LABEL: func.func @add(
-// M16: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [8, 1024], num_warps = 4>
+// M16: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 8192], num_warps = 4>
 #map = affine_map<(d0, d1) -> (d0, d1)>
 func.func @add(%arg0: tensor<1024x1024xf32>, %arg1: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
   %0 = tensor.empty() : tensor<1024x1024xf32>

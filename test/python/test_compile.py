@@ -134,15 +134,19 @@ def test_bad_schedule():
         tcc_compile(BIAS_GELU, "sm_90", num_warps=3, cache=False)
 
 
-def test_program_needing_two_kernels_is_a_clear_error():
+def test_program_of_two_kernels_compiles_to_both():
     src = """
     func.func @two(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
       %s = tcc.reduce_sum %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
       %m = tcc.reduce_max %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
       return %s, %m : tensor<8xf32>, tensor<8xf32>
     }"""
-    with pytest.raises(CompilationError, match="(?s)stage .tile.*needs 2 kernels"):
-        tcc_compile(src, "sm_90", cache=False)
+    k = tcc_compile(src, "sm_90", cache=False)
+    assert [part.name for part in k.kernels] == ["two_k0", "two_k1"]
+    assert all(".entry " + part.name in part.asm for part in k.kernels)
+    assert [a.role for a in k.args] == ["input", "output", "output"]
+    with pytest.raises(AttributeError, match="2 kernels"):
+        _ = k.launch
 
 
 def test_parse_error_names_the_stage():

@@ -30,6 +30,13 @@ static void addSetTarget(OpPassManager &pm, StringRef target) {
 void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
                                           const LowerToTileOptions &options) {
   addSetTarget(pm, options.target);
+  // Whole programs: softmax over outer dims as reductions, long reductions
+  // split, matmul operands normalized, then kernel formation (one tcc.kernel
+  // function per kernel, a tcc.host function of their launches).
+  pm.addPass(createTccDecomposeSoftmax());
+  pm.addPass(createTccSplitReduction());
+  pm.addPass(createTccNormalizeMatmulOperands());
+  pm.addPass(createTccFormKernels());
   // The plan of each kernel (its lowering_config); the options are the
   // defaults the forms' heuristics start from.
   TccSelectStrategyOptions strategyOptions;
@@ -76,7 +83,9 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
-      "(tcc-set-target with target=, tcc-select-strategy, "
+      "(tcc-set-target with target=, tcc-decompose-softmax, "
+      "tcc-split-reduction, tcc-normalize-matmul-operands, "
+      "tcc-form-kernels, tcc-select-strategy, "
       "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
       "tcc-promote-shared-memory, canonicalize, cse)",
       buildLinalgToTilePipeline);
@@ -89,8 +98,8 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-lower-to-tile",
       "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "
-      "tcc-tensor-to-linalg then tcc-linalg-to-tile (tcc-select-strategy, "
-      "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
-      "tcc-promote-shared-memory)",
+      "tcc-tensor-to-linalg then tcc-linalg-to-tile (tcc-form-kernels, "
+      "tcc-select-strategy, convert-linalg-to-tile, "
+      "tcc-swizzle-shared-memory, tcc-promote-shared-memory)",
       buildLowerToTilePipeline);
 }

@@ -22,8 +22,9 @@ using namespace mlir::tcc::strategy;
 
 /// The forms, in the order they are asked.
 static const KernelFormInfo *const kForms[] = {
-    &kSoftmaxForm, &kElementwiseForm, &kMatmulForm, &kFmaMatmulForm,
-    &kRowReductionForm};
+    &kSoftmaxForm,   &kTransposeForm,     &kElementwiseForm,
+    &kColumnReductionForm, &kMatmulForm,  &kFmaMatmulForm,
+    &kRowReductionForm,    &kRowProgramForm};
 
 Operation *mlir::tcc::strategy::matchRootWithEpilogue(
     ArrayRef<Operation *> ops, function_ref<bool(linalg::GenericOp)> isRoot) {
@@ -86,7 +87,7 @@ struct TccSelectStrategyPass
       if (!root)
         continue;
       FailureOr<tile::LoweringConfigAttr> config =
-          form->configure(root, options);
+          form->configure(root, *ops, options);
       if (failed(config))
         return failure();
       root->setAttr(tile::kLoweringConfigAttrName, *config);
@@ -95,9 +96,11 @@ struct TccSelectStrategyPass
     InFlightDiagnostic diag =
         func.emitOpError()
         << "needs " << ops->size()
-        << " kernels; convert-linalg-to-tile builds one kernel per program "
-           "(an elementwise op, a row reduction or a matmul with an "
-           "elementwise epilogue, or a softmax)";
+        << " kernels; convert-linalg-to-tile builds one kernel per function "
+           "(an elementwise op, a row program of row reductions and the "
+           "elementwise ops around them, a matmul with an elementwise "
+           "epilogue, or a softmax): run tcc-form-kernels first to split a "
+           "program into kernels";
     for (Operation *op : *ops)
       diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
     return failure();

@@ -7,6 +7,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "tcc/Analysis/ColumnSpace.h"
+#include "tcc/Analysis/RowSpace.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -178,6 +180,151 @@ FailureOr<double> mlir::tcc::verifyGemmBody(linalg::GenericOp op) {
     return op.emitOpError(
         "matmul accumulator init is not a constant float fill");
   return value.getValueAsDouble();
+}
+
+
+//===----------------------------------------------------------------------===//
+// The forms of whole programs' kernels (tcc-form-kernels)
+//===----------------------------------------------------------------------===//
+
+std::optional<unsigned> mlir::tcc::transposedDim(AffineMap map) {
+  unsigned rank = map.getNumDims();
+  if (rank < 2 || !map.isPermutation())
+    return std::nullopt;
+  unsigned from = cast<AffineDimExpr>(map.getResult(rank - 1)).getPosition();
+  if (from == rank - 1)
+    return std::nullopt;
+  return from;
+}
+
+bool mlir::tcc::isTransposeKernel(linalg::GenericOp op) {
+  if (op.getNumLoops() < 2 ||
+      !llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t == utils::IteratorType::parallel;
+      }))
+    return false;
+  // One transposition (every transposed operand moves its contiguous dim to
+  // the same iteration dim), other operands read straight.
+  std::optional<unsigned> dim;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (std::optional<unsigned> d = transposedDim(map)) {
+      if (dim && *dim != *d)
+        return false;
+      dim = d;
+    } else if (!map.isIdentity()) {
+      return false;
+    }
+  }
+  return dim &&
+         llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+           return op.getMatchingIndexingMap(&init).isIdentity();
+         });
+}
+
+bool mlir::tcc::isColumnReductionKernel(ArrayRef<Operation *> ops) {
+  auto root = ops.empty() ? nullptr : dyn_cast<linalg::GenericOp>(ops.front());
+  std::optional<ColumnReductionInfo> info =
+      root ? classifyColumnReduction(root) : std::nullopt;
+  if (!info)
+    return false;
+  return llvm::all_of(ops.drop_front(), [&](Operation *op) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    return generic &&
+           isColumnEpilogue(generic, info->outputShape, info->numColLoops);
+  });
+}
+
+bool mlir::tcc::isRowProgram(ArrayRef<Operation *> ops) {
+  std::optional<SmallVector<int64_t>> programRows;
+  int64_t columns = 0;
+  for (Operation *op : ops) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    std::optional<RowOpInfo> info =
+        generic ? classifyRowOp(generic) : std::nullopt;
+    if (!info)
+      return false;
+    if (info->kind == RowOpKind::Reduce)
+      programRows = info->rows;
+  }
+  for (Operation *op : ops) {
+    std::optional<RowOpInfo> info = classifyRowOp(
+        cast<linalg::GenericOp>(op),
+        programRows ? std::optional<ArrayRef<int64_t>>(*programRows)
+                    : std::nullopt);
+    if (info->kind == RowOpKind::Rows)
+      continue;
+    if (programRows && info->rows != *programRows)
+      return false;
+    if (columns && info->columns != columns)
+      return false;
+    columns = info->columns;
+  }
+  return columns != 0;
+}
+
+SmallVector<ReassociationIndices> mlir::tcc::collapsibleDims(linalg::GenericOp op) {
+  unsigned rank = op.getNumLoops();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto together = [&](unsigned d) {
+    for (AffineMap map : maps) {
+      std::optional<unsigned> a = map.getResultPosition(
+          getAffineDimExpr(d, op.getContext()));
+      std::optional<unsigned> b = map.getResultPosition(
+          getAffineDimExpr(d + 1, op.getContext()));
+      if (a.has_value() != b.has_value() || (a && *b != *a + 1))
+        return false;
+    }
+    return true;
+  };
+  SmallVector<ReassociationIndices> groups{{0}};
+  for (unsigned d = 0; d + 1 < rank; ++d) {
+    if (together(d))
+      groups.back().push_back(d + 1);
+    else
+      groups.push_back({int64_t(d + 1)});
+  }
+  return groups;
+}
+
+bool mlir::tcc::isInOrderProjection(AffineMap map) {
+  if (!map.isProjectedPermutation())
+    return false;
+  int64_t last = -1;
+  for (AffineExpr e : map.getResults()) {
+    int64_t d = cast<AffineDimExpr>(e).getPosition();
+    if (d <= last)
+      return false;
+    last = d;
+  }
+  return true;
+}
+
+bool mlir::tcc::permutesKeepingLast(AffineMap map) {
+  unsigned rank = map.getNumDims();
+  return rank >= 3 && map.isPermutation() && !map.isIdentity() &&
+         map.getResult(rank - 1) == getAffineDimExpr(rank - 1, map.getContext());
+}
+
+Operation *mlir::tcc::rowProgramRoot(ArrayRef<Operation *> ops) {
+  Operation *root = nullptr;
+  for (Operation *op : ops) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    std::optional<RowOpInfo> info =
+        generic ? classifyRowOp(generic) : std::nullopt;
+    if (info && info->kind != RowOpKind::Rows &&
+        (!root || info->kind == RowOpKind::Reduce))
+      root = op;
+  }
+  return root;
+}
+
+bool mlir::tcc::isPermutedElementwise(linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return llvm::any_of(maps, permutesKeepingLast) &&
+         llvm::all_of(maps, [](AffineMap map) {
+           return map.isIdentity() || permutesKeepingLast(map);
+         });
 }
 
 //===----------------------------------------------------------------------===//

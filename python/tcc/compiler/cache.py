@@ -19,8 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from tcc.runtime.artifact import ArtifactError, KernelArtifact
+from tcc.runtime.program import ProgramArtifact, load_artifact
 
-COMPILER_VERSION = "tcc-0.1.0+mlir-22.1.8"
+# What the cache holds: single kernels (tcc.compiler.driver) and whole programs
+# (tcc.compile).
+Artifact = KernelArtifact | ProgramArtifact
+
+COMPILER_VERSION = "tcc-0.2.0+mlir-22.1.8"
 
 
 def default_cache_dir() -> Path:
@@ -77,7 +82,7 @@ class KernelCache:
     ) -> None:
         self.directory = Path(directory) if directory is not None else default_cache_dir()
         self.disk = disk
-        self._memory: OrderedDict[str, KernelArtifact] = OrderedDict()
+        self._memory: OrderedDict[str, Artifact] = OrderedDict()
         self._limit = memory_entries
         self._lock = threading.Lock()
         self.stats = {"memory_hits": 0, "disk_hits": 0, "misses": 0, "corrupt": 0}
@@ -85,7 +90,7 @@ class KernelCache:
     def path_for(self, key: str) -> Path:
         return self.directory / "kernels" / key[:2] / f"{key}.tccbin"
 
-    def get(self, key: str) -> KernelArtifact | None:
+    def get(self, key: str) -> Artifact | None:
         with self._lock:
             art = self._memory.get(key)
             if art is not None:
@@ -100,12 +105,12 @@ class KernelCache:
         self._remember(key, art)
         return art
 
-    def put(self, key: str, artifact: KernelArtifact) -> None:
+    def put(self, key: str, artifact: Artifact) -> None:
         self._remember(key, artifact)
         if self.disk:
             self._write_disk(key, artifact)
 
-    def get_or_build(self, key: str, build: Callable[[], KernelArtifact]) -> KernelArtifact:
+    def get_or_build(self, key: str, build: Callable[[], Artifact]) -> Artifact:
         art = self.get(key)
         if art is None:
             art = build()
@@ -117,21 +122,21 @@ class KernelCache:
             self._memory.clear()
 
     # -- internals ---------------------------------------------------------
-    def _remember(self, key: str, artifact: KernelArtifact) -> None:
+    def _remember(self, key: str, artifact: Artifact) -> None:
         with self._lock:
             self._memory[key] = artifact
             self._memory.move_to_end(key)
             while len(self._memory) > self._limit:
                 self._memory.popitem(last=False)
 
-    def _read_disk(self, key: str) -> KernelArtifact | None:
+    def _read_disk(self, key: str) -> Artifact | None:
         path = self.path_for(key)
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             return None
         try:
-            return KernelArtifact.from_bytes(data)
+            return load_artifact(data)
         except (ArtifactError, ValueError, KeyError, TypeError):
             # Corrupt (bad hash, truncated, old format): drop it so it is rebuilt.
             self.stats["corrupt"] += 1
@@ -139,7 +144,7 @@ class KernelCache:
                 path.unlink()
             return None
 
-    def _write_disk(self, key: str, artifact: KernelArtifact) -> None:
+    def _write_disk(self, key: str, artifact: Artifact) -> None:
         path = self.path_for(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)

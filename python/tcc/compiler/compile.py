@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tcc.compiler.cache import COMPILER_VERSION, KernelCache, cache_key, default_cache
 from tcc.runtime.artifact import ArgSpec, KernelArtifact, LaunchSpec
-from tcc.runtime.launcher import CompiledKernel
+from tcc.runtime.program import (
+    HostValue,
+    Launch,
+    ProgramArtifact,
+    plan_buffers,
+    single_kernel_program,
+)
 from tcc.targets import KNOWN_TARGETS
 
 if TYPE_CHECKING:
@@ -70,24 +76,13 @@ class Schedule:
 
 
 @dataclass
-class Kernel:
-    """A compiled program: callable on the GPU, inspectable everywhere.
-
-    ``asm`` is PTX (NVIDIA) or AMDGCN assembly, ``binary`` the loadable code
-    object when one was produced (hsaco on AMD; NVIDIA ships PTX, which the
-    driver JIT-compiles), ``ir`` maps each stage name to its IR text, and
-    ``launch``/``args`` are the host launch contract.
-    """
+class KernelPart:
+    """One kernel of a compiled program: its artifact and the IR of each
+    stage that is its own (``tile``, ``gpu``, ``llvm``; ``source`` and
+    ``linalg`` are the whole program's)."""
 
     artifact: KernelArtifact
-    source: str
-    schedule: Schedule
-    _ir: dict[str, str] | None = field(default=None, repr=False)
-    _callable: CompiledKernel | None = field(default=None, repr=False)
-
-    @property
-    def target(self) -> str:
-        return self.artifact.target
+    _program: Kernel = field(repr=False)
 
     @property
     def name(self) -> str:
@@ -111,16 +106,90 @@ class Kernel:
 
     @property
     def ir(self) -> dict[str, str]:
+        return self._program.kernel_ir(self.name)
+
+
+@dataclass
+class Kernel:
+    """A compiled program: callable on the GPU, inspectable everywhere.
+
+    A program compiles to one or more kernels and a host launch sequence
+    (``tcc-form-kernels``): ``kernels`` lists them in launch order (each with
+    its name, asm, per-stage IR and launch spec); ``args`` describes the
+    program's inputs and outputs; ``ir`` maps each stage name to the IR text
+    of the whole program (every kernel, and the host program). ``asm``,
+    ``binary`` and ``launch`` are the kernel's when there is one; ``asm``
+    joins every kernel's assembly otherwise.
+    """
+
+    artifact: ProgramArtifact
+    source: str
+    schedule: Schedule
+    _ir: dict[str, str] | None = field(default=None, repr=False)
+    _kernel_ir: dict[str, dict[str, str]] | None = field(default=None, repr=False)
+    _callable: Any = field(default=None, repr=False)
+
+    @property
+    def target(self) -> str:
+        return self.artifact.target
+
+    @property
+    def name(self) -> str:
+        return self.artifact.name
+
+    @property
+    def kernels(self) -> list[KernelPart]:
+        return [KernelPart(k, self) for k in self.artifact.kernels]
+
+    @property
+    def asm(self) -> str:
+        if len(self.artifact.kernels) == 1:
+            return self.artifact.kernels[0].asm
+        return "\n".join(f"// ----- kernel {k.kernel_name}\n{k.asm}" for k in self.artifact.kernels)
+
+    @property
+    def binary(self) -> bytes | None:
+        """The loadable code object of a one-kernel program (see ``kernels``)."""
+        return self.artifact.kernels[0].binary if len(self.artifact.kernels) == 1 else None
+
+    @property
+    def launch(self) -> LaunchSpec:
+        if len(self.artifact.kernels) != 1:
+            raise AttributeError(
+                f"{self.name} has {len(self.artifact.kernels)} kernels "
+                f"({', '.join(k.kernel_name for k in self.artifact.kernels)}); "
+                "read .kernels[i].launch"
+            )
+        return self.artifact.kernels[0].launch
+
+    @property
+    def args(self) -> tuple[ArgSpec, ...]:
+        return self.artifact.args
+
+    @property
+    def ir(self) -> dict[str, str]:
         """IR of every stage (recomputed on demand after a cache hit)."""
         if self._ir is None:
-            self._ir = run_stages(self.source, self.target, self.schedule)[0]
+            self._ir, self._kernel_ir, _ = run_stages(self.source, self.target, self.schedule)
         return self._ir
+
+    def kernel_ir(self, name: str) -> dict[str, str]:
+        """The per-stage IR of kernel ``name``."""
+        if self._kernel_ir is None:
+            self._ir, self._kernel_ir, _ = run_stages(self.source, self.target, self.schedule)
+        return self._kernel_ir[name]
 
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
         """Launch on the GPU: inputs in order; outputs allocated unless ``out=``."""
         if self._callable is None:
-            self._callable = CompiledKernel(self.artifact)
+            from tcc.runtime.runner import CompiledProgram
+
+            self._callable = CompiledProgram(self.artifact)
         return self._callable(*args, out=out, stream=stream)
+
+
+# The compiled-program object under its descriptive name.
+Program = Kernel
 
 
 def compile(  # noqa: A001  (tcc.compile is the public name)
@@ -135,7 +204,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     cache: KernelCache | Literal[False] | None = None,
     **sizes: int,
 ) -> Kernel:
-    """Compile ``source`` for ``target`` ("sm_80", "sm_90", "gfx90a", "gfx942").
+    """Compile ``source`` (a whole program) for ``target`` ("sm_80", "sm_90", "gfx90a", "gfx942").
 
     ``source`` is a ``tcc.frontend`` program (symbolic sizes bound by
     ``sizes``, e.g. ``M=1024``), MLIR text, or an ``mlir.ir.Module``, in the
@@ -176,16 +245,19 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     key = cache_key(
         text, target=target, schedule=schedule.as_dict(), compiler_version=COMPILER_VERSION
     )
-    built_ir: dict[str, str] = {}
+    built: list[tuple[dict[str, str], dict[str, dict[str, str]]]] = []
 
-    def build() -> KernelArtifact:
-        stages, artifact = run_stages(text, target, schedule, emit=True)
-        built_ir.update(stages)
+    def build() -> ProgramArtifact:
+        stages, kernel_ir, artifact = run_stages(text, target, schedule, emit=True)
+        built.append((stages, kernel_ir))
         assert artifact is not None
         return artifact
 
     artifact = build() if cache is False else (cache or default_cache()).get_or_build(key, build)
-    return Kernel(artifact, text, schedule, dict(built_ir) or None)
+    if isinstance(artifact, KernelArtifact):  # a kernel cached under this key by hand
+        artifact = single_kernel_program(artifact)
+    stages, kernel_ir = built[0] if built else (None, None)
+    return Kernel(artifact, text, schedule, stages, kernel_ir)
 
 
 def _source_text(source: Any, sizes: Mapping[str, int]) -> str:
@@ -210,8 +282,9 @@ def _source_text(source: Any, sizes: Mapping[str, int]) -> str:
 
 def run_stages(
     text: str, target: str, schedule: Schedule, *, emit: bool = False
-) -> tuple[dict[str, str], KernelArtifact | None]:
-    """Run every stage on ``text``; with ``emit``, also produce the artifact."""
+) -> tuple[dict[str, str], dict[str, dict[str, str]], ProgramArtifact | None]:
+    """Run every stage on ``text``: the IR of each stage (whole program), of
+    each kernel (by name), and with ``emit`` the program's artifact."""
     from mlir import ir
     from mlir.passmanager import PassManager
 
@@ -255,7 +328,8 @@ def run_stages(
             del pipelines["linalg"]
         else:
             _check_static(module)
-        launch_info: dict[str, Any] = {}
+        plan: HostPlan | None = None
+        kernel_ir: dict[str, dict[str, str]] = {}
         for stage, pipeline in pipelines.items():
             try:
                 PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
@@ -266,20 +340,181 @@ def run_stages(
             notes.clear()
             stages[stage] = str(module)
             if stage == "tile":
-                launch_info = _read_tile_kernel(module)
+                plan = _read_host_program(module)
+                for name, op in _ops_named(module, "tile.func").items():
+                    kernel_ir[name] = {"source": stages["source"],
+                                       "linalg": stages.get("linalg", ""), "tile": str(op)}
+        assert plan is not None
+        gpu_modules = _ops_named(module, "gpu.module")
+        for kernel in plan.kernels:
+            kernel_ir[kernel.name]["gpu"] = str(gpu_modules[f"{kernel.name}_module"])
+        # One module per kernel (the host program stays behind): a kernel's
+        # lowering and its artifact are its own.
+        kernel_modules = {
+            k.name: f"module attributes {{gpu.container_module}} {{\n{kernel_ir[k.name]['gpu']}\n}}"
+            for k in plan.kernels
+        }
+        artifacts = []
+        llvm_texts = []
+        for k in plan.kernels:
+            kstages: dict[str, str] = {}
+            with ir.Context(), ir.Location.unknown():
+                kmodule = ir.Module.parse(kernel_modules[k.name])
+                if not emit:
+                    backend.lower_to_llvm(kmodule)
+                    kstages["llvm"] = str(kmodule)
+                else:
+                    artifacts.append(backend.compile(
+                        kmodule, kernel=k.name, grid=k.grid,
+                        outputs=range(k.num_inputs, k.num_args),
+                        compiler_version=COMPILER_VERSION, stages=kstages,
+                    ))
+            kernel_ir[k.name]["llvm"] = kstages["llvm"]
+            llvm_texts.append(kstages["llvm"])
+        stages["llvm"] = llvm_texts[0] if len(llvm_texts) == 1 else "\n".join(llvm_texts)
         if not emit:
-            backend.lower_to_llvm(module)
-            stages["llvm"] = str(module)
-            return stages, None
-        num_args = len(launch_info["arg_types"])
-        artifact = backend.compile(
-            module,
-            grid=launch_info["grid"],
-            outputs=range(launch_info["num_inputs"], num_args),
-            compiler_version=COMPILER_VERSION,
-            stages=stages,
-        )
-    return stages, artifact
+            return stages, kernel_ir, None
+    values, buffers = plan_buffers(plan.values, plan.steps)
+    program = ProgramArtifact(
+        name=plan.name, target=backend.arch, vendor=backend.vendor, kernels=tuple(artifacts),
+        args=plan.args, values=values, steps=plan.steps, results=plan.results,
+        buffers=buffers, compiler_version=COMPILER_VERSION,
+    )
+    return stages, kernel_ir, program
+
+
+@dataclass(frozen=True)
+class PlannedKernel:
+    """A kernel of the host program, read off its tile.func."""
+
+    name: str
+    grid: tuple[int, int, int]
+    num_inputs: int
+    num_args: int
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """The host program read off the tile stage (buffers not yet planned)."""
+
+    name: str
+    kernels: tuple[PlannedKernel, ...]
+    args: tuple[ArgSpec, ...]
+    values: tuple[HostValue, ...]
+    steps: tuple[Launch, ...]
+    results: tuple[int, ...]
+
+
+def _ops_named(module: ir.Module, op_name: str) -> dict[str, ir.Operation]:
+    from mlir import ir
+
+    return {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+        for op in module.body.operations
+        if op.operation.name == op_name
+    }
+
+
+def _tensor_of(t: ir.Type) -> tuple[tuple[int, ...], str]:
+    from mlir import ir
+
+    shaped = ir.ShapedType(t)
+    return tuple(shaped.shape), str(shaped.element_type)
+
+
+def _read_host_program(module: ir.Module) -> HostPlan:
+    """The kernels and the launch sequence of the tile stage: the ``tcc.host``
+    function of ``tcc.launch`` steps that tcc-form-kernels made, or, for a
+    program that is one kernel, that kernel launched on the program's
+    arguments."""
+    from mlir import ir
+
+    tile_funcs = _ops_named(module, "tile.func")
+    kernels = {name: _read_tile_kernel(op) for name, op in tile_funcs.items()}
+    hosts = [op.operation for op in module.body.operations
+             if op.operation.name == "func.func" and "tcc.host" in op.operation.attributes]
+    if not hosts:
+        if len(kernels) != 1:
+            raise CompilationError(f"stage 'tile': expected one kernel, found {len(kernels)}")
+        (name, k), = kernels.items()
+        values, args = [], []
+        for i, t in enumerate(k["arg_types"]):
+            if not isinstance(t, ir.MemRefType):
+                raise CompilationError(
+                    f"stage 'tile': kernel @{name} argument #{i} has type {t}; tcc.compile "
+                    "launches kernels over memrefs (static shapes)"
+                )
+            shape, dtype = _tensor_of(t)
+            is_input = i < k["num_inputs"]
+            kind = "input" if is_input else "output"
+            index = i if is_input else i - k["num_inputs"]
+            values.append(HostValue(kind, index, shape, dtype))
+            args.append(ArgSpec(f"arg{i}", "pointer", dtype, shape,
+                                "input" if is_input else "output"))
+        planned = PlannedKernel(name, k["grid"], k["num_inputs"], len(k["arg_types"]))
+        return HostPlan(name, (planned,), tuple(args), tuple(values),
+                        (Launch(0, tuple(range(len(values)))),),
+                        tuple(range(k["num_inputs"], len(values))))
+    if len(hosts) != 1:
+        raise CompilationError(f"stage 'tile': expected one host program, found {len(hosts)}")
+    host = hosts[0]
+    host_name = ir.StringAttr(host.attributes["sym_name"]).value
+    ids: dict[Any, int] = {}
+    values: list[HostValue] = []
+    args: list[ArgSpec] = []
+    block = host.regions[0].blocks[0]
+    for i, arg in enumerate(block.arguments):
+        shape, dtype = _tensor_of(arg.type)
+        ids[arg] = len(values)
+        values.append(HostValue("input", i, shape, dtype))
+        args.append(ArgSpec(f"arg{i}", "pointer", dtype, shape, "input"))
+    order: list[str] = []
+    steps: list[Launch] = []
+    returned: list[int] = []
+    for op in block.operations:
+        op = op.operation
+        if op.name == "tcc.launch":
+            callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+            if callee not in kernels:
+                raise CompilationError(f"stage 'tile': launch of @{callee}, which is no kernel")
+            if callee not in order:
+                order.append(callee)
+            operands = [ids[v] for v in op.operands]
+            for r in op.results:
+                shape, dtype = _tensor_of(r.type)
+                ids[r] = len(values)
+                values.append(HostValue("temp", -1, shape, dtype))
+            steps.append(Launch(order.index(callee),
+                                tuple(operands) + tuple(ids[r] for r in op.results)))
+        elif op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
+            shape, dtype = _tensor_of(op.results[0].type)
+            ids[op.results[0]] = len(values)
+            values.append(HostValue("view", ids[op.operands[0]], shape, dtype))
+        elif op.name == "func.return":
+            returned = [ids[v] for v in op.operands]
+        else:
+            raise CompilationError(
+                f"stage 'tile': host program @{host_name} has {op.name}, which is no kernel "
+                "launch or reshape"
+            )
+    n_in = len(args)
+    results = []
+    for j, r in enumerate(returned):
+        shape, dtype = values[r].shape, values[r].dtype
+        args.append(ArgSpec(f"arg{n_in + j}", "pointer", dtype, shape, "output"))
+        root = r
+        while values[root].kind == "view":
+            root = values[root].index
+        if values[root].kind == "temp":  # the kernel writes into the output
+            values[root] = HostValue("output", j, values[root].shape, values[root].dtype)
+        results.append(r)
+    planned_kernels = tuple(
+        PlannedKernel(name, kernels[name]["grid"], kernels[name]["num_inputs"],
+                      len(kernels[name]["arg_types"]))
+        for name in order
+    )
+    return HostPlan(host_name, planned_kernels, tuple(args), tuple(values), tuple(steps),
+                    tuple(results))
 
 
 def _check_static(module: ir.Module) -> None:
@@ -302,17 +537,13 @@ def _is_tile_program(module: ir.Module) -> bool:
     return "func.func" not in names and names.count("tile.func") == 1
 
 
-def _read_tile_kernel(module: ir.Module) -> dict[str, Any]:
-    """The launch contract on the tile.func: convert-linalg-to-tile writes it;
+def _read_tile_kernel(k: ir.Operation) -> dict[str, Any]:
+    """The launch contract on a tile.func: convert-linalg-to-tile writes it;
     a tile program given as source states it (``tcc.grid`` = programs along
     x, y, z; ``tcc.num_inputs`` = leading memref arguments read, the rest
     written)."""
     from mlir import ir
 
-    kernels = [op.operation for op in module.body.operations if op.operation.name == "tile.func"]
-    if len(kernels) != 1:
-        raise CompilationError(f"stage 'tile': expected one kernel, found {len(kernels)}")
-    k = kernels[0]
     missing = [a for a in ("tcc.grid", "tcc.num_inputs") if a not in k.attributes]
     if missing:
         raise CompilationError(

@@ -385,42 +385,7 @@ class CompiledKernel:
 
     def bind(self, args: Sequence[Any], out: Any = None) -> list[Any]:
         """Full argument list in kernel order (outputs allocated if needed)."""
-        specs = self.artifact.args
-        outputs = [i for i, s in enumerate(specs) if s.role == "output"]
-        if len(args) == len(specs):
-            if out is not None:
-                raise ArgumentError("outputs given both positionally and through out=")
-            return list(args)
-        if len(args) != len(specs) - len(outputs):
-            raise ArgumentError(
-                f"{self.artifact.kernel_name}: expected {len(specs) - len(outputs)} inputs "
-                f"({', '.join(s.name for s in specs if s.role != 'output')}) or all "
-                f"{len(specs)} arguments, got {len(args)}"
-            )
-        given = list(out) if isinstance(out, tuple | list) else [out] * (out is not None)
-        if given and len(given) != len(outputs):
-            raise ArgumentError(f"out=: expected {len(outputs)} outputs, got {len(given)}")
-        it = iter(args)
-        full: list[Any] = [None if i in outputs else next(it) for i in range(len(specs))]
-        if given:
-            for n, i in enumerate(outputs):
-                full[i] = given[n]
-            return full
-        infos = describe_args(self.artifact, full)
-        symbols = bind_shapes_partial(self.artifact, full, infos)
-        like = next((v for v, info in zip(full, infos, strict=True) if info is not None), None)
-        for i in outputs:
-            spec = specs[i]
-            shape = []
-            for d in spec.shape:
-                if isinstance(d, str) and d not in symbols:
-                    raise ArgumentError(
-                        f"{self.artifact.kernel_name}: cannot allocate output {spec.name!r}: "
-                        f"dimension {d!r} is not determined by the inputs; pass out="
-                    )
-                shape.append(symbols[d] if isinstance(d, str) else d)
-            full[i] = _allocate_like(spec, tuple(shape), like)
-        return full
+        return bind_arguments(self.artifact, args, out)
 
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
         art = self.artifact
@@ -478,3 +443,46 @@ def bind_shapes_partial(
                 if isinstance(want, str):
                     symbols.setdefault(want, got)
     return symbols
+
+
+def bind_arguments(artifact: Any, args: Sequence[Any], out: Any = None) -> list[Any]:
+    """``args`` (every argument, or the inputs only) completed to the full
+    argument list of ``artifact`` (a kernel or program artifact: its
+    ``args`` and ``kernel_name``); outputs taken from ``out=`` or allocated
+    like the first array argument (numpy when there is none)."""
+    specs = artifact.args
+    outputs = [i for i, s in enumerate(specs) if s.role == "output"]
+    if len(args) == len(specs):
+        if out is not None:
+            raise ArgumentError("outputs given both positionally and through out=")
+        return list(args)
+    if len(args) != len(specs) - len(outputs):
+        raise ArgumentError(
+            f"{artifact.kernel_name}: expected {len(specs) - len(outputs)} inputs "
+            f"({', '.join(s.name for s in specs if s.role != 'output')}) or all "
+            f"{len(specs)} arguments, got {len(args)}"
+        )
+    given = list(out) if isinstance(out, tuple | list) else [out] * (out is not None)
+    if given and len(given) != len(outputs):
+        raise ArgumentError(f"out=: expected {len(outputs)} outputs, got {len(given)}")
+    it = iter(args)
+    full: list[Any] = [None if i in outputs else next(it) for i in range(len(specs))]
+    if given:
+        for n, i in enumerate(outputs):
+            full[i] = given[n]
+        return full
+    infos = describe_args(artifact, full)
+    symbols = bind_shapes_partial(artifact, full, infos)
+    like = next((v for v, info in zip(full, infos, strict=True) if info is not None), None)
+    for i in outputs:
+        spec = specs[i]
+        shape = []
+        for d in spec.shape:
+            if isinstance(d, str) and d not in symbols:
+                raise ArgumentError(
+                    f"{artifact.kernel_name}: cannot allocate output {spec.name!r}: "
+                    f"dimension {d!r} is not determined by the inputs; pass out="
+                )
+            shape.append(symbols[d] if isinstance(d, str) else d)
+        full[i] = _allocate_like(spec, tuple(shape), like)
+    return full

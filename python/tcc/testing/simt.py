@@ -38,7 +38,7 @@ from __future__ import annotations
 import ctypes
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,7 @@ _PIPELINE = ",".join(
         "convert-scf-to-cf",
         "expand-strided-metadata",
         "lower-affine",
+        "math-expand-ops{ops=rsqrt}",  # no libm rsqrt; LLVM has no vector rsqrt
         "convert-math-to-libm",
         "convert-to-llvm",
         "reconcile-unrealized-casts",
@@ -735,34 +736,87 @@ def _aligned_copy(array: np.ndarray) -> np.ndarray:
     return out
 
 
-def run_gpu_stage(kernel: Any, *inputs: np.ndarray) -> list[np.ndarray]:
-    """Run ``kernel`` (a ``tcc.compile`` result) on the CPU through its
-    ``gpu`` stage with numpy ``inputs``; returns its outputs (NaN-filled
-    first, so unwritten elements show)."""
+def _poisoned(shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    out = _aligned_empty(shape, _numpy_dtype(dtype))
+    out[...] = 0x7FC0 if dtype == "bf16" else (np.nan if dtype.startswith(("f", "b")) else 0)
+    return out
+
+
+def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
+    """Run ``compiled`` (a ``tcc.compile`` result: a whole program, one kernel
+    or several) on the CPU through the ``gpu`` stage of each kernel, with
+    numpy ``inputs``: the launches in order, intermediates in the program's
+    own buffer plan. Returns the outputs (every output and intermediate is
+    NaN-filled first, so an unwritten element shows)."""
+    from tcc.backends import get_target
+
+    warp_size = get_target(compiled.target).warp_size
+    prog = getattr(compiled, "artifact", None)
+    if not hasattr(prog, "steps"):  # one kernel's gpu stage, described by hand
+        return _run_single(compiled, warp_size, inputs)
+    if len(inputs) != len(prog.inputs):
+        raise TypeError(f"{compiled.name} takes {len(prog.inputs)} inputs, got {len(inputs)}")
+    arrays = []
+    for spec, a in zip(prog.inputs, inputs, strict=True):
+        a = np.ascontiguousarray(a)
+        if tuple(a.shape) != tuple(spec.shape):
+            raise TypeError(f"{compiled.name}: input {spec.name} has shape {list(a.shape)}, "
+                            f"expected {list(spec.shape)}")
+        arrays.append(_aligned_copy(a))
+    outputs = [_poisoned(tuple(spec.shape), spec.dtype) for spec in prog.outputs]  # type: ignore[arg-type]
+    slots = [_aligned_empty((nbytes,), np.dtype(np.uint8)) for nbytes in prog.buffers]
+    for slot in slots:
+        slot[...] = 0xFF  # NaN in every float type
+    storage: list[np.ndarray] = []
+    for v in prog.values:
+        if v.kind == "input":
+            base = arrays[v.index]
+        elif v.kind == "output":
+            base = outputs[v.index]
+        elif v.kind == "temp":
+            count = int(np.prod(v.shape)) if v.shape else 1
+            base = slots[v.index].view(_numpy_dtype(v.dtype))[:count]
+        else:
+            base = storage[v.index]
+        storage.append(base.reshape(v.shape))
+    # The program's gpu stage is its one kernel's (tests edit it to break it).
+    gpu_ir = ({prog.kernels[0].kernel_name: compiled.ir["gpu"]} if len(prog.kernels) == 1
+              else {part.name: part.ir["gpu"] for part in compiled.kernels})
+    for step in prog.steps:
+        art = prog.kernels[step.kernel]
+        _run_kernel(gpu_ir[art.kernel_name], art.launch, warp_size,
+                    [storage[a] for a in step.args])
+    results = []
+    for r in prog.results:
+        results.append(storage[r].copy() if prog.values[r].kind != "output" else storage[r])
+    return results
+
+
+def _run_single(kernel: Any, warp_size: int, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    specs = kernel.args
+    if len(inputs) != sum(spec.role == "input" for spec in specs):
+        raise TypeError(f"{kernel.name} takes {len(specs)} arguments with its outputs")
+    it = iter(_aligned_copy(np.ascontiguousarray(a)) for a in inputs)
+    args = [next(it) if s.role == "input" else _poisoned(tuple(s.shape), s.dtype) for s in specs]
+    _run_kernel(kernel.ir["gpu"], kernel.launch, warp_size, args)
+    return [a for a, s in zip(args, specs, strict=True) if s.role != "input"]
+
+
+def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]) -> None:
+    """One kernel launch on the CPU: ``args`` (numpy, aligned, C-contiguous)
+    in the kernel's argument order, written in place."""
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
     from mlir.runtime import get_ranked_memref_descriptor
 
     import tcc  # noqa: F401
-    from tcc.backends import get_target
 
-    grid = kernel.launch.grid
+    grid = launch.grid
     if not all(isinstance(g, int) for g in grid):
         raise NotImplementedError(f"grid {grid} is not static")
-    threads = kernel.launch.block[0]
-    warp_size = get_target(kernel.target).warp_size
-    specs = kernel.args
-    if len(inputs) != sum(spec.role == "input" for spec in specs):
-        raise TypeError(f"{kernel.name} takes {len(specs)} arguments with its outputs")
-    arrays = [_aligned_copy(np.ascontiguousarray(a)) for a in inputs]
-    outputs = []
-    for spec in specs:
-        if spec.role != "input":
-            out = _aligned_empty(tuple(spec.shape), _numpy_dtype(spec.dtype))
-            out[...] = 0x7FC0 if spec.dtype == "bf16" else np.nan
-            outputs.append(out)
-    text, name = host_module(kernel.ir["gpu"], warp_size)
+    threads = launch.block[0]
+    text, name = host_module(gpu_ir, warp_size)
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         func = next(
@@ -771,14 +825,14 @@ def run_gpu_stage(kernel: Any, *inputs: np.ndarray) -> list[np.ndarray]:
             if ir.StringAttr(op.operation.attributes["sym_name"]).value == name
         )
         inputs_types = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
-        workgroup = [ir.MemRefType(t) for t in inputs_types[len(specs) : -_ENV_COUNT]]
+        workgroup = [ir.MemRefType(t) for t in inputs_types[len(args) : -_ENV_COUNT]]
         shared = [
             _aligned_empty(tuple(t.shape), _numpy_dtype(str(t.element_type))) for t in workgroup
         ]
         PassManager.parse(f"builtin.module({_PIPELINE})").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
     entry = engine.lookup(name)
-    descriptors = [get_ranked_memref_descriptor(a) for a in [*arrays, *outputs, *shared]]
+    descriptors = [get_ranked_memref_descriptor(a) for a in [*args, *shared]]
     warps = -(-threads // warp_size)
     areas = [np.zeros((warp_size, _SLOTS), np.int64) for _ in range(warps)]
     exchange = [get_ranked_memref_descriptor(area) for area in areas]
@@ -797,7 +851,6 @@ def run_gpu_stage(kernel: Any, *inputs: np.ndarray) -> list[np.ndarray]:
     finally:
         for barrier in at:
             libc.pthread_barrier_destroy(barrier)
-    return outputs
 
 
 def _run_program(entry: Any, descriptors: list[Any], bid: int, threads: int, warp_size: int,

@@ -7,29 +7,35 @@ func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
 
 // -----
 
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #rows = affine_map<(d0, d1) -> (d0)>
 
-// expected-error @+1 {{'func.func' op needs 2 kernels; convert-linalg-to-tile builds one kernel per program}}
-func.func @two_kernels(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+// expected-error @+1 {{'func.func' op needs 2 kernels; convert-linalg-to-tile builds one kernel per function (an elementwise op, a row program of row reductions and the elementwise ops around them, a matmul with an elementwise epilogue, or a softmax): run tcc-form-kernels first to split a program into kernels}}
+func.func @two_kernels(%a: tensor<8x32xf32>, %b: tensor<32x64xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
-  %i = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<8xf32>) -> tensor<8xf32>
+  %i = tensor.empty() : tensor<8x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<8x64xf32>) -> tensor<8x64xf32>
+  // expected-note @+1 {{kernel op: linalg.generic}}
+  %c = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x32xf32>, tensor<32x64xf32>) outs(%f : tensor<8x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %p, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %j = tensor.empty() : tensor<8xf32>
+  %g = linalg.fill ins(%zero : f32) outs(%j : tensor<8xf32>) -> tensor<8xf32>
   // expected-note @+1 {{kernel op: linalg.generic}}
   %s = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %r = arith.addf %a, %o : f32
+      ins(%c : tensor<8x64xf32>) outs(%g : tensor<8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %x, %o : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
-  // expected-note @+1 {{kernel op: linalg.generic}}
-  %m = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %r = arith.maximumf %a, %o : f32
-    linalg.yield %r : f32
-  } -> tensor<8xf32>
-  return %s, %m : tensor<8xf32>, tensor<8xf32>
+  return %s : tensor<8xf32>
 }
 
 // -----
@@ -39,29 +45,4 @@ func.func @softmax_dim0(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   // expected-error @+1 {{softmax over a dim other than the last is not supported by convert-linalg-to-tile}}
   %0 = linalg.softmax dimension(0) ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
-}
-
-// -----
-
-func.func @softmax_too_long(%x: tensor<8x2000xf32>) -> tensor<8x2000xf32> {
-  %e = tensor.empty() : tensor<8x2000xf32>
-  // expected-error @+1 {{softmax rows of 2000 elements exceed max-softmax-columns (1024)}}
-  %0 = linalg.softmax dimension(1) ins(%x : tensor<8x2000xf32>) outs(%e : tensor<8x2000xf32>) -> tensor<8x2000xf32>
-  return %0 : tensor<8x2000xf32>
-}
-
-// -----
-
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#tr = affine_map<(d0, d1) -> (d1, d0)>
-
-func.func @transposed(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %e = tensor.empty() : tensor<8x8xf32>
-  // expected-error @+1 {{operand indexing map affine_map<(d0, d1) -> (d1, d0)> is not supported by convert-linalg-to-tile (identity, or a broadcast of the rows or columns)}}
-  %0 = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    linalg.yield %a : f32
-  } -> tensor<8x8xf32>
-  return %0 : tensor<8x8xf32>
 }

@@ -861,3 +861,23 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // expected-error@+1 {{'tile.lowering_config' must be a #tile.lowering_config<...>, got 4 : i64}}
 func.func private @f() attributes {tile.lowering_config = 4}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: walk is for form = row_program and form = softmax, not form = elementwise}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4, walk = looped>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = transpose needs a square block ([T, T]), got [32, 64]}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = transpose, block = [32, 64], num_warps = 4>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = row_program needs a block of 2 sizes ([BM, BN]), got [1, 2, 512]}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = row_program, block = [1, 2, 512], num_warps = 1>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: mma is for form = matmul, not form = column_reduction}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = column_reduction, block = [64, 128], num_warps = 8, mma = mma_sync_m16n8k16>}

@@ -1,5 +1,6 @@
 // #tile.lowering_config prints and parses back; num_stages and mma are
-// optional (the matmul forms' fields), fields in any order on input.
+// optional (the matmul forms' fields), as is walk (row programs and
+// softmax), fields in any order on input.
 // RUN: tcc-opt %s | tcc-opt | FileCheck %s
 // RUN: tcc-opt %s --mlir-print-op-generic | tcc-opt | FileCheck %s
 
@@ -21,3 +22,18 @@ func.func private @fma_matmul() attributes {tile.lowering_config = #tile.lowerin
 // CHECK-LABEL: func.func private @fma_matmul_default_stages()
 // CHECK-SAME: #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 1>
 func.func private @fma_matmul_default_stages() attributes {tile.lowering_config = #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 1>}
+// CHECK-LABEL: func.func private @transpose()
+// CHECK-SAME: #tile.lowering_config<form = transpose, block = [64, 64], num_warps = 4>
+func.func private @transpose() attributes {tile.lowering_config = #tile.lowering_config<form = transpose, block = [64, 64], num_warps = 4>}
+// CHECK-LABEL: func.func private @column_reduction()
+// CHECK-SAME: #tile.lowering_config<form = column_reduction, block = [64, 128], num_warps = 8>
+func.func private @column_reduction() attributes {tile.lowering_config = #tile.lowering_config<form = column_reduction, block = [64, 128], num_warps = 8>}
+// CHECK-LABEL: func.func private @row_program()
+// CHECK-SAME: #tile.lowering_config<form = row_program, block = [1, 512], num_warps = 1, walk = persistent>
+func.func private @row_program() attributes {tile.lowering_config = #tile.lowering_config<walk = persistent, form = row_program, block = [1, 512], num_warps = 1>}
+// CHECK-LABEL: func.func private @row_program_looped()
+// CHECK-SAME: #tile.lowering_config<form = row_program, block = [1, 4096], num_warps = 8, walk = looped>
+func.func private @row_program_looped() attributes {tile.lowering_config = #tile.lowering_config<form = row_program, block = [1, 4096], num_warps = 8, walk = looped>}
+// CHECK-LABEL: func.func private @softmax_looped()
+// CHECK-SAME: #tile.lowering_config<form = softmax, block = [1, 4096], num_warps = 8, walk = looped>
+func.func private @softmax_looped() attributes {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 4096], num_warps = 8, walk = looped>}

@@ -17,10 +17,13 @@ def ConvertTccToLinalg : Pass<"convert-tcc-to-linalg"> {
     where upstream has them (`linalg.add`, `linalg.exp`, `linalg.broadcast`,
     `linalg.transpose`, `linalg.matmul`, `linalg.batch_matmul`,
     `linalg.reduce`, `linalg.softmax`, ...) and `linalg.generic` otherwise
-    (sigmoid, relu, gelu, casts, integer abs/neg). Destination tensors are
-    `tensor.empty` ops whose dynamic sizes come from `tensor.dim` of the
-    operands (or the `sizes` of `tcc.broadcast`). Transcendental math on
-    f16/bf16 (gelu, sigmoid) is computed in f32 inside the body.
+    (sigmoid, relu, gelu, erf, casts, comparisons, select, integer abs/neg;
+    one two-output generic for `reduce_argmax`/`reduce_argmin`);
+    `tcc.reshape` becomes `tensor.collapse_shape`/`tensor.expand_shape`.
+    Destination tensors are `tensor.empty` ops whose dynamic sizes come from
+    `tensor.dim` of the operands (or the `sizes` of `tcc.broadcast` and
+    `tcc.reshape`). Transcendental math on f16/bf16 (gelu, sigmoid, erf) is
+    computed in f32 inside the body.
 
     Before:
     ```mlir
@@ -54,13 +57,15 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
                 "from its lowering_config";
   let description = [{
     Turns each `func.func` on static-shaped tensors whose body is one fused
-    kernel into a `tile.func` over memrefs (the function's inputs, then one
-    memref per result). The plan is the `tile.lowering_config` on the
-    kernel's root op (tcc-select-strategy's, or written by hand; see
-    #tile.lowering_config): its `form` picks the builder, which builds the
-    kernel on plain blocked layouts (16-byte vectors along the contiguous
-    dim where the row length allows, whole warps along it first) for the
-    config's `block`, `num_warps` and `mma`:
+    kernel (a program `tcc-form-kernels` left whole, or one of the kernels it
+    outlined; the `tcc.host` function of their launches is left alone) into
+    a `tile.func` over memrefs (the function's inputs, then one memref per
+    result). The plan is the `tile.lowering_config` on the kernel's root op
+    (tcc-select-strategy's, or written by hand; see #tile.lowering_config):
+    its `form` picks the builder, which builds the kernel on plain blocked
+    layouts (16-byte vectors along the contiguous dim where the row length
+    allows, whole warps along it first) for the config's `block`,
+    `num_warps`, `walk` and `mma`:
 
     * elementwise: an all-parallel `linalg.generic` whose operands are
       identity or row/column-broadcast maps: one `[BM, BN]` block per
@@ -74,7 +79,17 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
     * matmul / fma_matmul: a (batched) matmul with an elementwise epilogue,
       `[BM, BN]` of C per program, K in `BK` steps staged through shared
       memory, `tile.dot` on the config's MMA layout (mma.sync, MFMA) or on
-      blocked layouts (per-thread FMAs).
+      blocked layouts (per-thread FMAs);
+    * transpose: an elementwise op reading an operand with its last two
+      dims swapped: `[T, T]` tiles staged through shared memory;
+    * column_reduction: a reduction of outer dims and the elementwise ops
+      over its outputs: one program per batch index and `BN` columns, a
+      loop over `BM`-row chunks;
+    * row_program: row reductions of one row space and the elementwise ops
+      around them: `BM` whole rows per program, persistent in registers or
+      walked in `BN`-wide chunks (`walk = looped`); a softmax whose rows are
+      too long for registers is a `softmax` config with `walk = looped`,
+      built as the row program of its decomposition.
 
     Rank-1 programs run as one row; higher ranks collapse their leading dims
     when every map is the identity. The kernel carries its launch contract as

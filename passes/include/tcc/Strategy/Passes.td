@@ -15,20 +15,36 @@ def TccSelectStrategy : Pass<"tcc-select-strategy", "::mlir::ModuleOp"> {
                 "#tile.lowering_config on its root op";
   let description = [{
     For every kernel function (a `func.func` on static-shaped tensors whose
-    body is one fused kernel; functions marked `tcc.host` are skipped),
-    reads the module's `tile.target` and asks the kernel forms in order
-    (passes/lib/Strategy/Forms/: softmax, elementwise, tensor-core matmul,
-    FMA matmul, row reduction with an elementwise epilogue) which one builds
-    it; the first that matches picks the plan with its heuristics and the
-    pass writes it on the kernel's root op as `tile.lowering_config`:
+    body is one fused kernel: a program left whole, or each `tcc.kernel`
+    function tcc-form-kernels outlined; functions marked `tcc.host` are
+    skipped), reads the module's `tile.target` and asks the kernel forms in
+    order (passes/lib/Strategy/Forms/: softmax, transpose, elementwise,
+    column reduction, tensor-core matmul, FMA matmul, row reduction with an
+    elementwise epilogue, row program) which one builds it; the first that
+    matches picks the plan with its heuristics and the pass writes it on the
+    kernel's root op as `tile.lowering_config` (the root: the op itself for
+    the one-op forms; the reduction or matmul followed by its epilogue; a
+    row program's last row reduction):
 
     - elementwise / row_reduction: `block = [BM, BN]` of the (collapsed
       2-D) iteration space: BN the row rounded up to a power of two, capped
       at two rounds of 16-byte vectors across the program's lanes; BM from
       `elements-per-program`, at least the rows the layout covers;
       `num_warps` from `num-warps`;
+    - elementwise on more than two dim groups (a batch of broadcasting
+      blocks) or with operands permuted keeping the last dim: the same
+      `[BM, BN]` rule on the last two groups (dims); a flat stream (one row)
+      takes up to `elements-per-program` along it;
     - softmax: whole rows (BN = the row rounded up, at most
-      `max-softmax-columns`), about 16 elements per thread;
+      `max-softmax-columns`), about 16 elements per thread; longer rows:
+      `walk = looped`, planned as a row program;
+    - transpose: `block = [64, 64]`, 4 warps;
+    - column_reduction: `BN` columns of 16-byte vectors (at most one warp's
+      lanes), warps (up to 8) down the rows where each gets a few rows,
+      `BM` rows per chunk (about 64 bytes in flight per thread);
+    - row_program: whole rows in registers while the row (rounded up) is at
+      most `max-softmax-columns` (`walk = persistent`), else `walk = looped`
+      over chunks of 16 elements per thread of up to 8 warps;
     - matmul (f16/bf16 on a target with tensor cores): `block = [BM, BN,
       32]`, 128 x 128 (64 where the problem is smaller; 128 x 256 with 8
       warps), `num_stages` from `num-stages`, `mma` the target's
@@ -74,7 +90,8 @@ def TccSelectStrategy : Pass<"tcc-select-strategy", "::mlir::ModuleOp"> {
            "block is a multiple of 32 in both dims: half the instructions "
            "and conflict-free B reads; 16 otherwise)">,
     Option<"maxSoftmaxColumns", "max-softmax-columns", "int64_t", "16384",
-           "Longest row a softmax program keeps in registers">,
+           "Longest row a softmax or row program keeps in registers (longer "
+           "rows are walked in chunks)">,
   ];
   let dependentDialects = ["::mlir::tcc::tile::TileDialect"];
 }

@@ -53,6 +53,38 @@ FailureOr<double> verifyGemmBody(linalg::GenericOp op);
 /// Per-thread FMA GEMMs take f16, bf16 or f32 operands and results.
 bool isFmaElementType(Type type);
 
+/// Where a permutation `map` (iteration dims -> operand dims) sends the
+/// operand's contiguous (last) dim among the iteration dims, when that is
+/// not the last iteration dim (a transpose), else nullopt.
+std::optional<unsigned> transposedDim(AffineMap map);
+/// Whether `op` is an elementwise op reading an operand with its last two
+/// dims swapped (a transpose, 2-D or batched), others straight.
+bool isTransposeKernel(linalg::GenericOp op);
+/// Whether `ops` are a column reduction (tcc/Analysis/ColumnSpace.h) and
+/// the elementwise ops over its outputs (tcc-form-kernels' Columns form).
+bool isColumnReductionKernel(ArrayRef<Operation *> ops);
+/// Whether `ops` form a row program (tcc-form-kernels' Rows form): row
+/// reductions of one row space and the elementwise ops over its rows and
+/// columns (tcc/Analysis/RowSpace.h).
+bool isRowProgram(ArrayRef<Operation *> ops);
+/// The op of a row program whose row space the program walks: its last row
+/// reduction (the first op with columns when it has none). Its root.
+Operation *rowProgramRoot(ArrayRef<Operation *> ops);
+
+/// Groups of adjacent iteration dims that every operand of the elementwise
+/// `op` reads together (both or neither, in order), so an N-d elementwise
+/// op runs on the flattest view: [B, S, D] + a bias over D is [B*S, D] + a
+/// column vector.
+SmallVector<ReassociationIndices> collapsibleDims(linalg::GenericOp op);
+/// A projected permutation whose results are in increasing dim order.
+bool isInOrderProjection(AffineMap map);
+/// Whether `map` permutes the dims of a rank >= 3 space keeping the last one
+/// last (a transpose of middle dims, as attention's q.transpose(1, 2)).
+bool permutesKeepingLast(AffineMap map);
+/// Whether the elementwise `op` runs as a permuted kernel (an operand read
+/// through permutesKeepingLast, the others straight).
+bool isPermutedElementwise(linalg::GenericOp op);
+
 /// A 2-D block one program covers and how its elements spread over the
 /// program's threads: each thread holds `vec` contiguous elements of a row
 /// (of `sptM` contiguous rows), lanes run along the row first (coalescing),

@@ -72,6 +72,166 @@ def TccFuseElementwise : Pass<"tcc-fuse-elementwise"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
+  let summary = "Read transposed matmul operands through an explicit transpose";
+  let description = [{
+    The GEMM schedules of convert-linalg-to-tile read A as (batch?, m, k)
+    and B as (batch?, k, n), row-major. A contraction that reads an operand
+    transposed (`x @ w.T`, nn.Linear's layout: B as (n, k); `q @ k^T`; TN's A
+    as (k, m)), as `tcc-fuse-elementwise` makes it when it fuses the
+    transpose into the contraction, gets a transpose of that operand (an
+    elementwise generic: a kernel of its own, staged through shared memory)
+    and the row-major map. The transpose costs one pass over the operand
+    (for a 4096^3 GEMM about 5% of its time) until the GEMM schedules read
+    transposed operands directly.
+
+    Before:
+    ```mlir
+    %y = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (n, k), (m, n, k) -> (m, n)], ...}
+        ins(%x, %w : tensor<64x32xf16>, tensor<16x32xf16>) ...
+    ```
+    After:
+    ```mlir
+    %wt = linalg.generic {indexing_maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)], ...}
+        ins(%w : tensor<16x32xf16>) -> tensor<32x16xf16>
+    %y = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n), (m, n, k) -> (m, n)], ...}
+        ins(%x, %wt : tensor<64x32xf16>, tensor<32x16xf16>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TccSplitReduction : Pass<"tcc-split-reduction"> {
+  let summary = "Split reductions with too few outputs into a partial and a "
+                "final reduction";
+  let description = [{
+    A reduction with too few outputs to fill the GPU (a sum to a scalar, a
+    column sum of a tall matrix such as 1M x 8, a row sum of a few very
+    long rows) becomes two reductions, so that the work spreads over many
+    programs with no atomics (the results are deterministic): a partial
+    reduction of S chunks of the reduced dim into a small buffer with S at
+    the reduced dim's place, then a final reduction over S with the
+    combiner alone (the elementwise prologue stays in the partial; the
+    original init is folded in once, by the final). `tcc-form-kernels` then
+    makes two kernels of them, each a row program or a column reduction.
+
+    A reduction of every dim whose inputs are read whole is first
+    rewritten as a one-row reduction `[1, numel] -> [1]` of its flattened
+    inputs (then split like any row reduction), its `tensor<...>` result a
+    reshape of the `[1]` one.
+
+    Split: a reduction of one loop, its init holding the parallel loops in
+    loop order, whose value is not read back over the reduced space (a
+    normalization's statistics stay in their row program). The unsplit
+    kernel's programs are estimated as one per row (innermost dim reduced)
+    or one per batch index and 128 columns (column reductions); when that
+    is at most a quarter of `target-programs`, the reduced extent R is split
+    into S chunks, S the largest divisor of R up to
+    `target-programs / programs` that leaves chunks of at least
+    `min-row-chunk` elements (rows) or `min-column-chunk` rows (columns).
+    No split when R has no such divisor.
+
+    Before:
+    ```mlir
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]}
+        ins(%x : tensor<1048576x8xf32>) outs(%fill : tensor<8xf32>) {addf}
+    ```
+    After (S = 1024):
+    ```mlir
+    %e = tensor.expand_shape %x [[0, 1], [2]] : tensor<1048576x8xf32> into tensor<1024x1024x8xf32>
+    %p = linalg.generic {iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%e : tensor<1024x1024x8xf32>) outs(%zeros : tensor<1024x8xf32>) {addf}
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]}
+        ins(%p : tensor<1024x8xf32>) outs(%fill : tensor<8xf32>) {addf}
+    ```
+  }];
+  let options = [
+    Option<"targetPrograms", "target-programs", "int64_t", "1024",
+           "programs a split reduction's partial kernel aims at (about a "
+           "wave of 256-thread programs on a 132-SM GPU)">,
+    Option<"minRowChunk", "min-row-chunk", "int64_t", "16384",
+           "fewest elements of a row one partial program reduces">,
+    Option<"minColumnChunk", "min-column-chunk", "int64_t", "256",
+           "fewest rows a partial column-reduction program reduces">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TccDecomposeSoftmax : Pass<"tcc-decompose-softmax"> {
+  let summary = "Softmax over a dim other than the last as its reductions";
+  let description = [{
+    `linalg.softmax` over the last dim is one kernel of its own (whole rows
+    in registers, or a chunked row program). Over another dim it becomes its
+    reductions and the quotient, computed in f32 for 16-bit floats, which
+    kernel formation groups like any other reductions: a max over the dim,
+    a sum of exp(x - max), then exp(x - max) / sum.
+
+    Before:
+    ```mlir
+    %y = linalg.softmax dimension(0) ins(%x : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+    ```
+    After:
+    ```mlir
+    %m = linalg.generic {iterator_types = ["reduction", "parallel"]} ins(%x) outs(%neg_inf : tensor<32xf32>) {maximumf}
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]} ins(%x, %m) outs(%zeros : tensor<32xf32>) {exp(x - m) + acc}
+    %y = linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%x, %m, %s) outs(%e) {exp(x - m) / s}
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
+  let summary = "Split each program into kernels and a host launch sequence";
+  let description = [{
+    Groups the linalg ops of each `func.func` (fused linalg on tensors) into
+    kernels and outlines every group into a `func.func` marked `tcc.kernel`,
+    named `<program>_k<i>`; the program becomes a host function (marked
+    `tcc.host`) of `tcc.launch` steps in program order, with the reshapes
+    between kernels (free views) and its results. `convert-linalg-to-tile`
+    then builds one tile kernel per group.
+
+    Groups, after Inductor's legality rules: a root (a reduction, a
+    contraction, a softmax) starts a group; an all-parallel consumer of a
+    root's only use, reading it over the root's output space with the
+    identity map, joins the root's group as its epilogue (one per group);
+    every other all-parallel op is a pointwise kernel of its own (its
+    pointwise producers were fused into it by `tcc-fuse-elementwise`).
+    Fills and empty tensors that initialize a group's ops, and constants,
+    are cloned into the kernel. A program that is a single group reading
+    only its arguments is left as it is: it already is one kernel.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<64x512xf32>) -> tensor<64x512xf32> {
+      %s = linalg.generic {reduction} ins(%x) outs(%fill)      // row sum
+      %e = tensor.expand_shape %s [[0, 1]] ...                   // keepdim
+      %y = linalg.generic {parallel} ins(%x, %e) outs(%empty)    // x - mean
+      return %y
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @f_k0(%x: tensor<64x512xf32>) -> tensor<64xf32> attributes {tcc.kernel} {...}
+    func.func private @f_k1(%x: ..., %e: tensor<64x1xf32>) -> tensor<64x512xf32> attributes {tcc.kernel} {...}
+    func.func @f(%x: tensor<64x512xf32>) -> tensor<64x512xf32> attributes {tcc.host} {
+      %s = tcc.launch @f_k0(%x) : (tensor<64x512xf32>) -> tensor<64xf32>
+      %e = tensor.expand_shape %s [[0, 1]] ...
+      %y = tcc.launch @f_k1(%x, %e) : (...) -> tensor<64x512xf32>
+      return %y
+    }
+    ```
+    Ops other than linalg ops, reshapes, constants, empty tensors and
+    `tensor.dim` are refused with a diagnostic naming the op.
+  }];
+  let dependentDialects = ["::mlir::tcc::TccDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def TccLowerVectorOps : Pass<"tcc-lower-vector-ops"> {
   let summary = "Lower vector ops the GPU-to-LLVM conversions do not handle";
   let description = [{

@@ -309,6 +309,17 @@ FailureOr<Value> mlir::tcc::lookupInput(Value tensor,
   return inputArgs[arg.getArgNumber()];
 }
 
+bool OutputMap::isReturned(Value tensor) const {
+  return llvm::any_of(func::ReturnOp(returnOp).getOperands(), [&](Value returned) {
+    if (returned == tensor)
+      return true;
+    Operation *def = returned.getDefiningOp();
+    return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+               def) &&
+           def->getOperand(0) == tensor;
+  });
+}
+
 FailureOr<Value> OutputMap::lookup(OpBuilder &b, Location loc, Value tensor,
                                    Operation *user) const {
   for (auto [index, returned] :
@@ -370,7 +381,8 @@ struct ConvertLinalgToTilePass
 
   LogicalResult convertFunction(func::FuncOp func);
   LogicalResult build(tile::LoweringConfigAttr config, Operation *root,
-                      linalg::GenericOp epilogue, tile::FuncOp kernel,
+                      ArrayRef<Operation *> ops, linalg::GenericOp epilogue,
+                      tile::FuncOp kernel,
                       const OutputMap &outputs, ArrayRef<Value> inputArgs,
                       int64_t &grid, unsigned &warps);
 
@@ -418,26 +430,33 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   if (!config)
     return (*root)->emitOpError() << tile::kLoweringConfigAttrName
                                   << " must be a #tile.lowering_config";
-  // One more kernel op is the root's elementwise epilogue.
+  // The forms of several ops (a row program, a column reduction and its
+  // epilogue) take all of them; the others one more kernel op, the root's
+  // elementwise epilogue.
+  tile::KernelForm form = config.getForm();
+  bool group = form == tile::KernelForm::row_program ||
+               form == tile::KernelForm::column_reduction;
   linalg::GenericOp epilogue;
-  if (kernelOps->size() > 2 ||
-      (kernelOps->size() == 2 && kernelOps->front() != *root)) {
+  if (!group && (kernelOps->size() > 2 ||
+                 (kernelOps->size() == 2 && kernelOps->front() != *root))) {
     InFlightDiagnostic diag =
         func.emitOpError()
         << "needs " << kernelOps->size()
-        << " kernels; convert-linalg-to-tile builds one kernel per program "
-           "(an elementwise op, a row reduction or a matmul with an "
-           "elementwise epilogue, or a softmax)";
+        << " kernels; convert-linalg-to-tile builds one kernel per function "
+           "(an elementwise op, a row program of row reductions and the "
+           "elementwise ops around them, a matmul with an elementwise "
+           "epilogue, or a softmax): run tcc-form-kernels first to split a "
+           "program into kernels";
     for (Operation *op : *kernelOps)
       diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
     return failure();
   }
-  if (kernelOps->size() == 2) {
+  if (!group && kernelOps->size() == 2) {
     epilogue = dyn_cast<linalg::GenericOp>(kernelOps->back());
-    tile::KernelForm form = config.getForm();
     if (!epilogue || !isAllParallel(epilogue) ||
         form == tile::KernelForm::elementwise ||
-        form == tile::KernelForm::softmax)
+        form == tile::KernelForm::softmax ||
+        form == tile::KernelForm::transpose)
       return kernelOps->back()->emitOpError()
              << "cannot be the epilogue of a form = "
              << tile::stringifyKernelForm(form)
@@ -462,8 +481,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
 
   int64_t grid = 0;
   unsigned warps = 0;
-  if (failed(build(config, *root, epilogue, kernel, outputs, inputArgs, grid,
-                   warps))) {
+  if (failed(build(config, *root, *kernelOps, epilogue, kernel, outputs,
+                   inputArgs, grid, warps))) {
     kernel.erase();
     return failure();
   }
@@ -482,7 +501,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
 
 LogicalResult ConvertLinalgToTilePass::build(
     tile::LoweringConfigAttr config, Operation *root,
-    linalg::GenericOp epilogue, tile::FuncOp kernel, const OutputMap &outputs,
+    ArrayRef<Operation *> ops, linalg::GenericOp epilogue, tile::FuncOp kernel,
+    const OutputMap &outputs,
     ArrayRef<Value> inputArgs, int64_t &grid, unsigned &warps) {
   tile::KernelForm form = config.getForm();
   auto generic = dyn_cast<linalg::GenericOp>(root);
@@ -517,6 +537,23 @@ LogicalResult ConvertLinalgToTilePass::build(
       return buildFmaMatmulKernel(generic, epilogue, config, kernel, outputs,
                                   inputArgs, context, grid, warps);
     return mismatch("a matmul generic");
+  case tile::KernelForm::transpose:
+    if (generic && isTransposeKernel(generic))
+      return buildTransposeKernel(generic, config, kernel, outputs, inputArgs,
+                                  context, grid, warps);
+    return mismatch("an elementwise linalg.generic reading an operand with "
+                    "its last two dims swapped");
+  case tile::KernelForm::column_reduction:
+    if (root == ops.front() && isColumnReductionKernel(ops))
+      return buildColumnReductionKernel(ops, config, kernel, outputs,
+                                        inputArgs, context, grid, warps);
+    return mismatch("a column reduction (first) and elementwise ops over "
+                    "its outputs");
+  case tile::KernelForm::row_program:
+    if (isRowProgram(ops) && root == rowProgramRoot(ops))
+      return buildRowProgramKernel(ops, config, kernel, outputs, inputArgs,
+                                   context, grid, warps);
+    return mismatch("a row program, on its last row reduction");
   }
   llvm_unreachable("unknown kernel form");
 }

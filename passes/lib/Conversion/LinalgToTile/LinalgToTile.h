@@ -3,7 +3,8 @@
 // Private to passes/lib/Conversion/LinalgToTile: the schedule (block tile and
 // blocked layout of one program), the kernel-building helpers, and the
 // kernel forms (ElementwiseKernel.cpp, ReductionKernels.cpp, MatmulKernel.cpp,
-// FmaMatmulKernel.cpp).
+// FmaMatmulKernel.cpp, RowProgramKernel.cpp, ColumnReductionKernel.cpp,
+// TransposeKernel.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TCC_CONVERSION_LINALGTOTILE_LINALGTOTILE_H
@@ -129,6 +130,8 @@ struct OutputMap {
   /// like that value.
   FailureOr<Value> lookup(OpBuilder &b, Location loc, Value tensor,
                           Operation *user) const;
+  /// Whether the function returns `tensor` (directly or through a reshape).
+  bool isReturned(Value tensor) const;
   func::ReturnOp returnOp;
   ValueRange outputArgs;
 };
@@ -158,6 +161,40 @@ LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op,
                                  ArrayRef<Value> inputArgs,
                                  const BuildContext &context, int64_t &grid,
                                  unsigned &numWarps);
+
+/// A row program (row reductions of one row space and the elementwise ops
+/// around them, isRowProgram): BM whole rows per program, persistent in
+/// registers, or walked in BN-wide chunks (config walk = looped)
+/// (RowProgramKernel.cpp). Also builds a looped softmax's decomposition.
+LogicalResult buildRowProgramKernel(ArrayRef<Operation *> ops,
+                                    tile::LoweringConfigAttr config,
+                                    tile::FuncOp kernel,
+                                    const OutputMap &outputs,
+                                    ArrayRef<Value> inputArgs,
+                                    const BuildContext &context,
+                                    int64_t &grid, unsigned &numWarps);
+
+/// A column reduction and the elementwise ops over its outputs
+/// (isColumnReductionKernel): one program per batch index and block of
+/// columns, a loop over the reduced rows, a cross-warp combine, the
+/// epilogue (ColumnReductionKernel.cpp).
+LogicalResult buildColumnReductionKernel(ArrayRef<Operation *> ops,
+                                         tile::LoweringConfigAttr config,
+                                         tile::FuncOp kernel,
+                                         const OutputMap &outputs,
+                                         ArrayRef<Value> inputArgs,
+                                         const BuildContext &context,
+                                         int64_t &grid, unsigned &numWarps);
+
+/// A transpose (isTransposeKernel) staged through shared memory so that
+/// reads and writes are both coalesced (TransposeKernel.cpp).
+LogicalResult buildTransposeKernel(linalg::GenericOp op,
+                                   tile::LoweringConfigAttr config,
+                                   tile::FuncOp kernel,
+                                   const OutputMap &outputs,
+                                   ArrayRef<Value> inputArgs,
+                                   const BuildContext &context,
+                                   int64_t &grid, unsigned &numWarps);
 
 /// What the tensor-core and FMA GEMM schedules share (MatmulKernel.cpp): the
 /// (batched) iteration space, this program's block and batch slice, the

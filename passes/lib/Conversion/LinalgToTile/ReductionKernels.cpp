@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
+#include "tcc/Transforms/DecomposeSoftmax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -222,6 +223,15 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(
                           "supported by convert-linalg-to-tile");
   int64_t n = type.getShape().back();
   int64_t m = type.getNumElements() / n;
+  if (config.getWalk() == tile::RowWalk::looped) {
+    // Rows longer than registers hold: the softmax as a row program walked
+    // in chunks (max, then the sum of exponentials, then the quotients).
+    FailureOr<SmallVector<Operation *>> ops = decomposeSoftmax(op);
+    if (failed(ops))
+      return failure();
+    return buildRowProgramKernel(*ops, config, kernel, outputs, inputArgs,
+                                 context, grid, numWarps);
+  }
   Type elementType = type.getElementType();
   // Whole rows in registers: the block holds a row.
   int64_t blockN = config.getBlock()[1];

@@ -634,7 +634,8 @@ struct ConvertTileToGPUPass
                         gpuTarget->getMaxSharedBytes());
       if (failed(info))
         return signalPassFailure();
-      std::string moduleName = (func.getSymName() + "_module").str();
+      std::string kernelName = func.getSymName().str();
+      std::string moduleName = kernelName + "_module";
 
       RewritePatternSet patterns(ctx);
       ConversionTarget target(*ctx);
@@ -655,6 +656,16 @@ struct ConvertTileToGPUPass
       if (failed(applyPartialConversion(func.getOperation(), target,
                                         std::move(patterns))))
         return signalPassFailure();
+
+      // Host programs (tcc.launch steps) now launch the kernel's gpu.func.
+      auto nested = SymbolRefAttr::get(
+          ctx, moduleName, {FlatSymbolRefAttr::get(ctx, kernelName)});
+      module.walk([&](Operation *op) {
+        auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee");
+        if (op->getName().getStringRef() == "tcc.launch" && callee &&
+            callee.getValue() == kernelName)
+          op->setAttr("callee", nested);
+      });
 
       // Fold the bounds checks that are static (thread ids are bounded by
       // the known block size), share the thread-id math.

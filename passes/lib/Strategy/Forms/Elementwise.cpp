@@ -1,7 +1,11 @@
 //===- Elementwise.cpp - the elementwise kernel form ----------------------===//
 //
-// One all-parallel linalg.generic: one [BM, BN] block of the (collapsed
-// 2-D) iteration space per program. Also the block heuristic the row
+// One all-parallel linalg.generic: one [BM, BN] block of the flattest 2-D
+// view of its iteration space per program (adjacent dims every operand
+// reads together collapsed; a flat stream takes the whole block along its
+// row). More than two dim groups (a batch of broadcasting blocks) or
+// operands permuted keeping the last dim: [BM, BN] of the last two groups
+// (dims), one index of the others per program. Also the block heuristic the row
 // reduction and softmax forms share (chooseRowBlock).
 //
 //===----------------------------------------------------------------------===//
@@ -32,10 +36,10 @@ BlockSchedule mlir::tcc::strategy::chooseRowBlock(
 FailureOr<tile::LoweringConfigAttr> mlir::tcc::strategy::makeConfig(
     Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
     unsigned numWarps, std::optional<unsigned> numStages,
-    std::optional<tile::MmaKind> mma) {
+    std::optional<tile::MmaKind> mma, std::optional<tile::RowWalk> walk) {
   auto config = tile::LoweringConfigAttr::getChecked(
       [&] { return root->emitOpError() << "tcc-select-strategy: "; },
-      root->getContext(), form, block, numWarps, numStages, mma);
+      root->getContext(), form, block, numWarps, numStages, mma, walk);
   if (!config)
     return failure();
   return config;
@@ -50,21 +54,53 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
   return generic && isAllParallel(generic) ? generic : nullptr;
 }
 
-FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
-                                              const StrategyOptions &options) {
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *>,
+          const StrategyOptions &options) {
   auto op = cast<linalg::GenericOp>(root);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty())
     return op.emitOpError("rank-0 kernels are not supported by "
                           "convert-linalg-to-tile");
-  // Rank != 2 runs on the collapsed [leading, last] view of each operand.
-  int64_t n = ranges.back();
-  int64_t m = 1;
-  for (int64_t size : ArrayRef<int64_t>(ranges).drop_back())
-    m *= size;
-  BlockSchedule s = chooseRowBlock(
-      m, n, widestElementBytes(op), options.numWarps,
-      options.target.getWarpSize(), options.elementsPerProgram);
+  unsigned bytes = widestElementBytes(op);
+  unsigned numWarps = options.numWarps;
+  unsigned warpSize = options.target.getWarpSize();
+  auto plan = [&](int64_t m, int64_t n, std::optional<int64_t> maxBlockN) {
+    return chooseRowBlock(m, n, bytes, numWarps, warpSize,
+                          options.elementsPerProgram, maxBlockN);
+  };
+  BlockSchedule s;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (isPermutedElementwise(op)) {
+    // A block of the last two dims per program (of one index of the
+    // others).
+    unsigned rank = ranges.size();
+    s = plan(ranges[rank - 2], ranges[rank - 1], {});
+  } else if (!llvm::all_of(maps, isInOrderProjection)) {
+    return op.emitOpError()
+           << "elementwise op reads an operand through a permuted or "
+              "non-projection map; not supported by convert-linalg-to-tile";
+  } else {
+    // The flattest view: adjacent dims every operand reads together are
+    // one; more than two groups run as a batch of blocks of the last two.
+    SmallVector<ReassociationIndices> groups = collapsibleDims(op);
+    SmallVector<int64_t> extents;
+    for (const ReassociationIndices &group : groups) {
+      int64_t size = 1;
+      for (int64_t d : group)
+        size *= ranges[d];
+      extents.push_back(size);
+    }
+    if (extents.size() == 1)
+      extents.insert(extents.begin(), 1);
+    int64_t m = extents[extents.size() - 2], n = extents.back();
+    // A flat stream (one row) takes the whole block along it.
+    std::optional<int64_t> maxBlockN;
+    if (groups.size() <= 2 && m == 1)
+      maxBlockN = std::max<int64_t>(
+          options.elementsPerProgram,
+          std::max(1u, kMaxVectorBytes / bytes) * warpSize * numWarps * 2);
+    s = plan(m, n, maxBlockN);
+  }
   return makeConfig(root, tile::KernelForm::elementwise,
                     {s.blockM, s.blockN}, s.numWarps());
 }

@@ -22,8 +22,8 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
   return matchRootWithEpilogue(ops, isMatmulOp);
 }
 
-FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
-                                              const StrategyOptions &options) {
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *>,
+          const StrategyOptions &options) {
   auto op = cast<linalg::GenericOp>(root);
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
   Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);

@@ -30,13 +30,15 @@ struct StrategyOptions {
 
 /// One kernel form. `match` returns the kernel's root op when this form
 /// builds the kernel whose ops (collectKernelOps, in order) are `ops`, or
-/// null; `configure` picks the root's plan, or fails with a diagnostic.
+/// null; `configure` picks the root's plan (from the root and, for the
+/// forms of several ops, all of `ops`), or fails with a diagnostic.
 struct KernelFormInfo {
   tile::KernelForm form;
   Operation *(*match)(ArrayRef<Operation *> ops,
                       const StrategyOptions &options);
   FailureOr<tile::LoweringConfigAttr> (*configure)(
-      Operation *root, const StrategyOptions &options);
+      Operation *root, ArrayRef<Operation *> ops,
+      const StrategyOptions &options);
 };
 
 extern const KernelFormInfo kSoftmaxForm;
@@ -44,6 +46,19 @@ extern const KernelFormInfo kElementwiseForm;
 extern const KernelFormInfo kMatmulForm;
 extern const KernelFormInfo kFmaMatmulForm;
 extern const KernelFormInfo kRowReductionForm;
+extern const KernelFormInfo kTransposeForm;
+extern const KernelFormInfo kColumnReductionForm;
+extern const KernelFormInfo kRowProgramForm;
+
+/// The plan of a row program over [m, n] rows whose widest element is
+/// `elementBytes` wide (RowProgram.cpp), as `form` (row_program, or softmax
+/// for a softmax too long for registers): whole rows in registers while
+/// they fit (the row rounded up to a power of two at most
+/// `max-softmax-columns`), else `walk = looped` over chunks of 16 elements
+/// per thread of up to 8 warps; about 16 elements per thread.
+FailureOr<tile::LoweringConfigAttr>
+configureRows(Operation *root, tile::KernelForm form, int64_t m, int64_t n,
+              unsigned elementBytes, const StrategyOptions &options);
 
 /// The root of a kernel made of one generic `isRoot` accepts, optionally
 /// followed by an all-parallel generic (its elementwise epilogue).
@@ -66,7 +81,8 @@ BlockSchedule chooseRowBlock(int64_t m, int64_t n, unsigned elementBytes,
 FailureOr<tile::LoweringConfigAttr>
 makeConfig(Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
            unsigned numWarps, std::optional<unsigned> numStages = {},
-           std::optional<tile::MmaKind> mma = {});
+           std::optional<tile::MmaKind> mma = {},
+           std::optional<tile::RowWalk> walk = {});
 
 } // namespace mlir::tcc::strategy
 

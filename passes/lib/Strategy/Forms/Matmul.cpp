@@ -26,8 +26,8 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
   });
 }
 
-FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
-                                              const StrategyOptions &options) {
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *>,
+          const StrategyOptions &options) {
   auto op = cast<linalg::GenericOp>(root);
   if (failed(verifyGemmBody(op)))
     return failure();

@@ -14,11 +14,18 @@ using namespace mlir::tcc::strategy;
 namespace {
 
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
-  return matchRootWithEpilogue(ops, isRowReduction);
+  Operation *root = matchRootWithEpilogue(ops, isRowReduction);
+  // An epilogue over the reduced rows only (1-D), reading the reduction
+  // once; other groups are row programs.
+  if (root && ops.size() == 2 &&
+      (!root->getResult(0).hasOneUse() ||
+       cast<linalg::GenericOp>(ops[1]).getNumLoops() != 1))
+    return nullptr;
+  return root;
 }
 
-FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
-                                              const StrategyOptions &options) {
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *>,
+          const StrategyOptions &options) {
   auto op = cast<linalg::GenericOp>(root);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   // The accumulator has the output's element type; the block is sized for

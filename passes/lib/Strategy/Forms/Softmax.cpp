@@ -1,7 +1,9 @@
 //===- Softmax.cpp - the softmax kernel form ------------------------------===//
 //
 // linalg.softmax over the last dim: whole rows per program, kept in
-// registers (max, exp, sum, divide).
+// registers (max, exp, sum, divide); rows longer than max-softmax-columns
+// are walked in chunks (walk = looped: the row program of its
+// decomposition, RowProgram.cpp's configureRows).
 //
 //===----------------------------------------------------------------------===//
 #include "Forms.h"
@@ -19,8 +21,8 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
   return ops.size() == 1 && isa<linalg::SoftmaxOp>(ops[0]) ? ops[0] : nullptr;
 }
 
-FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
-                                              const StrategyOptions &options) {
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *>,
+          const StrategyOptions &options) {
   auto op = cast<linalg::SoftmaxOp>(root);
   auto type = cast<RankedTensorType>(op.getInput().getType());
   if (int64_t(op.getDimension()) != type.getRank() - 1)
@@ -29,10 +31,15 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
   int64_t n = type.getShape().back();
   int64_t m = type.getNumElements() / n;
   int64_t blockN = llvm::PowerOf2Ceil(n);
-  if (blockN > options.maxSoftmaxColumns)
-    return op.emitOpError() << "softmax rows of " << n
-                            << " elements exceed max-softmax-columns ("
-                            << options.maxSoftmaxColumns << ")";
+  if (blockN > options.maxSoftmaxColumns) {
+    // Rows longer than registers hold: the row program of the softmax's
+    // decomposition (tcc/Transforms/DecomposeSoftmax.h), computed in f32
+    // (or the input type when wider), walked in chunks.
+    Type element = type.getElementType();
+    unsigned bytes = std::max(elementBytes(element), 4u);
+    return configureRows(root, tile::KernelForm::softmax, m, n, bytes,
+                         options);
+  }
   unsigned warpSize = options.target.getWarpSize();
   // About 16 elements per thread keep a row in registers without spilling.
   unsigned warps = std::clamp<int64_t>(blockN / (16 * warpSize), 1, 16);

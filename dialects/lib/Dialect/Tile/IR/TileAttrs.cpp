@@ -452,7 +452,8 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
                                          ArrayRef<int64_t> block,
                                          unsigned numWarps,
                                          std::optional<unsigned> numStages,
-                                         std::optional<MmaKind> mma) {
+                                         std::optional<MmaKind> mma,
+                                         std::optional<RowWalk> walk) {
   StringRef name = stringifyKernelForm(form);
   bool matmul = form == KernelForm::matmul || form == KernelForm::fma_matmul;
   size_t rank = matmul ? 3 : 2;
@@ -491,5 +492,13 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
     return emitError() << "#tile.lowering_config: mma is for form = matmul, "
                           "not form = "
                        << name;
+  if (walk && form != KernelForm::row_program && form != KernelForm::softmax)
+    return emitError() << "#tile.lowering_config: walk is for form = "
+                          "row_program and form = softmax, not form = "
+                       << name;
+  if (form == KernelForm::transpose && block[0] != block[1])
+    return emitError() << "#tile.lowering_config: form = transpose needs a "
+                          "square block ([T, T]), got ["
+                       << block[0] << ", " << block[1] << "]";
   return success();
 }

@@ -28,7 +28,29 @@ def Tile_KernelForm : I32EnumAttr<"KernelForm", "kernel form", [
     // per program, a loop over BK.
     I32EnumAttrCase<"matmul", 3>,
     // A matmul on per-thread FMAs (no tensor-core instruction fits).
-    I32EnumAttrCase<"fma_matmul", 4>
+    I32EnumAttrCase<"fma_matmul", 4>,
+    // An elementwise op reading an operand with its last two dims swapped:
+    // [T, T] tiles (BM = BN = T) staged through shared memory, one tile of
+    // the last two dims (of one index of the others) per program.
+    I32EnumAttrCase<"transpose", 5>,
+    // A reduction of outer dims ([B, R, N] -> [B, N]) and the elementwise
+    // ops over its outputs: one program per batch index and BN columns, a
+    // loop over BM-row chunks of R; the warps all run down the rows.
+    I32EnumAttrCase<"column_reduction", 6>,
+    // Row reductions of one row space and the elementwise ops around them:
+    // BM whole rows per program, persistent (BN >= the row) or walked in
+    // BN-wide chunks (walk = looped).
+    I32EnumAttrCase<"row_program", 7>
+  ]> {
+  let cppNamespace = "::mlir::tcc::tile";
+  let genSpecializedAttr = 0;
+}
+
+// How a row program covers its rows: kept in registers, or walked in
+// BN-wide chunks (each reduction one walk, the stores a last walk).
+def Tile_RowWalk : I32EnumAttr<"RowWalk", "row walk", [
+    I32EnumAttrCase<"persistent", 0>,
+    I32EnumAttrCase<"looped", 1>
   ]> {
   let cppNamespace = "::mlir::tcc::tile";
   let genSpecializedAttr = 0;
@@ -50,21 +72,32 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     ```
 
     - `form`: the builder (elementwise, row_reduction, softmax, matmul,
-      fma_matmul);
+      fma_matmul, transpose, column_reduction, row_program);
     - `block`: what one program covers, powers of two: `[BM, BN]` of the
       (collapsed 2-D) iteration space, or `[BM, BN, BK]` for the matmul
       forms;
     - `num_warps`: warps per program (1 to 16, a power of two);
     - `num_stages`: slots of each pipelined shared-memory operand buffer
       (matmul forms; 1: synchronous staging);
-    - `mma`: the tensor-core instruction (form = matmul only).
+    - `mma`: the tensor-core instruction (form = matmul only);
+    - `walk`: `persistent` (whole rows in registers, the default) or
+      `looped` (BN-wide chunks of longer rows) for form = row_program and
+      form = softmax (a looped softmax is built as the row program of its
+      max / sum-of-exponentials / quotient decomposition).
+
+    The root op the config sits on: the op itself for elementwise,
+    transpose and softmax; the reduction or matmul for row_reduction,
+    column_reduction, matmul and fma_matmul (the ops after it are its
+    epilogue); the last row reduction for row_program (the op whose rows
+    the program walks).
   }];
   let parameters = (ins
     EnumParameter<Tile_KernelForm>:$form,
     Tile_BlockShapeParameter:$block,
     "unsigned":$num_warps,
     OptionalParameter<"std::optional<unsigned>">:$num_stages,
-    OptionalParameter<"std::optional<::mlir::tcc::tile::MmaKind>">:$mma
+    OptionalParameter<"std::optional<::mlir::tcc::tile::MmaKind>">:$mma,
+    OptionalParameter<"std::optional<::mlir::tcc::tile::RowWalk>">:$walk
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

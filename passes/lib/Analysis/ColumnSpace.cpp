@@ -1,0 +1,137 @@
+//===- ColumnSpace.cpp - ops of a column reduction ------------------------===//
+#include "tcc/Analysis/ColumnSpace.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+namespace {
+
+/// (d0, ..., dn-1) -> (d_dims[0], d_dims[1], ...)
+AffineMap dimsMap(unsigned numDims, ArrayRef<unsigned> dims,
+                  MLIRContext *ctx) {
+  SmallVector<AffineExpr> results;
+  for (unsigned dim : dims)
+    results.push_back(getAffineDimExpr(dim, ctx));
+  return AffineMap::get(numDims, 0, results, ctx);
+}
+
+bool hasStaticRanges(linalg::GenericOp op, SmallVector<int64_t> &ranges) {
+  if (!op.hasPureTensorSemantics())
+    return false;
+  ranges = op.getStaticLoopRanges();
+  return !ranges.empty() && llvm::none_of(ranges, ShapedType::isDynamic);
+}
+
+bool usesLoopIndices(linalg::GenericOp op) {
+  return !op.getRegion().front().getOps<linalg::IndexOp>().empty();
+}
+
+} // namespace
+
+std::optional<ColumnReductionInfo>
+mlir::tcc::classifyColumnReduction(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges;
+  if (!hasStaticRanges(op, ranges) || op.getNumDpsInits() != 1 ||
+      op.getNumResults() != 1 || usesLoopIndices(op))
+    return std::nullopt;
+  unsigned numDims = ranges.size();
+  MLIRContext *ctx = op.getContext();
+  // The memory order: that of the first input reading every loop.
+  OpOperand *const *primary =
+      llvm::find_if(op.getDpsInputOperands(), [&](OpOperand *input) {
+        AffineMap map = op.getMatchingIndexingMap(input);
+        return map.isPermutation() && map.getNumResults() == numDims;
+      });
+  if (primary == op.getDpsInputOperands().end())
+    return std::nullopt;
+  AffineMap primaryMap = op.getMatchingIndexingMap(*primary);
+  ColumnReductionInfo info;
+  for (unsigned i = 0; i < numDims; ++i)
+    info.order.push_back(primaryMap.getDimPosition(i));
+
+  // In memory order the loops are [parallel*, reduction+, parallel+].
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  auto isReduced = [&](unsigned i) {
+    return iterators[info.order[i]] == utils::IteratorType::reduction;
+  };
+  unsigned i = 0;
+  while (i < numDims && !isReduced(i))
+    ++i;
+  info.numBatchLoops = i;
+  while (i < numDims && isReduced(i))
+    ++i;
+  info.numReducedLoops = i - info.numBatchLoops;
+  unsigned firstCol = i;
+  while (i < numDims && !isReduced(i))
+    ++i;
+  info.numColLoops = i - firstCol;
+  if (i != numDims || info.numReducedLoops == 0 || info.numColLoops == 0)
+    return std::nullopt;
+
+  ArrayRef<unsigned> order = info.order;
+  SmallVector<unsigned> parallel(order.take_front(info.numBatchLoops));
+  llvm::append_range(parallel, order.drop_front(firstCol));
+  AffineMap fullMap = dimsMap(numDims, order, ctx);
+  AffineMap outputsMap = dimsMap(numDims, parallel, ctx);
+  AffineMap colsMap = dimsMap(numDims, order.drop_front(firstCol), ctx);
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != outputsMap)
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map == fullMap)
+      info.inputs.push_back(ColumnAccess::Full);
+    else if (map == outputsMap)
+      info.inputs.push_back(ColumnAccess::Outputs);
+    else if (map == colsMap)
+      info.inputs.push_back(ColumnAccess::Cols);
+    else
+      return std::nullopt;
+  }
+  for (unsigned d = 0; d < numDims; ++d) {
+    int64_t extent = ranges[order[d]];
+    if (d < info.numBatchLoops)
+      info.batch *= extent;
+    else if (d < firstCol)
+      info.reduced *= extent;
+    else
+      info.columns *= extent;
+  }
+  info.outputShape.assign(
+      cast<ShapedType>(op.getResult(0).getType()).getShape().begin(),
+      cast<ShapedType>(op.getResult(0).getType()).getShape().end());
+  return info;
+}
+
+std::optional<ColumnAccess>
+mlir::tcc::classifyColumnEpilogueAccess(AffineMap map, unsigned numColLoops) {
+  unsigned rank = map.getNumDims();
+  if (map.getNumSymbols() != 0 || rank < numColLoops)
+    return std::nullopt;
+  if (map.isIdentity())
+    return ColumnAccess::Outputs;
+  if (map == AffineMap::getMultiDimIdentityMap(rank, map.getContext())
+                 .getMinorSubMap(numColLoops))
+    return ColumnAccess::Cols;
+  return std::nullopt;
+}
+
+bool mlir::tcc::isColumnEpilogue(linalg::GenericOp op,
+                                 ArrayRef<int64_t> outputShape,
+                                 unsigned numColLoops) {
+  SmallVector<int64_t> ranges;
+  if (!hasStaticRanges(op, ranges) || ArrayRef(ranges) != outputShape ||
+      usesLoopIndices(op) || op.getNumResults() == 0)
+    return false;
+  if (llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t != utils::IteratorType::parallel;
+      }))
+    return false;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingIndexingMap(&init).isIdentity())
+      return false;
+  return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    return classifyColumnEpilogueAccess(op.getMatchingIndexingMap(input),
+                                        numColLoops)
+        .has_value();
+  });
+}

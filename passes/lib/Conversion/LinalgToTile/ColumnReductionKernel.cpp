@@ -1,0 +1,415 @@
+//===- ColumnReductionKernel.cpp - reductions of outer dims ---------------===//
+//
+// A column reduction (tcc/Analysis/ColumnSpace.h: [B, R, N] -> [B, N], the
+// reduced loops R not innermost) and the elementwise ops over its outputs.
+// One program per batch index b and BN-wide block of columns: lanes run
+// along the contiguous columns (16-byte vectors), the rest of each warp and
+// the warps down the reduced rows. The program walks R in BR-row chunks,
+// accumulating a [BR, BN] tile of per-thread partials with the combiner
+// (the elementwise prologue fused into the reduction applied to each loaded
+// chunk; a last partial chunk masked), then one tile.reduce along the rows
+// (in-thread, lane shuffles, and a shared-memory combine across warps) gives
+// the [BN] results; the epilogue runs on them and they are stored. No
+// atomics: every output is written by one program, so results are
+// deterministic.
+//
+//===----------------------------------------------------------------------===//
+#include "LinalgToTile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "tcc/Analysis/ColumnSpace.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+namespace {
+
+/// `memref` (dims in memory order) as [prod of the first `lead` dims, prod
+/// of the rest]; a unit leading dim when `lead` is 0.
+Value viewAs2DGroups(OpBuilder &b, Location loc, Value memref, unsigned lead) {
+  auto type = cast<MemRefType>(memref.getType());
+  unsigned rank = type.getRank();
+  if (lead == 0) {
+    if (rank > 1) {
+      ReassociationIndices all;
+      for (unsigned d = 0; d < rank; ++d)
+        all.push_back(d);
+      memref = memref::CollapseShapeOp::create(
+          b, loc, memref, ArrayRef<ReassociationIndices>{all});
+    }
+    auto flat = cast<MemRefType>(memref.getType());
+    return memref::ExpandShapeOp::create(
+        b, loc,
+        MemRefType::get({1, flat.getDimSize(0)}, flat.getElementType()),
+        memref, ArrayRef<ReassociationIndices>{{0, 1}});
+  }
+  if (lead == 1 && rank == 2)
+    return memref;
+  ReassociationIndices first, second;
+  for (unsigned d = 0; d < rank; ++d)
+    (d < lead ? first : second).push_back(d);
+  return memref::CollapseShapeOp::create(
+      b, loc, memref, ArrayRef<ReassociationIndices>{first, second});
+}
+
+/// `memref` flattened to 1-D.
+Value viewAs1D(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 1)
+    return memref;
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  return memref::CollapseShapeOp::create(b, loc, memref,
+                                         ArrayRef<ReassociationIndices>{all});
+}
+
+/// The reduction's body: `yield combiner(x, out)`.
+struct Combiner {
+  Operation *op;
+  Value x;
+  TypedAttr neutral;
+};
+
+FailureOr<Combiner> matchCombiner(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  Operation *combiner = yielded.getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 ||
+      combiner->getNumResults() != 1 || combiner->getBlock() != &body ||
+      !llvm::is_contained(combiner->getOperands(), Value(outArg)) ||
+      !outArg.hasOneUse())
+    return op.emitOpError("reduction body is not `combiner(value, acc)`; "
+                          "not supported by convert-linalg-to-tile");
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral)
+    return combiner->emitOpError("has no known neutral element; cannot mask "
+                                 "a partial chunk of rows");
+  Value x = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
+                                              : combiner->getOperand(0);
+  return Combiner{combiner, x, *neutral};
+}
+
+Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
+                    Value rhs) {
+  OperationState state(loc, combiner->getName(), ValueRange{lhs, rhs},
+                       TypeRange{lhs.getType()}, combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
+/// The config's schedule: BN = block[1] columns in vector-wide runs (the
+/// widest vector keeping every row aligned), the rest of the warp and the
+/// config's warps along the rows, BM = block[0] rows per chunk; a diagnostic
+/// when the lanes along the row exceed a warp or the chunk has fewer rows
+/// than the layout covers.
+FailureOr<BlockSchedule> columnScheduleFromConfig(
+    Operation *op, const ColumnReductionInfo &info, unsigned bytes,
+    tile::LoweringConfigAttr config, const BuildContext &context) {
+  BlockSchedule s;
+  int64_t cols = info.columns;
+  s.vec = std::max(1u, kMaxVectorBytes / bytes);
+  while (s.vec > 1 && cols % s.vec != 0)
+    s.vec /= 2;
+  s.blockM = config.getBlock()[0];
+  s.blockN = config.getBlock()[1];
+  s.vec = std::min<int64_t>(s.vec, s.blockN);
+  if (s.blockN / s.vec > context.warpSize)
+    return op->emitOpError()
+           << "lowering_config block [" << s.blockM << ", " << s.blockN
+           << "] is wider than one warp's lanes of " << s.vec
+           << "-element vectors (" << context.warpSize << " lanes)";
+  s.tpwN = s.blockN / s.vec;
+  s.tpwM = context.warpSize / s.tpwN;
+  s.wpcM = config.getNumWarps();
+  s.wpcN = 1;
+  if (s.blockM % s.coverM() != 0)
+    return op->emitOpError()
+           << "lowering_config block [" << s.blockM << ", " << s.blockN
+           << "] is not a multiple of the rows its layout covers ("
+           << s.coverM() << " rows: " << s.tpwM << " lanes x " << s.wpcM
+           << " warps)";
+  return s;
+}
+
+class ColumnKernel {
+public:
+  ColumnKernel(ArrayRef<linalg::GenericOp> ops, const ColumnReductionInfo &info,
+               TileKernelBuilder &kb, ArrayRef<Value> inputArgs)
+      : ops(ops), info(info), kb(kb), b(kb.b), loc(kb.loc),
+        inputArgs(inputArgs) {}
+
+  LogicalResult build(const OutputMap &outputs);
+
+private:
+  /// tensor<1 x BN x elt, #blocked>: one value per output of the program.
+  RankedTensorType outputsType(Type element) const {
+    return RankedTensorType::get({1, kb.schedule.blockN}, element, kb.layout);
+  }
+  /// Loads operand `memref` read through `access` as a [1, BN] tile.
+  Value loadOutputs(Value memref, ColumnAccess access);
+  /// The [BR, BN] chunk of rows [r, r + BR) folded into `acc`.
+  FailureOr<Value> accumulate(const Combiner &combiner, Value r, Value acc,
+                              bool masked);
+  LogicalResult evalEpilogue(linalg::GenericOp op);
+
+  ArrayRef<linalg::GenericOp> ops;
+  const ColumnReductionInfo &info;
+  TileKernelBuilder &kb;
+  OpBuilder &b;
+  Location loc;
+  ArrayRef<Value> inputArgs;
+  Value batchIndex, rowBase, n0;
+  /// The reduction's loop-invariant operands, as [BR, BN] tiles.
+  DenseMap<unsigned, Value> invariant;
+  /// Values over the outputs, as [1, BN] tiles.
+  DenseMap<Value, Value> tiles;
+};
+
+Value ColumnKernel::loadOutputs(Value memref, ColumnAccess access) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  if (access == ColumnAccess::Cols) {
+    Value cols = tile::MemRefLoadOp::create(b, loc, kb.colsType(element),
+                                            viewAs1D(b, loc, memref),
+                                            ValueRange{n0}, Value(), Value());
+    return tile::ExpandDimsOp::create(b, loc, outputsType(element), cols,
+                                      /*axis=*/0u);
+  }
+  return tile::MemRefLoadOp::create(
+      b, loc, outputsType(element),
+      viewAs2DGroups(b, loc, memref, info.numBatchLoops),
+      ValueRange{batchIndex, n0}, Value(), Value());
+}
+
+FailureOr<Value> ColumnKernel::accumulate(const Combiner &combiner, Value r,
+                                          Value acc, bool masked) {
+  linalg::GenericOp op = ops.front();
+  Type accType = combiner.op->getResult(0).getType();
+  Value mask;
+  if (masked) {
+    Type i32 = b.getI32Type();
+    Value rows = tile::ArangeOp::create(b, loc, kb.rowsType(i32), 0u,
+                                        uint32_t(kb.schedule.blockM));
+    Value r32 = arith::IndexCastOp::create(b, loc, i32, r);
+    Value shifted = arith::AddIOp::create(b, loc, rows,
+                                          kb.splat(r32, kb.rowsType(i32)));
+    Value limit =
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(info.reduced));
+    mask = kb.broadcastRows(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::slt, shifted,
+        kb.splat(limit, kb.rowsType(i32))));
+  }
+  IRMapping mapping;
+  Value row = arith::AddIOp::create(b, loc, rowBase, r);
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
+    Value tile = invariant.lookup(i);
+    if (!tile) {
+      FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+      if (failed(memref))
+        return failure();
+      Type element = getElementTypeOrSelf(input->get());
+      Value other =
+          mask ? kb.splat(arith::ConstantOp::create(
+                              b, loc, cast<TypedAttr>(b.getZeroAttr(element))),
+                          kb.blockType(element))
+               : Value();
+      tile = tile::MemRefLoadOp::create(
+          b, loc, kb.blockType(element),
+          viewAs2DGroups(b, loc, *memref,
+                         info.numBatchLoops + info.numReducedLoops),
+          ValueRange{row, n0}, mask, other);
+    }
+    mapping.map(op.getMatchingBlockArgument(input), tile);
+  }
+  Block &body = op.getRegion().front();
+  if (failed(kb.cloneBody(body, mapping,
+                          [&](Type type) { return kb.blockType(type); },
+                          {combiner.op})))
+    return failure();
+  Value x = mapping.lookupOrNull(combiner.x);
+  if (!x)
+    return op.emitOpError("reduces a value defined outside its body");
+  if (mask) {
+    Value neutral = arith::ConstantOp::create(b, loc, combiner.neutral);
+    x = arith::SelectOp::create(b, loc, mask, x,
+                                kb.splat(neutral, kb.blockType(accType)));
+  }
+  return cloneCombiner(b, loc, combiner.op, acc, x);
+}
+
+LogicalResult ColumnKernel::evalEpilogue(linalg::GenericOp op) {
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingBlockArgument(&init).use_empty())
+      return op.emitOpError("reads its output operands; convert-linalg-to-"
+                            "tile expects pure elementwise bodies");
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value tile = tiles.lookup(input->get());
+    std::optional<ColumnAccess> access = classifyColumnEpilogueAccess(
+        op.getMatchingIndexingMap(input), info.numColLoops);
+    if (tile && access != ColumnAccess::Outputs)
+      return op.emitOpError("reads a value of its kernel through a map other "
+                            "than the identity");
+    if (!tile) {
+      FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+      if (failed(memref))
+        return failure();
+      tile = loadOutputs(*memref, *access);
+    }
+    mapping.map(op.getMatchingBlockArgument(input), tile);
+  }
+  Block &body = op.getRegion().front();
+  if (failed(kb.cloneBody(body, mapping,
+                          [&](Type type) { return outputsType(type); })))
+    return failure();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
+    Value tile = mapping.lookupOrNull(yielded);
+    if (!tile)
+      return op.emitOpError("yields a value defined outside its body");
+    tiles[result] = tile;
+  }
+  return success();
+}
+
+LogicalResult ColumnKernel::build(const OutputMap &outputs) {
+  linalg::GenericOp op = ops.front();
+  FailureOr<Combiner> combiner = matchCombiner(op);
+  if (failed(combiner))
+    return failure();
+  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
+  if (failed(fill))
+    return op.emitOpError("reduction init is not a constant fill");
+  const BlockSchedule &s = kb.schedule;
+  Type accType = combiner->op->getResult(0).getType();
+
+  // This program's batch index and first column.
+  int64_t blocksN = llvm::divideCeil(info.columns, s.blockN);
+  Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
+  Value pidIndex = arith::IndexCastOp::create(b, loc, b.getIndexType(), pid);
+  batchIndex = arith::DivUIOp::create(b, loc, pidIndex, kb.index(blocksN));
+  n0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, pidIndex, kb.index(blocksN)),
+      kb.index(s.blockN));
+  rowBase = arith::MulIOp::create(b, loc, batchIndex, kb.index(info.reduced));
+
+  // Operands that do not vary along the rows are loaded once.
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
+    if (info.inputs[i] == ColumnAccess::Full)
+      continue;
+    FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+    if (failed(memref))
+      return failure();
+    Value tile = loadOutputs(*memref, info.inputs[i]);
+    invariant[i] = tile::BroadcastOp::create(
+        b, loc, kb.blockType(getElementTypeOrSelf(input->get())), tile);
+  }
+
+  // Whole chunks, then the last partial one under a mask.
+  Value neutral = arith::ConstantOp::create(b, loc, combiner->neutral);
+  Value acc = kb.splat(neutral, kb.blockType(accType));
+  int64_t whole = info.reduced - info.reduced % s.blockM;
+  if (whole == s.blockM) {
+    FailureOr<Value> folded = accumulate(*combiner, kb.index(0), acc, false);
+    if (failed(folded))
+      return failure();
+    acc = *folded;
+  } else if (whole > 0) {
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, kb.index(0), kb.index(whole), kb.index(s.blockM),
+        ValueRange{acc},
+        [&](OpBuilder &nested, Location, Value r, ValueRange iterArgs) {
+          FailureOr<Value> folded =
+              accumulate(*combiner, r, iterArgs[0], false);
+          status = failure(failed(folded));
+          scf::YieldOp::create(nested, loc,
+                               succeeded(folded) ? *folded : iterArgs[0]);
+        });
+    if (failed(status))
+      return failure();
+    acc = loop.getResult(0);
+  }
+  if (whole != info.reduced) {
+    FailureOr<Value> folded =
+        accumulate(*combiner, kb.index(whole), acc, true);
+    if (failed(folded))
+      return failure();
+    acc = *folded;
+  }
+
+  auto reduceOp = tile::ReduceOp::create(b, loc, kb.colsType(accType), acc,
+                                         /*axis=*/0u);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *region = b.createBlock(&reduceOp.getCombiner(), {},
+                                  {accType, accType}, {loc, loc});
+    tile::ReduceReturnOp::create(
+        b, loc,
+        cloneCombiner(b, loc, combiner->op, region->getArgument(0),
+                      region->getArgument(1)));
+  }
+  Value result = reduceOp.getResult();
+  // A fill other than the neutral element is an initial value: fold it in.
+  auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
+  if (fillConst.getValue() != combiner->neutral) {
+    Value init = arith::ConstantOp::create(b, loc, fillConst.getValue());
+    result = cloneCombiner(b, loc, combiner->op, result,
+                           kb.splat(init, kb.colsType(accType)));
+  }
+  tiles[op.getResult(0)] = tile::ExpandDimsOp::create(
+      b, loc, outputsType(accType), result, /*axis=*/0u);
+
+  for (linalg::GenericOp epilogue : ops.drop_front())
+    if (failed(evalEpilogue(epilogue)))
+      return failure();
+
+  for (linalg::GenericOp kernelOp : ops)
+    for (Value value : kernelOp->getResults()) {
+      if (!outputs.isReturned(value))
+        continue;
+      FailureOr<Value> memref = outputs.lookup(b, loc, value, kernelOp);
+      if (failed(memref))
+        return failure();
+      tile::MemRefStoreOp::create(
+          b, loc, viewAs2DGroups(b, loc, *memref, info.numBatchLoops),
+          ValueRange{batchIndex, n0}, tiles.lookup(value), Value());
+    }
+  return success();
+}
+
+} // namespace
+
+
+LogicalResult mlir::tcc::buildColumnReductionKernel(
+    ArrayRef<Operation *> kernelOps, tile::LoweringConfigAttr config,
+    tile::FuncOp kernel, const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+  SmallVector<linalg::GenericOp> ops;
+  for (Operation *op : kernelOps)
+    ops.push_back(cast<linalg::GenericOp>(op));
+  ColumnReductionInfo info = *classifyColumnReduction(ops.front());
+  // The vectors are those of the streamed (fully read) operands.
+  unsigned bytes = 1;
+  for (auto [i, input] : llvm::enumerate(ops.front().getDpsInputs()))
+    if (info.inputs[i] == ColumnAccess::Full)
+      bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
+  FailureOr<BlockSchedule> planned =
+      columnScheduleFromConfig(ops.front(), info, bytes, config, context);
+  if (failed(planned))
+    return failure();
+  BlockSchedule schedule = *planned;
+
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  TileKernelBuilder kb(b, ops.front().getLoc(), schedule);
+  ColumnKernel program(ops, info, kb, inputArgs);
+  if (failed(program.build(outputs)))
+    return failure();
+  grid = info.batch * llvm::divideCeil(info.columns, schedule.blockN);
+  numWarps = schedule.numWarps();
+  return success();
+}

@@ -1,0 +1,357 @@
+//===- FormKernels.cpp - tcc-form-kernels pass ----------------------------===//
+//
+// Splits each program (a func.func of fused linalg on tensors) into kernel
+// groups, outlines each group into a `tcc.kernel` func.func and turns the
+// program into a `tcc.host` function of `tcc.launch` steps.
+//
+//===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "tcc/Analysis/ColumnSpace.h"
+#include "tcc/Analysis/RowSpace.h"
+#include "tcc/Dialect/Tcc/IR/TccDialect.h"
+#include "tcc/Dialect/Tcc/IR/TccOps.h"
+#include "tcc/Transforms/Passes.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::tcc {
+#define GEN_PASS_DEF_TCCFORMKERNELS
+#include "tcc/Transforms/Passes.h.inc"
+} // namespace mlir::tcc
+
+using namespace mlir;
+
+namespace {
+
+/// Attributes marking what this pass made.
+constexpr StringLiteral kKernelAttr = "tcc.kernel";
+constexpr StringLiteral kHostAttr = "tcc.host";
+
+bool isAllParallel(linalg::LinalgOp op) {
+  return llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+    return t == utils::IteratorType::parallel;
+  });
+}
+
+/// A fill of a constant: linalg.fill, or a generalized one (a generic with no
+/// inputs yielding a constant). Cloned into every kernel that uses it as an
+/// init rather than computed by a kernel of its own.
+bool isConstantFill(Operation *op) {
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() != nullptr;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 0 || generic.getNumResults() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getOperand(0).getDefiningOp<arith::ConstantOp>() != nullptr;
+}
+
+/// Ops a kernel clones instead of reading as an argument.
+bool isCloneable(Operation *op) {
+  return op && (isa<arith::ConstantOp, tensor::EmptyOp>(op) ||
+                isConstantFill(op));
+}
+
+/// What a group of ops will be built as (convert-linalg-to-tile's forms).
+enum class Form {
+  Pointwise, // all-parallel ops
+  Rows,      // a row program: row reductions with the ops around them
+  Matmul,    // a contraction and its elementwise epilogue
+  Columns,   // a column reduction and the pointwise ops over its outputs
+  Single,    // an op that is a kernel alone (softmax, other linalg ops)
+};
+
+struct Group {
+  SmallVector<Operation *> ops; // in program order
+  Form form;
+  bool closed = false; // a later kernel reads its values: it cannot grow
+  // The row space [rows..., columns] of Pointwise and Rows groups
+  // (columns == 0: the group's ops are not row-program ops).
+  SmallVector<int64_t> rows;
+  int64_t columns = 0;
+  // The output space of a Columns group, and how many of its dims are the
+  // columns.
+  SmallVector<int64_t, 4> outputShape;
+  unsigned colLoops = 0;
+};
+
+/// The group `op` starts.
+Group startGroup(Operation *op) {
+  Group group{{op}, Form::Single};
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return group;
+  std::optional<tcc::RowOpInfo> info = tcc::classifyRowOp(generic);
+  if (isAllParallel(generic)) {
+    group.form = Form::Pointwise;
+  } else if (info && info->kind == tcc::RowOpKind::Reduce) {
+    group.form = Form::Rows;
+  } else if (auto column = tcc::classifyColumnReduction(generic)) {
+    group.form = Form::Columns;
+    group.outputShape.assign(column->outputShape.begin(),
+                             column->outputShape.end());
+    group.colLoops = column->numColLoops;
+    return group;
+  } else if (linalg::isaContractionOpInterface(generic) &&
+             generic.getNumResults() == 1) {
+    group.form = Form::Matmul;
+    return group;
+  } else {
+    return group;
+  }
+  if (info) {
+    group.rows = info->rows;
+    group.columns = info->columns;
+  }
+  return group;
+}
+
+/// Whether `op`, which reads `value` of `group`, can join the group (Inductor's
+/// rules: the same row space, pointwise into a reduction over its rows,
+/// pointwise consumers of the reduced rows; one epilogue per contraction).
+bool canJoin(const Group &group, Operation *op, Value value) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (group.closed || !generic)
+    return false;
+  switch (group.form) {
+  case Form::Matmul: {
+    if (group.ops.size() != 1 || !isAllParallel(generic) ||
+        value != group.ops.front()->getResult(0) || !value.hasOneUse())
+      return false;
+    auto input = llvm::find_if(generic.getDpsInputOperands(),
+                               [&](OpOperand *o) { return o->get() == value; });
+    return generic.getMatchingIndexingMap(*input).isIdentity() &&
+           cast<ShapedType>(value.getType()).getShape() ==
+               cast<ShapedType>(generic.getResult(0).getType()).getShape();
+  }
+  case Form::Pointwise:
+  case Form::Rows: {
+    if (group.columns == 0)
+      return false;
+    std::optional<tcc::RowOpInfo> info = tcc::classifyRowOp(
+        generic, group.form == Form::Rows
+                     ? std::optional<ArrayRef<int64_t>>(group.rows)
+                     : std::nullopt);
+    if (!info || info->rows != group.rows)
+      return false;
+    if (info->kind == tcc::RowOpKind::Rows)
+      return group.form == Form::Rows;
+    return info->columns == group.columns;
+  }
+  case Form::Columns:
+    return tcc::isColumnEpilogue(generic, group.outputShape, group.colLoops);
+  case Form::Single:
+    return false;
+  }
+  return false;
+}
+
+struct TccFormKernelsPass
+    : public tcc::impl::TccFormKernelsBase<TccFormKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> programs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && !func->hasAttr(kKernelAttr) &&
+          !func->hasAttr(kHostAttr))
+        programs.push_back(func);
+    for (func::FuncOp func : programs)
+      if (failed(formKernels(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult formKernels(func::FuncOp func);
+  func::FuncOp outline(func::FuncOp func, const Group &group, unsigned index);
+};
+
+LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("has several blocks; tcc-form-kernels expects a "
+                            "straight-line program");
+  SmallVector<Group> groups;
+  DenseMap<Operation *, unsigned> groupOf;
+  for (Operation &op : func.getBody().front()) {
+    if (isCloneable(&op) ||
+        isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp,
+            func::ReturnOp>(op))
+      continue;
+    if (!isa<linalg::LinalgOp, linalg::SoftmaxOp>(op))
+      return op.emitOpError()
+             << "is not supported in a program by tcc-form-kernels (expected "
+                "linalg ops, reshapes and constants between kernels)";
+    // Join the first open group whose value `op` reads and that takes it;
+    // every other group it reads from is done (its values are stored).
+    std::optional<unsigned> target;
+    SmallVector<unsigned> readFrom;
+    for (Value operand : op.getOperands()) {
+      // A value read through a host reshape is stored by its kernel.
+      Value source = operand;
+      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          source.getDefiningOp()))
+        source = source.getDefiningOp()->getOperand(0);
+      Operation *producer = source.getDefiningOp();
+      auto found = producer ? groupOf.find(producer) : groupOf.end();
+      if (found == groupOf.end())
+        continue;
+      readFrom.push_back(found->second);
+      if (!target && source == operand &&
+          canJoin(groups[found->second], &op, operand))
+        target = found->second;
+    }
+    for (unsigned index : readFrom)
+      if (index != target)
+        groups[index].closed = true;
+    if (!target) {
+      groupOf[&op] = groups.size();
+      groups.push_back(startGroup(&op));
+      continue;
+    }
+    Group &group = groups[*target];
+    group.ops.push_back(&op);
+    groupOf[&op] = *target;
+    if (group.form == Form::Matmul)
+      group.closed = true; // one epilogue
+    else if (auto info = tcc::classifyRowOp(cast<linalg::GenericOp>(op));
+             info && info->kind == tcc::RowOpKind::Reduce)
+      group.form = Form::Rows;
+  }
+  if (groups.empty())
+    return success();
+
+  // A single group over the function's arguments is already one kernel.
+  if (groups.size() == 1) {
+    bool readsArgumentsOnly = true;
+    for (Operation *op : groups.front().ops)
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && !isCloneable(def) && !groupOf.count(def))
+          readsArgumentsOnly = false;
+      }
+    bool returnsKernelValues =
+        llvm::all_of(func.getBody().front().getTerminator()->getOperands(),
+                     [&](Value value) {
+                       Operation *def = value.getDefiningOp();
+                       if (def && isa<tensor::ExpandShapeOp,
+                                      tensor::CollapseShapeOp>(def))
+                         def = def->getOperand(0).getDefiningOp();
+                       return def && groupOf.count(def);
+                     });
+    if (readsArgumentsOnly && returnsKernelValues)
+      return success();
+  }
+
+  for (auto [index, group] : llvm::enumerate(groups))
+    if (!outline(func, group, index))
+      return failure();
+  func->setAttr(kHostAttr, UnitAttr::get(&getContext()));
+  // The fills, empty tensors and constants the kernels took along.
+  SmallVector<Operation *> leftovers;
+  for (Operation &op : func.getBody().front().without_terminator())
+    if (isCloneable(&op))
+      leftovers.push_back(&op);
+  for (Operation *op : llvm::reverse(leftovers))
+    if (op->use_empty())
+      op->erase();
+  return success();
+}
+
+func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
+                                         unsigned index) {
+  llvm::SmallPtrSet<Operation *, 8> members(group.ops.begin(),
+                                            group.ops.end());
+  // Values the group reads from outside (arguments of the kernel), and the
+  // cloneable ops it takes along, in program order.
+  SetVector<Value> inputs;
+  SetVector<Operation *> cloned;
+  // Walks `op` (regions included) for values defined outside it.
+  std::function<void(Operation *)> collect = [&](Operation *op) {
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def ? (members.contains(def) || op->isAncestor(def))
+                : op->isAncestor(operand.getParentBlock()->getParentOp()))
+          continue; // the group's own value, or one of op's regions
+        if (!isCloneable(def)) {
+          inputs.insert(operand);
+        } else if (!cloned.contains(def)) {
+          collect(def);
+          cloned.insert(def);
+        }
+      }
+    });
+  };
+  for (Operation *op : group.ops)
+    collect(op);
+  // Results used outside the group (later kernels, reshapes, the return).
+  SmallVector<Value> outputs;
+  for (Operation *op : group.ops)
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !members.contains(user);
+          }))
+        outputs.push_back(result);
+
+  OpBuilder b(func);
+  Location loc = group.ops.front()->getLoc();
+  std::string name = (func.getSymName() + "_k" + Twine(index)).str();
+  auto type = b.getFunctionType(TypeRange(inputs.getArrayRef()),
+                                TypeRange(outputs));
+  auto kernel = func::FuncOp::create(b, loc, name, type);
+  kernel.setPrivate();
+  kernel->setAttr(kKernelAttr, b.getUnitAttr());
+  Block *entry = kernel.addEntryBlock();
+  IRMapping mapping;
+  for (auto [input, arg] : llvm::zip(inputs, entry->getArguments()))
+    mapping.map(input, arg);
+  b.setInsertionPointToStart(entry);
+  // Cloneables in program order (their operands come first).
+  SmallVector<Operation *> ordered(cloned.begin(), cloned.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  for (Operation *op : ordered)
+    b.clone(*op, mapping);
+  for (Operation *op : group.ops)
+    b.clone(*op, mapping);
+  SmallVector<Value> returned;
+  for (Value output : outputs)
+    returned.push_back(mapping.lookup(output));
+  func::ReturnOp::create(b, loc, returned);
+
+  // The host's step, where the group's last op was.
+  b.setInsertionPoint(group.ops.back());
+  auto launch = tcc::LaunchOp::create(b, loc, TypeRange(outputs),
+                                      FlatSymbolRefAttr::get(b.getContext(), name),
+                                      inputs.getArrayRef());
+  for (auto [output, result] : llvm::zip(outputs, launch.getResults()))
+    output.replaceAllUsesWith(result);
+  // Host reshapes of the group's values that came before its last op now
+  // follow the launch (with the reshapes of them), in their order.
+  SetVector<Operation *> early;
+  SmallVector<Value> worklist(launch->getResults());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers())
+      if (user->isBeforeInBlock(launch) && early.insert(user))
+        llvm::append_range(worklist, user->getResults());
+  }
+  SmallVector<Operation *> moved(early.begin(), early.end());
+  llvm::sort(moved, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  Operation *after = launch;
+  for (Operation *op : moved) {
+    op->moveAfter(after);
+    after = op;
+  }
+  for (Operation *op : llvm::reverse(group.ops))
+    op->erase();
+  return kernel;
+}
+
+} // namespace

@@ -1,0 +1,340 @@
+//===- SplitReduction.cpp - tcc-split-reduction pass ----------------------===//
+//
+// Reductions with too few outputs to fill the GPU become two reductions: a
+// partial one over S chunks of the reduced dim into a [.., S, ..] buffer,
+// then a final one over S. Reductions of every dim are first rewritten as a
+// one-row reduction ([1, numel] -> [1]), which tcc-form-kernels and
+// convert-linalg-to-tile build as a row program.
+//
+//===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "tcc/Analysis/ColumnSpace.h"
+#include "tcc/Transforms/Passes.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::tcc {
+#define GEN_PASS_DEF_TCCSPLITREDUCTION
+#include "tcc/Transforms/Passes.h.inc"
+} // namespace mlir::tcc
+
+using namespace mlir;
+
+namespace {
+
+/// A reduction this pass can rewrite: `yield combiner(x, out)` into a fill
+/// of a constant, static shapes, one result, every map a projection.
+struct Reduction {
+  linalg::GenericOp op;
+  Operation *combiner;
+  TypedAttr neutral;
+  arith::ConstantOp fill; // the init's value
+};
+
+std::optional<Reduction> matchReduction(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumResults() != 1 ||
+      llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) ||
+      !op.getRegion().front().getOps<linalg::IndexOp>().empty() ||
+      llvm::none_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t == utils::IteratorType::reduction;
+      }))
+    return std::nullopt;
+  if (llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
+        return !map.isProjectedPermutation(/*allowZeroInResults=*/false);
+      }))
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  BlockArgument out = body.getArgument(op.getNumDpsInputs());
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  Operation *combiner = yielded.getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body ||
+      combiner->getNumOperands() != 2 || combiner->getNumResults() != 1 ||
+      !llvm::is_contained(combiner->getOperands(), Value(out)) ||
+      !out.hasOneUse())
+    return std::nullopt;
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral)
+    return std::nullopt;
+  // The init: linalg.fill of a constant, or a generalized fill.
+  Value init = op.getDpsInits()[0];
+  Value fillValue;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    fillValue = fill.getInputs()[0];
+  else if (auto generic = init.getDefiningOp<linalg::GenericOp>();
+           generic && generic.getNumDpsInputs() == 0)
+    fillValue = cast<linalg::YieldOp>(generic.getBody()->getTerminator())
+                    .getOperand(0);
+  auto constant = fillValue ? fillValue.getDefiningOp<arith::ConstantOp>()
+                            : arith::ConstantOp();
+  if (!constant)
+    return std::nullopt;
+  return Reduction{op, combiner, *neutral, constant};
+}
+
+Value createFill(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 TypedAttr value) {
+  Value empty = tensor::EmptyOp::create(b, loc, shape, value.getType());
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+/// A generic like `r.op` on new operands, maps and iterators, with its body.
+linalg::GenericOp cloneWith(OpBuilder &b, Reduction r,
+                            ValueRange inputs, Value init,
+                            ArrayRef<AffineMap> maps,
+                            ArrayRef<utils::IteratorType> iterators) {
+  auto op = linalg::GenericOp::create(b, r.op.getLoc(), init.getType(), inputs,
+                                      init, maps, iterators);
+  IRMapping mapping;
+  r.op.getRegion().cloneInto(&op.getRegion(), mapping);
+  return op;
+}
+
+/// The reduction over every dim `r.op` computes, as a one-row reduction
+/// [1, numel] -> [1] (inputs read whole, then reshaped); the value replaces
+/// r.op's. Nullopt when an input is read through another map.
+std::optional<Reduction> asOneRow(OpBuilder &b, Reduction r) {
+  linalg::GenericOp op = r.op;
+  if (llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t != utils::IteratorType::reduction;
+      }))
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!op.getMatchingIndexingMap(input).isIdentity())
+      return std::nullopt;
+  Location loc = op.getLoc();
+  int64_t numel = 1;
+  for (int64_t extent : op.getStaticLoopRanges())
+    numel *= extent;
+  b.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  for (Value input : op.getDpsInputs()) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (type.getRank() > 1) {
+      ReassociationIndices all;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all.push_back(d);
+      input = tensor::CollapseShapeOp::create(
+          b, loc, input, ArrayRef<ReassociationIndices>{all});
+    }
+    input = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1, numel}, type.getElementType()),
+        input, ArrayRef<ReassociationIndices>{{0, 1}});
+    inputs.push_back(input);
+  }
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<AffineMap> maps(inputs.size(), identity);
+  maps.push_back(identity.getMajorSubMap(1));
+  Value init = createFill(b, loc, {1}, r.fill.getValue());
+  linalg::GenericOp row = cloneWith(
+      b, r, inputs, init, maps,
+      {utils::IteratorType::parallel, utils::IteratorType::reduction});
+  Value result = tensor::CollapseShapeOp::create(
+      b, loc, op.getResult(0).getType(), row.getResult(0),
+      ArrayRef<ReassociationIndices>{});
+  op.getResult(0).replaceAllUsesWith(result);
+  op.erase();
+  Reduction rewritten = r;
+  rewritten.op = row;
+  rewritten.combiner =
+      cast<linalg::YieldOp>(row.getRegion().front().getTerminator())
+          .getOperand(0)
+          .getDefiningOp();
+  return rewritten;
+}
+
+struct TccSplitReductionPass
+    : public tcc::impl::TccSplitReductionBase<TccSplitReductionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Reduction> reductions;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (std::optional<Reduction> r = matchReduction(op))
+        reductions.push_back(*r);
+    });
+    OpBuilder b(&getContext());
+    for (Reduction r : reductions) {
+      if (std::optional<Reduction> row = asOneRow(b, r))
+        r = *row;
+      if (std::optional<int64_t> factor = splitFactor(r))
+        split(b, r, *factor);
+    }
+    // Chains of reshapes (of a flattened input) fold into one.
+    RewritePatternSet patterns(&getContext());
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
+                                                       &getContext());
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
+  }
+
+  /// How many chunks to split the reduced dim of `r` into (nullopt: none).
+  std::optional<int64_t> splitFactor(Reduction r);
+  void split(OpBuilder &b, Reduction r, int64_t factor);
+};
+
+std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
+  linalg::GenericOp op = r.op;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned numLoops = ranges.size();
+  if (llvm::count(iterators, utils::IteratorType::reduction) != 1)
+    return std::nullopt;
+  unsigned dim = llvm::find(iterators, utils::IteratorType::reduction) -
+                 iterators.begin();
+  // The init holds the parallel loops in loop order (the final reduction
+  // then reads the partials in the layout it reduces).
+  SmallVector<AffineExpr> parallel;
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (d != dim)
+      parallel.push_back(getAffineDimExpr(d, op.getContext()));
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) !=
+      AffineMap::get(numLoops, 0, parallel, op.getContext()))
+    return std::nullopt;
+  // A reduction whose value is read back over the reduced space (x -
+  // x.mean(-1)) belongs to a row program; it stays whole.
+  SmallVector<Value> worklist{op.getResult(0)};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+        worklist.push_back(user->getResult(0));
+      else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+               linalgOp && linalgOp.getNumLoops() >= numLoops)
+        return std::nullopt;
+    }
+  }
+  int64_t outputs = 1;
+  for (unsigned d = 0; d < numLoops; ++d)
+    if (d != dim)
+      outputs *= ranges[d];
+  // Programs the unsplit kernel would have: one per row, or one per batch
+  // index and block of columnsPerProgram columns.
+  int64_t programs, minChunk;
+  if (dim == numLoops - 1) {
+    programs = outputs;
+    minChunk = minRowChunk;
+  } else {
+    std::optional<tcc::ColumnReductionInfo> info =
+        tcc::classifyColumnReduction(op);
+    if (!info || info->numReducedLoops != 1 ||
+        !llvm::equal(info->order, llvm::seq<unsigned>(0, numLoops)))
+      return std::nullopt;
+    programs = info->batch * llvm::divideCeil(info->columns, 128);
+    minChunk = minColumnChunk;
+  }
+  if (programs * 4 > targetPrograms)
+    return std::nullopt;
+  int64_t extent = ranges[dim];
+  int64_t wanted = std::min<int64_t>(llvm::divideCeil(targetPrograms, programs),
+                                     extent / std::max<int64_t>(1, minChunk));
+  // The largest divisor of the extent up to `wanted`.
+  for (int64_t factor = wanted; factor >= 2; --factor)
+    if (extent % factor == 0)
+      return factor;
+  return std::nullopt;
+}
+
+void TccSplitReductionPass::split(OpBuilder &b, Reduction r,
+                                  int64_t factor) {
+  linalg::GenericOp op = r.op;
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned numLoops = ranges.size();
+  unsigned dim = llvm::find(iterators, utils::IteratorType::reduction) -
+                 iterators.begin();
+  int64_t chunk = ranges[dim] / factor;
+  // Loops of the partial reduction: dim becomes (s, k), s parallel.
+  auto newDim = [&](unsigned d) { return d < dim ? d : d + 1; };
+  SmallVector<utils::IteratorType> partialIterators;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (d == dim)
+      partialIterators.push_back(utils::IteratorType::parallel);
+    partialIterators.push_back(iterators[d]);
+  }
+  b.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = cast<RankedTensorType>(input->get().getType());
+    SmallVector<AffineExpr> results;
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<int64_t> shape;
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      unsigned d = map.getDimPosition(i);
+      int64_t position = results.size();
+      if (d == dim) {
+        groups.push_back({position, position + 1});
+        results.push_back(getAffineDimExpr(dim, ctx));     // s
+        results.push_back(getAffineDimExpr(dim + 1, ctx)); // k
+        shape.append({factor, chunk});
+      } else {
+        groups.push_back({position});
+        results.push_back(getAffineDimExpr(newDim(d), ctx));
+        shape.push_back(type.getDimSize(i));
+      }
+    }
+    Value value = input->get();
+    if (shape.size() != size_t(type.getRank()))
+      value = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+          groups);
+    inputs.push_back(value);
+    maps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
+  }
+  // Partials: the parallel loops, s among them where the reduced dim was.
+  SmallVector<AffineExpr> partialResults;
+  SmallVector<int64_t> partialShape;
+  for (unsigned d = 0; d <= numLoops; ++d)
+    if (d != dim + 1) {
+      partialResults.push_back(getAffineDimExpr(d, ctx));
+      partialShape.push_back(d == dim ? factor
+                                      : ranges[d < dim ? d : d - 1]);
+    }
+  maps.push_back(AffineMap::get(numLoops + 1, 0, partialResults, ctx));
+  Value partialInit = createFill(b, loc, partialShape, r.neutral);
+  linalg::GenericOp partial =
+      cloneWith(b, r, inputs, partialInit, maps, partialIterators);
+
+  // The final reduction of the partials over s, into the original init.
+  unsigned rank = partialShape.size();
+  SmallVector<utils::IteratorType> finalIterators(
+      rank, utils::IteratorType::parallel);
+  finalIterators[dim] = utils::IteratorType::reduction;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<AffineMap> finalMaps{identity, identity.dropResult(dim)};
+  Value init = op.getDpsInits()[0];
+  Type element = cast<RankedTensorType>(init.getType()).getElementType();
+  unsigned outPosition =
+      r.combiner->getOperand(0) ==
+              op.getRegion().front().getArgument(op.getNumDpsInputs())
+          ? 0
+          : 1;
+  auto final = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{partial.getResult(0)}, init,
+      finalMaps, finalIterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value in = args[0], out = args[1];
+        Value lhs = outPosition == 0 ? out : in;
+        Value rhs = outPosition == 0 ? in : out;
+        OperationState state(nestedLoc, r.combiner->getName(),
+                             ValueRange{lhs, rhs}, TypeRange{element},
+                             r.combiner->getAttrs());
+        linalg::YieldOp::create(nested, nestedLoc,
+                                nested.create(state)->getResult(0));
+      });
+  op.getResult(0).replaceAllUsesWith(final.getResult(0));
+  op.erase();
+}
+
+} // namespace

@@ -1,0 +1,342 @@
+"""Whole programs: kernel formation, the host program, its artifact and runtime.
+
+Programs of several kernels compile for both targets, run on the CPU through
+the gpu stage of every kernel (tcc.testing.simt) against float64, serialize
+as one artifact, and launch in order through tcc.runtime (a fake device here).
+"""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import tcc.runtime
+from tcc.compiler.cache import KernelCache
+from tcc.compiler.compile import compile as tcc_compile
+from tcc.runtime.artifact import ArgSpec, ArtifactError, KernelArtifact, LaunchSpec
+from tcc.runtime.program import HostValue, Launch, ProgramArtifact, plan_buffers
+from tcc.runtime.runner import CompiledProgram
+from tcc.testing.simt import run_gpu_stage
+
+TARGETS = ["sm_90", "gfx942"]
+
+LAYER_NORM = """
+func.func @layer_norm(%x: tensor<64x512xf32>, %w: tensor<512xf32>, %b: tensor<512xf32>)
+    -> tensor<64x512xf32> {
+  %mean = tcc.reduce_mean %x dims = [1] : tensor<64x512xf32> -> tensor<64xf32>
+  %mb = tcc.broadcast %mean dims = [1] : tensor<64xf32> -> tensor<64x512xf32>
+  %d = tcc.sub %x, %mb : tensor<64x512xf32>
+  %sq = tcc.mul %d, %d : tensor<64x512xf32>
+  %var = tcc.reduce_mean %sq dims = [1] : tensor<64x512xf32> -> tensor<64xf32>
+  %eps = tcc.constant dense<1.0e-5> : tensor<64xf32>
+  %ve = tcc.add %var, %eps : tensor<64xf32>
+  %r = tcc.rsqrt %ve : tensor<64xf32>
+  %rb = tcc.broadcast %r dims = [1] : tensor<64xf32> -> tensor<64x512xf32>
+  %n = tcc.mul %d, %rb : tensor<64x512xf32>
+  %wb = tcc.broadcast %w dims = [0] : tensor<512xf32> -> tensor<64x512xf32>
+  %bb = tcc.broadcast %b dims = [0] : tensor<512xf32> -> tensor<64x512xf32>
+  %y0 = tcc.mul %n, %wb : tensor<64x512xf32>
+  %y = tcc.add %y0, %bb : tensor<64x512xf32>
+  return %y : tensor<64x512xf32>
+}
+"""
+
+# Returns an input, a reshape (keepdims) of a kernel result, and a result
+# that a later kernel also reads.
+CENTER = """
+func.func @center(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x1xf32>, tensor<8x64xf32>) {
+  %m = tcc.reduce_mean %x dims = [1] keepdims : tensor<8x64xf32> -> tensor<8x1xf32>
+  %m1 = tensor.collapse_shape %m [[0, 1]] : tensor<8x1xf32> into tensor<8xf32>
+  %mb = tcc.broadcast %m1 dims = [1] : tensor<8xf32> -> tensor<8x64xf32>
+  %d = tcc.sub %x, %mb : tensor<8x64xf32>
+  return %d, %m, %x : tensor<8x64xf32>, tensor<8x1xf32>, tensor<8x64xf32>
+}
+"""
+
+
+def _layer_norm_ref(x, w, b):
+    xd = x.astype(np.float64)
+    mean = xd.mean(1, keepdims=True)
+    return (xd - mean) / np.sqrt(((xd - mean) ** 2).mean(1, keepdims=True) + 1e-5) * w + b
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_layer_norm_is_one_row_program(target):
+    k = tcc_compile(LAYER_NORM, target, cache=False)
+    assert [part.name for part in k.kernels] == ["layer_norm"]
+    tile = k.ir["tile"]
+    assert tile.count("tile.reduce.return") == 2 and "scf.for" not in tile  # persistent rows
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((64, 512)).astype(np.float32) * 3 + 1
+    w, b = (rng.standard_normal(512).astype(np.float32) for _ in range(2))
+    (y,) = run_gpu_stage(k, x, w, b)
+    np.testing.assert_allclose(y, _layer_norm_ref(x, w, b), rtol=1e-5, atol=1e-5)
+
+
+# A GEMM whose consumer is not pointwise ends its kernel: GEMM -> softmax
+# (written out) is a tensor-core kernel, then a row program over its value.
+GEMM_SOFTMAX = """
+func.func @gemm_softmax(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>) -> tensor<64x128xf32> {
+  %c = tcc.matmul %a, %b acc(f32) : tensor<64x32xf16>, tensor<32x128xf16> -> tensor<64x128xf32>
+  %m = tcc.reduce_max %c dims = [1] : tensor<64x128xf32> -> tensor<64xf32>
+  %mb = tcc.broadcast %m dims = [1] : tensor<64xf32> -> tensor<64x128xf32>
+  %d = tcc.sub %c, %mb : tensor<64x128xf32>
+  %e = tcc.exp %d : tensor<64x128xf32>
+  %s = tcc.reduce_sum %e dims = [1] : tensor<64x128xf32> -> tensor<64xf32>
+  %sb = tcc.broadcast %s dims = [1] : tensor<64xf32> -> tensor<64x128xf32>
+  %y = tcc.div %e, %sb : tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gemm_then_softmax_is_two_kernels(target):
+    k = tcc_compile(GEMM_SOFTMAX, target, cache=False)
+    assert [part.name for part in k.kernels] == ["gemm_softmax_k0", "gemm_softmax_k1"]
+    assert "tcc.host" in k.ir["tile"] and k.ir["gpu"].count("gpu.module @") == 2
+    mma = "nvvm.mma.sync" if target.startswith("sm") else "rocdl.mfma"
+    assert mma in k.kernels[0].ir["gpu"]
+    assert "tile.reduce" in k.kernels[1].ir["tile"]
+    for part in k.kernels:
+        assert part.ir["tile"].startswith(f"tile.func @{part.name}")
+        assert f"gpu.module @{part.name}_module" in part.ir["gpu"]
+    # The f32 product lives in one intermediate buffer between the launches.
+    assert k.artifact.buffers == (64 * 128 * 4,)
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((64, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 128)).astype(np.float16)
+    (y,) = run_gpu_stage(k, a, b)
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    e = np.exp(c - c.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=2e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_results_that_are_inputs_views_and_shared_values(target):
+    k = tcc_compile(CENTER, target, cache=False)
+    assert len(k.kernels) == 1
+    x = np.random.default_rng(2).standard_normal((8, 64)).astype(np.float32)
+    d, m, same = run_gpu_stage(k, x)
+    mean = x.astype(np.float64).mean(1, keepdims=True)
+    np.testing.assert_allclose(m, mean, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(d, x - mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(same, x)
+    kinds = [k.artifact.values[r].kind for r in k.artifact.results]
+    assert kinds == ["output", "view", "input"]
+
+
+def test_program_artifact_round_trips_through_bytes_and_the_cache(tmp_path):
+    cache = KernelCache(tmp_path)
+    first = tcc_compile(GEMM_SOFTMAX, "sm_90", cache=cache)
+    data = first.artifact.to_bytes()
+    assert ProgramArtifact.from_bytes(data) == first.artifact
+    cache.clear_memory()
+    again = tcc_compile(GEMM_SOFTMAX, "sm_90", cache=cache)
+    assert again.artifact == first.artifact and cache.stats["disk_hits"] == 1
+    assert [p.name for p in again.kernels] == [p.name for p in first.kernels]
+    assert "tile.func @gemm_softmax_k1" in again.kernels[1].ir["tile"]  # recomputed on demand
+    path = tmp_path / "ln.tccprog"
+    first.artifact.save(path)
+    assert isinstance(tcc.runtime.load(str(path)), CompiledProgram)
+    with pytest.raises(ArtifactError, match="hash"):
+        ProgramArtifact.from_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    with pytest.raises(ArtifactError, match="bad magic"):
+        ProgramArtifact.from_bytes(b"TCCKART1" + data[8:])
+
+
+def test_buffer_plan_reuses_a_dead_buffer_of_the_same_size():
+    f32 = "f32"
+    values = [
+        HostValue("input", 0, (16,), f32),
+        HostValue("temp", -1, (16,), f32),  # 1: written by step 0, last read by step 1
+        HostValue("temp", -1, (16,), f32),  # 2: written by step 1, read by step 2
+        HostValue("temp", -1, (16,), f32),  # 3: written by step 2 -> reuses 1's slot
+        HostValue("view", 3, (4, 4), f32),  # 4: a view of 3, read by step 3
+        HostValue("temp", -1, (8,), f32),  # 5: another size: its own slot
+        HostValue("output", 0, (16,), f32),
+    ]
+    steps = [Launch(0, (0, 1)), Launch(0, (1, 2)), Launch(0, (2, 3)), Launch(0, (4, 5)),
+             Launch(0, (5, 6))]
+    planned, slots = plan_buffers(values, steps)
+    assert [v.index for v in planned if v.kind == "temp"] == [0, 1, 0, 2]
+    assert slots == (64, 64, 32)
+
+
+def _kernel(name, n_in, n_out, n):
+    args = tuple(ArgSpec(f"a{i}", "pointer", "f32", (n,), "input" if i < n_in else "output")
+                 for i in range(n_in + n_out))
+    return KernelArtifact("sm_90", "nvidia", name, f"// {name}", None,
+                          LaunchSpec(block=(32, 1, 1), grid=(1, 1, 1)), args)
+
+
+class NumpyDevice:
+    """Host memory as a device; runs each kernel by name with numpy."""
+
+    vendor = "nvidia"
+    OPS = {"double": lambda a: 2 * a, "inc": lambda a: a + 1, "add": lambda a, b: a + b}
+
+    def __init__(self):
+        self.buffers, self.launches, self.freed = {}, [], []
+
+    def load_module(self, image):
+        return image
+
+    def get_function(self, module, name):
+        return name
+
+    def allow_dynamic_shared(self, function, nbytes):
+        pass
+
+    def alloc(self, nbytes):
+        buf = ctypes.create_string_buffer(nbytes)
+        self.buffers[ctypes.addressof(buf)] = buf
+        return ctypes.addressof(buf)
+
+    def free(self, ptr):
+        self.freed.append(ptr)
+
+    def copy_htod(self, dst, src, nbytes):
+        ctypes.memmove(dst, src, nbytes)
+
+    def copy_dtoh(self, dst, src, nbytes):
+        ctypes.memmove(dst, src, nbytes)
+
+    def synchronize(self, stream=0):
+        pass
+
+    def launch(self, function, grid, block, shmem, stream, params_address):
+        op = self.OPS[function]
+        n_args = op.__code__.co_argcount + 1
+        params = ctypes.cast(params_address, ctypes.POINTER(ctypes.c_void_p))
+        ptrs = [ctypes.cast(params[i], ctypes.POINTER(ctypes.c_void_p))[0] for i in range(n_args)]
+        self.launches.append((function, ptrs))
+        arrays = [np.frombuffer((ctypes.c_float * 16).from_address(p), np.float32) for p in ptrs]
+        arrays[-1][:] = op(*arrays[:-1])
+
+
+def test_runtime_launches_the_steps_in_order_on_planned_buffers():
+    # y = double(x); z = inc(y); w = add(z, x): y's buffer is reused by nothing
+    # of another size; z is the output, w too.
+    kernels = (_kernel("double", 1, 1, 16), _kernel("inc", 1, 1, 16), _kernel("add", 2, 1, 16))
+    values = (HostValue("input", 0, (16,), "f32"), HostValue("temp", -1, (16,), "f32"),
+              HostValue("output", 0, (16,), "f32"), HostValue("output", 1, (16,), "f32"),
+              HostValue("view", 3, (4, 4), "f32"))
+    steps = (Launch(0, (0, 1)), Launch(1, (1, 2)), Launch(2, (2, 0, 3)))
+    planned, buffers = plan_buffers(values, steps)
+    prog = ProgramArtifact(
+        name="p", target="sm_90", vendor="nvidia", kernels=kernels,
+        args=(ArgSpec("x", "pointer", "f32", (16,)),
+              ArgSpec("z", "pointer", "f32", (16,), "output"),
+              ArgSpec("w", "pointer", "f32", (4, 4), "output")),
+        values=planned, steps=steps, results=(2, 4), buffers=buffers,
+    )
+    dev = NumpyDevice()
+    run = CompiledProgram(prog, device=dev)
+    x = np.arange(16, dtype=np.float32)
+    z, w = run(x)
+    np.testing.assert_array_equal(z, 2 * x + 1)
+    np.testing.assert_array_equal(w, (3 * x + 1).reshape(4, 4))
+    assert [name for name, _ in dev.launches] == ["double", "inc", "add"]
+    y_ptr = dev.launches[0][1][1]
+    assert dev.launches[1][1][0] == y_ptr  # inc reads what double wrote
+    assert len(dev.freed) == len(dev.buffers)  # every driver allocation freed
+    with pytest.raises(tcc.runtime.ArgumentError, match="expected dtype f32"):
+        run(x.astype(np.float64))
+
+
+def test_program_artifact_rejects_inconsistent_steps():
+    k = _kernel("double", 1, 1, 16)
+    with pytest.raises(ArtifactError, match="passes 1 arguments"):
+        ProgramArtifact(name="p", target="sm_90", vendor="nvidia", kernels=(k,),
+                        args=(ArgSpec("x", "pointer", "f32", (16,)),),
+                        values=(HostValue("input", 0, (16,), "f32"),),
+                        steps=(Launch(0, (0,)),), results=(0,))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
+    # 50257 columns: longer than a row kept in registers (max-softmax-columns).
+    src = """
+    func.func @vocab(%x: tensor<2x50257xf16>) -> tensor<2x50257xf16> {
+      %y = tcc.softmax %x dim = 1 : tensor<2x50257xf16>
+      return %y : tensor<2x50257xf16>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    assert len(k.kernels) == 1 and k.ir["tile"].count("scf.for") == 3
+    x = (np.random.default_rng(5).standard_normal((2, 50257)) * 4).astype(np.float16)
+    (y,) = run_gpu_stage(k, x)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    ref = e / e.sum(1, keepdims=True)
+    np.testing.assert_allclose(y.astype(np.float64), ref, rtol=2e-3, atol=1e-7)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_rank3_bias_relu_and_flat_odd_streams(target):
+    # [B, S, D] + bias[D] runs on the [B*S, D] view; an all-identity op on an
+    # odd last dim runs as one flat, vectorized stream.
+    src = """
+    func.func @f(%x: tensor<3x5x77xf32>, %b: tensor<77xf32>, %y: tensor<3x5x77xf32>)
+        -> (tensor<3x5x77xf32>, tensor<3x5x77xf32>) {
+      %bb = tcc.broadcast %b dims = [0, 1] : tensor<77xf32> -> tensor<3x5x77xf32>
+      %s = tcc.add %x, %bb : tensor<3x5x77xf32>
+      %r = tcc.relu %s : tensor<3x5x77xf32>
+      %t = tcc.mul %x, %y : tensor<3x5x77xf32>
+      return %r, %t : tensor<3x5x77xf32>, tensor<3x5x77xf32>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    assert len(k.kernels) == 2
+    assert "memref<15x77xf32>" in k.kernels[0].ir["tile"]
+    assert "memref<1155xf32>" in k.kernels[1].ir["tile"]
+    rng = np.random.default_rng(6)
+    x, y = (rng.standard_normal((3, 5, 77)).astype(np.float32) for _ in range(2))
+    b = rng.standard_normal(77).astype(np.float32)
+    r, t = run_gpu_stage(k, x, b, y)
+    np.testing.assert_array_equal(r, np.maximum(x + b, 0))
+    np.testing.assert_array_equal(t, x * y)
+
+
+LINEAR = """
+func.func @linear(%x: tensor<64x32xf16>, %w: tensor<48x32xf16>, %b: tensor<48xf16>)
+    -> tensor<64x48xf16> {
+  %wt = tcc.transpose %w permutation = [1, 0] : tensor<48x32xf16> -> tensor<32x48xf16>
+  %y = tcc.matmul %x, %wt acc(f32) : tensor<64x32xf16>, tensor<32x48xf16> -> tensor<64x48xf16>
+  %bb = tcc.broadcast %b dims = [0] : tensor<48xf16> -> tensor<64x48xf16>
+  %z = tcc.add %y, %bb : tensor<64x48xf16>
+  return %z : tensor<64x48xf16>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_linear_layer_x_at_w_transposed(target):
+    # nn.Linear: the weight [out, in] is transposed by a kernel of its own,
+    # then the tensor-core GEMM with the bias epilogue.
+    k = tcc_compile(LINEAR, target, cache=False)
+    assert [p.name for p in k.kernels] == ["linear_k0", "linear_k1"]
+    assert "memref.transpose" in k.kernels[0].ir["tile"]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((64, 32)).astype(np.float16)
+    w = rng.standard_normal((48, 32)).astype(np.float16)
+    b = rng.standard_normal(48).astype(np.float16)
+    (y,) = run_gpu_stage(k, x, w, b)
+    ref = x.astype(np.float64) @ w.astype(np.float64).T + b
+    assert np.abs(y - ref).max() / np.abs(ref).max() < 2e-3
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_transposes_2d_and_batched(target):
+    src = """
+    func.func @t(%x: tensor<100x130xf32>, %y: tensor<3x40x72xf16>)
+        -> (tensor<130x100xf32>, tensor<3x72x40xf16>) {
+      %a = tcc.transpose %x permutation = [1, 0] : tensor<100x130xf32> -> tensor<130x100xf32>
+      %b = tcc.transpose %y permutation = [0, 2, 1] : tensor<3x40x72xf16> -> tensor<3x72x40xf16>
+      return %a, %b : tensor<130x100xf32>, tensor<3x72x40xf16>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((100, 130)).astype(np.float32)
+    y = rng.standard_normal((3, 40, 72)).astype(np.float16)
+    a, b = run_gpu_stage(k, x, y)
+    np.testing.assert_array_equal(a, x.T)
+    np.testing.assert_array_equal(b, y.transpose(0, 2, 1))
