@@ -191,12 +191,12 @@ def test_column_sum_of_a_tall_matrix_is_split(target):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_mean_of_a_few_long_rows_is_split(target):
-    # Two rows of 32768 f16: 2 chunks each (4 partial programs), then the
+    # Two rows of 65536 f16: 4 chunks each (8 partial programs), then the
     # final sum, the divide and the cast back to f16 in the second kernel.
-    x = np.random.default_rng(12).standard_normal((2, 32768)).astype(np.float16)
-    k, (y,) = _run(_reduce("long_rows", "reduce_mean", (2, 32768), [1], "f16"), target, x)
+    x = np.random.default_rng(12).standard_normal((2, 65536)).astype(np.float16)
+    k, (y,) = _run(_reduce("long_rows", "reduce_mean", (2, 65536), [1], "f16"), target, x)
     assert [p.name for p in k.kernels] == ["long_rows_k0", "long_rows_k1"]
-    assert [p.launch.grid[0] for p in k.kernels] == [4, 1]
+    assert [p.launch.grid[0] for p in k.kernels] == [8, 1]
     np.testing.assert_allclose(y.astype(np.float64), x.astype(np.float64).mean(1),
                                rtol=1e-3, atol=1e-4)
 

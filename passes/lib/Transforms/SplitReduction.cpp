@@ -216,7 +216,7 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
     if (d != dim)
       outputs *= ranges[d];
   // Programs the unsplit kernel would have: one per row, or one per batch
-  // index and block of columnsPerProgram columns.
+  // index and block of 512 bytes of columns.
   int64_t programs, minChunk;
   if (dim == numLoops - 1) {
     programs = outputs;
@@ -227,7 +227,13 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
     if (!info || info->numReducedLoops != 1 ||
         !llvm::equal(info->order, llvm::seq<unsigned>(0, numLoops)))
       return std::nullopt;
-    programs = info->batch * llvm::divideCeil(info->columns, 128);
+    // A program's columns: one 32-lane warp of 16-byte vectors.
+    unsigned bytes = 1;
+    for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
+      if (info->inputs[i] == tcc::ColumnAccess::Full)
+        bytes = std::max(
+            bytes, getElementTypeOrSelf(input).getIntOrFloatBitWidth() / 8);
+    programs = info->batch * llvm::divideCeil(info->columns, 512 / bytes);
     minChunk = minColumnChunk;
   }
   if (programs * 4 > targetPrograms)
@@ -235,8 +241,9 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
   int64_t extent = ranges[dim];
   int64_t wanted = std::min<int64_t>(llvm::divideCeil(targetPrograms, programs),
                                      extent / std::max<int64_t>(1, minChunk));
-  // The largest divisor of the extent up to `wanted`.
-  for (int64_t factor = wanted; factor >= 2; --factor)
+  // The largest divisor of the extent up to `wanted`; fewer than 4 chunks
+  // do not pay for the second launch.
+  for (int64_t factor = wanted; factor >= 4; --factor)
     if (extent % factor == 0)
       return factor;
   return std::nullopt;

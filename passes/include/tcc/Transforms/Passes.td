@@ -59,12 +59,14 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
     loop order, whose value is not read back over the reduced space (a
     normalization's statistics stay in their row program). The unsplit
     kernel's programs are estimated as one per row (innermost dim reduced)
-    or one per batch index and 128 columns (column reductions); when that
+    or one per batch index and 512 bytes of columns (column reductions: a
+    32-lane warp of 16-byte vectors); when that
     is at most a quarter of `target-programs`, the reduced extent R is split
     into S chunks, S the largest divisor of R up to
     `target-programs / programs` that leaves chunks of at least
     `min-row-chunk` elements (rows) or `min-column-chunk` rows (columns).
-    No split when R has no such divisor.
+    No split when R has no such divisor of at least 4 (fewer chunks do not
+    pay for the second launch).
 
     Before:
     ```mlir
@@ -109,6 +111,10 @@ def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
     identity map, joins the root's group as its epilogue (one per group);
     every other all-parallel op is a pointwise kernel of its own (its
     pointwise producers were fused into it by `tcc-fuse-elementwise`).
+    A column reduction (a reduced dim that is not innermost,
+    tcc/Analysis/ColumnSpace.h) starts a group that the all-parallel ops
+    over its outputs join (reading group values through the identity,
+    arguments through the identity or per column).
     Fills and empty tensors that initialize a group's ops, and constants,
     are cloned into the kernel. A program that is a single group reading
     only its arguments is left as it is: it already is one kernel.
