@@ -108,7 +108,7 @@ def test_softmax_op_and_by_hand(ctx):
 
     @program
     def stable_softmax(x: Tensor[M, 128, f32]) -> Tensor[M, 128, f32]:
-        e = (x - x.max(1).broadcast_to(x, dims=[1])).exp()
+        e = (x - x.amax(1).broadcast_to(x, dims=[1])).exp()
         return e / e.sum(-1).broadcast_to(x, dims=[-1])
 
     assert_ir(
@@ -197,7 +197,7 @@ def test_matmul_variants(ctx):
                        %bb: tensor<?x?x?xf32>, %ia: tensor<4x8xi8>, %ib: tensor<8x2xi8>)
             -> (tensor<4x2xf16>, tensor<4x2xf16>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
                 tensor<4x2xi32>, tensor<4x2xi32>) {
-          %0 = tcc.matmul %a, %b : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
+          %0 = tcc.matmul %a, %b acc(f32) : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
           %1 = tcc.matmul %a, %b acc(f32) : tensor<4x8xf16>, tensor<8x2xf16> -> tensor<4x2xf16>
           %2 = tcc.matmul %ba, %bb : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32>
           %3 = tcc.matmul %ba, %bb acc(f64)
@@ -216,11 +216,11 @@ def test_reductions_keepdims(ctx):
     def reductions(x: Tensor[M, 8, N, f32], i: Tensor[4, 8, i32]):
         return (
             x.sum(1, keepdims=True),
-            x.max([0, 2]),
-            x.min(-1, keepdims=True),
+            x.amax([0, 2]),
+            x.amin(-1, keepdims=True),
             x.mean(),
             tcc.frontend.reduce_mean(x, [2, 0], keepdims=True),
-            i.sum(0),
+            tcc.frontend.reduce_sum(i, 0),
             tcc.frontend.reduce_max(i, 1, keepdims=True),
         )
 

@@ -269,3 +269,74 @@ def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
     e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
     ref = e / e.sum(1, keepdims=True)
     np.testing.assert_allclose(y.astype(np.float64), ref, rtol=2e-3, atol=1e-7)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_rank3_bias_relu_and_flat_odd_streams(target):
+    # [B, S, D] + bias[D] runs on the [B*S, D] view; an all-identity op on an
+    # odd last dim runs as one flat, vectorized stream.
+    src = """
+    func.func @f(%x: tensor<3x5x77xf32>, %b: tensor<77xf32>, %y: tensor<3x5x77xf32>)
+        -> (tensor<3x5x77xf32>, tensor<3x5x77xf32>) {
+      %bb = tcc.broadcast %b dims = [0, 1] : tensor<77xf32> -> tensor<3x5x77xf32>
+      %s = tcc.add %x, %bb : tensor<3x5x77xf32>
+      %r = tcc.relu %s : tensor<3x5x77xf32>
+      %t = tcc.mul %x, %y : tensor<3x5x77xf32>
+      return %r, %t : tensor<3x5x77xf32>, tensor<3x5x77xf32>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    assert len(k.kernels) == 2
+    assert "memref<15x77xf32>" in k.kernels[0].ir["tile"]
+    assert "memref<1155xf32>" in k.kernels[1].ir["tile"]
+    rng = np.random.default_rng(6)
+    x, y = (rng.standard_normal((3, 5, 77)).astype(np.float32) for _ in range(2))
+    b = rng.standard_normal(77).astype(np.float32)
+    r, t = run_gpu_stage(k, x, b, y)
+    np.testing.assert_array_equal(r, np.maximum(x + b, 0))
+    np.testing.assert_array_equal(t, x * y)
+
+
+LINEAR = """
+func.func @linear(%x: tensor<64x32xf16>, %w: tensor<48x32xf16>, %b: tensor<48xf16>)
+    -> tensor<64x48xf16> {
+  %wt = tcc.transpose %w permutation = [1, 0] : tensor<48x32xf16> -> tensor<32x48xf16>
+  %y = tcc.matmul %x, %wt acc(f32) : tensor<64x32xf16>, tensor<32x48xf16> -> tensor<64x48xf16>
+  %bb = tcc.broadcast %b dims = [0] : tensor<48xf16> -> tensor<64x48xf16>
+  %z = tcc.add %y, %bb : tensor<64x48xf16>
+  return %z : tensor<64x48xf16>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_linear_layer_x_at_w_transposed(target):
+    # nn.Linear: the weight [out, in] is transposed by a kernel of its own,
+    # then the tensor-core GEMM with the bias epilogue.
+    k = tcc_compile(LINEAR, target, cache=False)
+    assert [p.name for p in k.kernels] == ["linear_k0", "linear_k1"]
+    assert "memref.transpose" in k.kernels[0].ir["tile"]
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((64, 32)).astype(np.float16)
+    w = rng.standard_normal((48, 32)).astype(np.float16)
+    b = rng.standard_normal(48).astype(np.float16)
+    (y,) = run_gpu_stage(k, x, w, b)
+    ref = x.astype(np.float64) @ w.astype(np.float64).T + b
+    assert np.abs(y - ref).max() / np.abs(ref).max() < 2e-3
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_transposes_2d_and_batched(target):
+    src = """
+    func.func @t(%x: tensor<100x130xf32>, %y: tensor<3x40x72xf16>)
+        -> (tensor<130x100xf32>, tensor<3x72x40xf16>) {
+      %a = tcc.transpose %x permutation = [1, 0] : tensor<100x130xf32> -> tensor<130x100xf32>
+      %b = tcc.transpose %y permutation = [0, 2, 1] : tensor<3x40x72xf16> -> tensor<3x72x40xf16>
+      return %a, %b : tensor<130x100xf32>, tensor<3x72x40xf16>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((100, 130)).astype(np.float32)
+    y = rng.standard_normal((3, 40, 72)).astype(np.float16)
+    a, b = run_gpu_stage(k, x, y)
+    np.testing.assert_array_equal(a, x.T)
+    np.testing.assert_array_equal(b, y.transpose(0, 2, 1))

@@ -24,6 +24,7 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   tileOptions.numWarps = options.numWarps;
   tileOptions.mfmaShape = options.mfmaShape;
   tileOptions.elementsPerProgram = options.elementsPerProgram;
+  pm.addPass(createTccNormalizeMatmulOperands());
   pm.addPass(createTccSplitReduction());
   pm.addPass(createTccFormKernels());
   pm.addPass(createConvertLinalgToTile(tileOptions));
@@ -69,7 +70,8 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
-      "(tcc-split-reduction, tcc-form-kernels, convert-linalg-to-tile, tcc-swizzle-shared-memory, "
+      "(tcc-normalize-matmul-operands, tcc-split-reduction, tcc-form-kernels, "
+      "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
       "tcc-promote-shared-memory, canonicalize, cse)",
       buildLinalgToTilePipeline);
   PassPipelineRegistration<TileToGPUOptions>(

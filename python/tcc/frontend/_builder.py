@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from mlir import ir
 from mlir.dialects import arith, tensor
 
 from tcc.frontend.dtypes import DType
 from tcc.frontend.errors import FrontendError, ShapeError
-from tcc.frontend.shapes import Dim, Shape, Sym
+from tcc.frontend.shapes import Dim, Shape, Sym, factors, from_factors
 
 _DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -24,17 +25,35 @@ class Builder:
         self.carriers: dict[Sym, tuple[ir.Value, int]] = {}
         self._index_consts: dict[int, ir.Value] = {}
         self._sizes: dict[Sym, ir.Value] = {}
+        # Ops whose result a peephole replaced (e.g. a keepdims reduction
+        # re-emitted without keepdims to be broadcast); erased if unused.
+        self._bypassed: list[ir.Operation] = []
+        # (value, result type) -> the value reshaped to that type.
+        self.reshapes: dict[tuple[ir.Value, str], ir.Value] = {}
+        # Casts and broadcasts the frontend inserted (promotion, implicit
+        # broadcasting), so that each is made once: key -> Tensor.
+        self.implicit: dict[tuple[object, ...], Any] = {}
+        # The (symbolic) shape of every value the frontend made.
+        self.shapes: dict[ir.Value, Shape] = {}
 
     def resolve(self, dim: Dim) -> Dim:
         """``dim`` with bound symbols replaced by their static size."""
-        if isinstance(dim, Sym) and dim.name in self.bindings:
-            return self.bindings[dim.name]
-        return dim
+        if not isinstance(dim, Sym):
+            return dim
+        coeff, names = factors(dim)
+        rest = []
+        for name in names:
+            if name in self.bindings:
+                coeff *= self.bindings[name]
+            else:
+                rest.append(name)
+        return from_factors(coeff, rest)
 
     def resolve_shape(self, shape: Shape) -> Shape:
         return tuple(self.resolve(d) for d in shape)
 
     def add_carrier(self, value: ir.Value, shape: Shape) -> None:
+        self.shapes[value] = shape
         for i, d in enumerate(shape):
             if isinstance(d, Sym) and d not in self.carriers:
                 self.carriers[d] = (value, i)
@@ -43,17 +62,43 @@ class Builder:
         """The runtime size of ``dim`` (a ``tensor.dim`` of its first carrier)."""
         if dim in self._sizes:
             return self._sizes[dim]
+        coeff, names = factors(dim)
+        if coeff != 1 or len(names) > 1:
+            # A product: multiply the factors' sizes (arith.muli).
+            size = self.index_constant(coeff) if coeff != 1 else None
+            for name in names:
+                factor = self.size(Sym(name), where)
+                size = factor if size is None else arith.MulIOp(size, factor).result
+            assert size is not None
+            self._sizes[dim] = size
+            return size
         if dim not in self.carriers:
             raise ShapeError(
                 f"{where}: symbolic size {dim} is not the size of any argument dim, "
                 "so its runtime value is unknown"
             )
         value, index = self.carriers[dim]
-        if index not in self._index_consts:
-            self._index_consts[index] = arith.ConstantOp(ir.IndexType.get(), index).result
-        size = tensor.DimOp(value, self._index_consts[index]).result
+        size = tensor.DimOp(value, self.index_constant(index)).result
         self._sizes[dim] = size
         return size
+
+    def index_constant(self, value: int) -> ir.Value:
+        """One ``arith.constant value : index`` per value."""
+        if value not in self._index_consts:
+            self._index_consts[value] = arith.ConstantOp(ir.IndexType.get(), value).result
+        return self._index_consts[value]
+
+    def bypass(self, op: ir.Operation) -> None:
+        """Note that ``op``'s results were replaced by a peephole."""
+        if not any(op == seen for seen in self._bypassed):
+            self._bypassed.append(op)
+
+    def erase_unused_bypassed(self) -> None:
+        """Erase the bypassed ops nothing uses (latest first, so chains go)."""
+        for op in reversed(self._bypassed):
+            if all(not list(r.uses) for r in op.results):
+                op.erase()
+        self._bypassed.clear()
 
 
 def tensor_type(shape: Shape, dtype: DType) -> ir.RankedTensorType:

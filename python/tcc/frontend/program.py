@@ -86,6 +86,7 @@ class Program:
                 args.append(Tensor(value, spec.shape, spec.dtype, builder))
             outs = self._results(builder, self.fn(*args))
             func.ReturnOp([t.value for t in outs])
+            builder.erase_unused_bypassed()
         fop.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get(arg_types, [t.type for t in outs])
         )

@@ -10,7 +10,11 @@ from tcc.frontend.errors import ShapeError
 
 @dataclass(frozen=True)
 class Sym:
-    """A named symbolic size. Symbols with the same name are the same size."""
+    """A named symbolic size. Symbols with the same name are the same size.
+
+    Products of sizes (a flattened ``(M, 8)`` is ``8*M``) are symbols too,
+    named by their factors: a coefficient, then the symbol names sorted.
+    """
 
     name: str
 
@@ -56,6 +60,72 @@ def fmt_shape(shape: Shape) -> str:
     """Python tuple spelling: ``(M, 8)``, ``(N,)``, ``()``."""
     inner = ", ".join(str(d) for d in shape)
     return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def factors(dim: Dim) -> tuple[int, tuple[str, ...]]:
+    """``dim`` as a coefficient times symbol names: ``8*M`` is ``(8, ("M",))``."""
+    if isinstance(dim, int):
+        return dim, ()
+    coeff, names = 1, []
+    for part in dim.name.split("*"):
+        if part.isdigit():
+            coeff *= int(part)
+        else:
+            names.append(part)
+    return coeff, tuple(sorted(names))
+
+
+def from_factors(coeff: int, names: Iterable[str]) -> Dim:
+    """The Dim of a coefficient times symbols (an int when there are none)."""
+    names = sorted(names)
+    if not names or coeff == 0:
+        return coeff
+    if coeff == 1 and len(names) == 1:
+        return Sym(names[0])
+    return Sym("*".join(([str(coeff)] if coeff != 1 else []) + names))
+
+
+def product(dims: Iterable[Dim]) -> Dim:
+    """The product of sizes: an int, a symbol, or a product symbol."""
+    coeff, names = 1, []
+    for d in dims:
+        c, n = factors(d)
+        coeff *= c
+        names.extend(n)
+    return from_factors(coeff, names)
+
+
+def quotient(num: Dim, den: Dim) -> Dim | None:
+    """``num / den`` when it is a whole size (ints divide, den's symbols are
+    among num's), else None."""
+    (cn, nn), (cd, nd) = factors(num), factors(den)
+    rest = list(nn)
+    for name in nd:
+        if name not in rest:
+            return None
+        rest.remove(name)
+    if cd == 0 or cn % cd:
+        return None
+    return from_factors(cn // cd, rest)
+
+
+def broadcast_shapes(a: Shape, b: Shape) -> tuple[Shape, int | None]:
+    """numpy broadcasting of two shapes (aligned at the end; a 1 or a missing
+    dim takes the other's size). Returns the shape and None, or ``a``'s
+    length-aligned result and the first dim (from the end, as a negative
+    index) where the sizes differ and neither is 1."""
+    rank = len(a) if len(a) > len(b) else len(b)
+    out: list[Dim] = []
+    for i in range(-rank, 0):
+        x = a[i] if -i <= len(a) else 1
+        y = b[i] if -i <= len(b) else 1
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            return (), i
+    return tuple(out), None
 
 
 def norm_dim(dim: object, rank: int, where: str) -> int:

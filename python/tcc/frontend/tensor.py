@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mlir import ir
 
 from tcc.frontend._builder import Builder
 from tcc.frontend.dtypes import DType, dtype
 from tcc.frontend.errors import DTypeError, FrontendError, ShapeError
-from tcc.frontend.shapes import Dim, Shape, as_shape
+from tcc.frontend.shapes import Dim, Shape, as_shape, norm_dim
 
 Scalar = bool | int | float
 
@@ -72,8 +73,6 @@ class Tensor:
     def rank(self) -> int:
         return len(self.shape)
 
-    ndim = rank
-
     @property
     def type(self) -> ir.Type:
         return self.value.type
@@ -84,7 +83,25 @@ class Tensor:
     def __bool__(self) -> bool:
         raise FrontendError(f"{self!r} has no truth value while a program is being built")
 
-    # Arithmetic operators (tcc binary ops; Python scalars become constants).
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def dim(self) -> int:
+        """The rank (``torch.Tensor.dim``)."""
+        return len(self.shape)
+
+    def size(self, dim: int | None = None) -> Shape | Dim:
+        """The shape, or the size of ``dim`` (``torch.Tensor.size``)."""
+        if dim is None:
+            return self.shape
+        return self.shape[norm_dim(dim, self.rank, "size")]
+
+    def __hash__(self) -> int:  # `==` builds a comparison; hash by identity
+        return id(self)
+
+    # Arithmetic operators: torch's promotion and broadcasting; Python scalars
+    # become constants.
     def __add__(self, other: Tensor | Scalar) -> Tensor:
         return _ops.add(self, other)
 
@@ -124,6 +141,71 @@ class Tensor:
     def __abs__(self) -> Tensor:
         return _ops.abs(self)
 
+    # Comparisons give i1 tensors.
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
+        if not isinstance(other, Tensor | bool | int | float):
+            return NotImplemented
+        return _ops.eq(self, other)
+
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
+        if not isinstance(other, Tensor | bool | int | float):
+            return NotImplemented
+        return _ops.ne(self, other)
+
+    def __lt__(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.lt(self, other)
+
+    def __le__(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.le(self, other)
+
+    def __gt__(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.gt(self, other)
+
+    def __ge__(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.ge(self, other)
+
+    # Logical ops on i1 tensors.
+    def __and__(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.logical_and(self, other)
+
+    def __rand__(self, other: Scalar) -> Tensor:
+        return _ops.logical_and(other, self)
+
+    def __or__(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.logical_or(self, other)
+
+    def __ror__(self, other: Scalar) -> Tensor:
+        return _ops.logical_or(other, self)
+
+    def __invert__(self) -> Tensor:
+        return _ops.logical_not(self)
+
+    def eq(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.eq(self, other)
+
+    def ne(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.ne(self, other)
+
+    def lt(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.lt(self, other)
+
+    def le(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.le(self, other)
+
+    def gt(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.gt(self, other)
+
+    def ge(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.ge(self, other)
+
+    def where(self, condition: Tensor, other: Tensor | Scalar) -> Tensor:
+        """``torch.Tensor.where``: ``self`` where ``condition``, else ``other``."""
+        return _ops.where(condition, self, other)
+
+    def masked_fill(self, mask: Tensor, value: Tensor | Scalar) -> Tensor:
+        """``value`` where ``mask`` holds, else ``self`` (in ``self``'s dtype)."""
+        return _ops.where(mask, value, self).to(self.dtype)
+
     # Unary ops.
     def neg(self) -> Tensor:
         return _ops.neg(self)
@@ -149,11 +231,28 @@ class Tensor:
     def sigmoid(self) -> Tensor:
         return _ops.sigmoid(self)
 
+    def erf(self) -> Tensor:
+        return _ops.erf(self)
+
     def relu(self) -> Tensor:
         return _ops.relu(self)
 
     def gelu(self, approximate: str = "none") -> Tensor:
         return _ops.gelu(self, approximate=approximate)
+
+    def silu(self) -> Tensor:
+        return _ops.silu(self)
+
+    def square(self) -> Tensor:
+        return _ops.mul(self, self)
+
+    def reciprocal(self) -> Tensor:
+        return _ops.div(1.0, self)
+
+    def clamp(
+        self, min: Tensor | Scalar | None = None, max: Tensor | Scalar | None = None
+    ) -> Tensor:
+        return _ops.clamp(self, min, max)
 
     # Binary ops without an operator.
     def maximum(self, other: Tensor | Scalar) -> Tensor:
@@ -162,45 +261,189 @@ class Tensor:
     def minimum(self, other: Tensor | Scalar) -> Tensor:
         return _ops.minimum(self, other)
 
-    # Shape and type changes.
-    def cast(self, to: DType | str) -> Tensor:
+    def pow(self, other: Tensor | Scalar) -> Tensor:
+        return _ops.pow(self, other)
+
+    # Type changes.
+    def cast(self, to: object) -> Tensor:
+        """Convert the element type (a DType, its name, or a torch dtype or name)."""
         return _ops.cast(self, to)
 
-    to = cast
+    def to(self, dtype: object) -> Tensor:
+        """``torch.Tensor.to(dtype)``: the same as :meth:`cast`."""
+        return _ops.cast(self, dtype)
 
+    def float(self) -> Tensor:
+        return _ops.cast(self, "f32")
+
+    def half(self) -> Tensor:
+        return _ops.cast(self, "f16")
+
+    def bfloat16(self) -> Tensor:
+        return _ops.cast(self, "bf16")
+
+    def double(self) -> Tensor:
+        return _ops.cast(self, "f64")
+
+    def int(self) -> Tensor:
+        return _ops.cast(self, "i32")
+
+    def long(self) -> Tensor:
+        return _ops.cast(self, "i64")
+
+    def bool(self) -> Tensor:
+        """``self != 0`` as i1 (torch's bool conversion)."""
+        return _ops.ne(self, 0)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return _ops.cast(self, other.dtype)
+
+    # Matmul.
     def matmul(
         self, other: Tensor, *, acc: DType | str | None = None, out: DType | str | None = None
     ) -> Tensor:
         return _ops.matmul(self, other, acc=acc, out=out)
 
-    def sum(self, dims: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return _ops.reduce_sum(self, dims, keepdims=keepdims)
+    # Reductions (torch's signatures: dim positional, keepdim= or keepdims=).
+    def sum(
+        self,
+        dim: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: DType | str | None = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        return _red.sum(self, dim, keepdim, dtype=dtype, keepdims=keepdims)
 
-    def max(self, dims: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return _ops.reduce_max(self, dims, keepdims=keepdims)
+    def mean(
+        self,
+        dim: int | Sequence[int] | None = None,
+        keepdim: bool = False,
+        *,
+        dtype: DType | str | None = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        return _red.mean(self, dim, keepdim, dtype=dtype, keepdims=keepdims)
 
-    def min(self, dims: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return _ops.reduce_min(self, dims, keepdims=keepdims)
+    def amax(
+        self, dim: int | Sequence[int] = (), keepdim: bool = False, *, keepdims: bool | None = None
+    ) -> Tensor:
+        return _red.amax(self, dim, keepdim, keepdims=keepdims)
 
-    def mean(self, dims: int | Sequence[int] | None = None, keepdims: bool = False) -> Tensor:
-        return _ops.reduce_mean(self, dims, keepdims=keepdims)
+    def amin(
+        self, dim: int | Sequence[int] = (), keepdim: bool = False, *, keepdims: bool | None = None
+    ) -> Tensor:
+        return _red.amin(self, dim, keepdim, keepdims=keepdims)
+
+    def max(
+        self,
+        dim: int | Tensor | None = None,
+        keepdim: bool = False,
+        *,
+        keepdims: bool | None = None,
+    ) -> Any:
+        """``max()``: a 0-d tensor; ``max(dim)``: ``(values, indices)``;
+        ``max(other)``: the elementwise maximum."""
+        return _red.max(self, dim, keepdim, keepdims=keepdims)
+
+    def min(
+        self,
+        dim: int | Tensor | None = None,
+        keepdim: bool = False,
+        *,
+        keepdims: bool | None = None,
+    ) -> Any:
+        """As :meth:`max`, with the minimum."""
+        return _red.min(self, dim, keepdim, keepdims=keepdims)
+
+    def argmax(
+        self, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None
+    ) -> Tensor:
+        return _red.argmax(self, dim, keepdim, keepdims=keepdims)
+
+    def argmin(
+        self, dim: int | None = None, keepdim: bool = False, *, keepdims: bool | None = None
+    ) -> Tensor:
+        return _red.argmin(self, dim, keepdim, keepdims=keepdims)
+
+    def var(
+        self,
+        dim: int | Sequence[int] | bool | None = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: int | float | None = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        return _red.var(self, dim, unbiased, keepdim, correction=correction, keepdims=keepdims)
+
+    def std(
+        self,
+        dim: int | Sequence[int] | bool | None = None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: int | float | None = None,
+        keepdims: bool | None = None,
+    ) -> Tensor:
+        return _red.std(self, dim, unbiased, keepdim, correction=correction, keepdims=keepdims)
 
     def softmax(self, dim: int = -1) -> Tensor:
-        return _ops.softmax(self, dim)
+        return _red.softmax(self, dim)
 
-    def transpose(self, permutation: Sequence[int] | None = None) -> Tensor:
-        return _ops.transpose(self, permutation)
+    def log_softmax(self, dim: int = -1) -> Tensor:
+        return _red.log_softmax(self, dim)
+
+    # Shape ops.
+    def transpose(self, *dims: int | Sequence[int]) -> Tensor:
+        """``transpose(d0, d1)`` swaps two dims; ``transpose(perm)`` permutes;
+        ``transpose()`` reverses the dims."""
+        return _shape.transpose(self, *dims)
+
+    def permute(self, *dims: int | Sequence[int]) -> Tensor:
+        return _shape.permute(self, *dims)
 
     @property
     def T(self) -> Tensor:
         if self.rank != 2:
             raise ShapeError(f"T: expects a 2-D tensor, got {self!r}; use transpose(permutation)")
-        return _ops.transpose(self, (1, 0))
+        return _shape.transpose(self, (1, 0))
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two dims swapped."""
+        if self.rank < 2:
+            raise ShapeError(f"mT: expects a tensor of rank 2 or more, got {self!r}")
+        return _shape.transpose(self, -2, -1)
+
+    def reshape(self, *shape: object) -> Tensor:
+        return _shape.reshape(self, *shape)
+
+    def view(self, *shape: object) -> Tensor:
+        return _shape.view(self, *shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return _shape.flatten(self, start_dim, end_dim)
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        return _shape.unsqueeze(self, dim)
+
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        return _shape.squeeze(self, dim)
+
+    def expand(self, *sizes: object) -> Tensor:
+        return _shape.expand(self, *sizes)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        return _shape.broadcast_to(self, other)
 
     def broadcast_to(
         self, shape: Tensor | TensorSpec | Sequence[Dim | str], dims: Sequence[int] | None = None
     ) -> Tensor:
-        return _ops.broadcast_to(self, shape, dims=dims)
+        return _shape.broadcast_to(self, shape, dims=dims)
 
 
-from tcc.frontend import ops as _ops  # noqa: E402  (ops needs Tensor)
+# The op modules need Tensor; imported as modules, in dependency order.
+from tcc.frontend import ops as _ops  # noqa: E402
+from tcc.frontend import reductions as _red  # noqa: E402
+from tcc.frontend import shape_ops as _shape  # noqa: E402

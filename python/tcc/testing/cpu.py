@@ -2,7 +2,10 @@
 
 This checks the math of the front half of the compiler (tcc -> linalg,
 fusion) numerically on machines without a GPU: the same fused linalg IR that
-the GPU schedule starts from is bufferized, lowered to loops and JIT-run.
+the GPU schedule starts from is bufferized, lowered to loops and JIT-run
+(``linalg.softmax`` is first decomposed into generics, its own definition).
+numpy has no bfloat16: bf16 arguments take float32 arrays (rounded to
+nearest even) and bf16 results come back as float32 arrays.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ _CPU_PIPELINE = ",".join(
         "expand-strided-metadata",
         "lower-affine",
         "convert-scf-to-cf",
+        "math-expand-ops{ops=rsqrt}",  # libm has no rsqrtf
         "convert-math-to-libm",
         "convert-math-to-llvm",
         "finalize-memref-to-llvm",
@@ -30,6 +34,31 @@ _CPU_PIPELINE = ",".join(
         "reconcile-unrealized-casts",
     ]
 )
+
+# Decomposes linalg.softmax (max, exp, sum, div generics): convert-linalg-to-loops
+# does not lower it.
+_DECOMPOSE_SOFTMAX = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %s = transform.structured.match ops{["linalg.softmax"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.structured.decompose_interface %s : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+"""
+
+
+def _to_bf16_bits(a: np.ndarray) -> np.ndarray:
+    """float32 values as bfloat16 bit patterns (uint16), rounded to nearest even."""
+    bits = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32)
+    rounded = bits + 0x7FFF + ((bits >> 16) & 1)
+    return (rounded >> 16).astype(np.uint16)
+
+
+def _from_bf16_bits(a: np.ndarray) -> np.ndarray:
+    return (a.astype(np.uint32) << 16).view(np.float32)
+
 
 def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
     """Compile ``source`` (one static-shaped function) to its linalg stage and
@@ -44,10 +73,17 @@ def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(source)
         PassManager.parse("builtin.module(tcc-tensor-to-linalg)").run(module.operation)
+        if "linalg.softmax" in str(module):
+            _decompose_softmax(module)
         func = next(op for op in module.body.operations if op.operation.name == "func.func")
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         name = ir.StringAttr(func.attributes["sym_name"]).value
         results = [_empty_like_type(t) for t in ftype.results]
+        bf16_results = [str(ir.RankedTensorType(t).element_type) == "bf16" for t in ftype.results]
+        inputs = tuple(
+            _to_bf16_bits(a) if str(ir.RankedTensorType(t).element_type) == "bf16" else a
+            for a, t in zip(inputs, ftype.inputs, strict=True)
+        )
         func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         PassManager.parse(f"builtin.module({_CPU_PIPELINE})").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2, shared_libs=[])
@@ -59,7 +95,20 @@ def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
             ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(b))) for b in buffers
         ]
         engine.invoke(name, *args)
-    return results
+    return [_from_bf16_bits(r) if b else r for r, b in zip(results, bf16_results, strict=True)]
+
+
+def _decompose_softmax(module: Any) -> None:
+    from mlir import ir
+    from mlir.passmanager import PassManager
+
+    module.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
+    library = ir.Module.parse(_DECOMPOSE_SOFTMAX)
+    sequence = library.body.operations[0]
+    module.body.append(sequence)
+    PassManager.parse("builtin.module(transform-interpreter)").run(module.operation)
+    sequence.erase()
+    del module.operation.attributes["transform.with_named_sequence"]
 
 
 def _empty_like_type(t: Any) -> np.ndarray:
@@ -69,7 +118,9 @@ def _empty_like_type(t: Any) -> np.ndarray:
 
     rt = ir.RankedTensorType(t)
     name = str(rt.element_type)
-    if name not in DTYPES or name == "bf16":  # numpy has no bfloat16
+    if name == "bf16":  # numpy has no bfloat16: raw bits, converted after the call
+        return np.zeros(tuple(rt.shape), dtype=np.uint16)
+    if name not in DTYPES:
         raise TypeError(f"no numpy dtype for {name} on the CPU path")
     dtype = np.dtype(DTYPES[name][0])
     fill = np.nan if dtype.kind == "f" else 0

@@ -39,17 +39,18 @@ func.func @bias_tanh(%x: tensor<64x1024xf32>, %b: tensor<1024xf32>) -> tensor<64
 
 #id = affine_map<(d0) -> (d0)>
 
-// Rank 1 runs as one row of a [1, n] view; 8 x f16 per vector; a captured
-// constant is splatted.
+// Rank 1 runs as one row of a [1, n] view (a flat stream: a program takes
+// elements-per-program of it); 8 x f16 per vector; a captured constant is
+// splatted.
 // CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
 // CHECK-LABEL: tile.func @scale
-// CHECK-SAME: tcc.grid = array<i64: 3, 1, 1>
+// CHECK-SAME: tcc.grid = array<i64: 2, 1, 1>
 // CHECK: %[[C:.*]] = arith.constant 2.000000e+00 : f16
-// CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %c2048 : index
+// CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %c4096 : index
 // CHECK: %[[V:.*]] = memref.expand_shape %arg0 {{\[\[}}0, 1]] output_shape [1, 5000] : memref<5000xf16> into memref<1x5000xf16>
-// CHECK: %[[T:.*]] = tile.memref_load %[[V]][%{{.*}}, %[[N0]]] : memref<1x5000xf16> -> tensor<1x2048xf16, #[[BLK]]>
-// CHECK: %[[CS:.*]] = tile.splat %[[C]] : f16 -> tensor<1x2048xf16, #[[BLK]]>
-// CHECK: arith.mulf %[[T]], %[[CS]] : tensor<1x2048xf16, #[[BLK]]>
+// CHECK: %[[T:.*]] = tile.memref_load %[[V]][%{{.*}}, %[[N0]]] : memref<1x5000xf16> -> tensor<1x4096xf16, #[[BLK]]>
+// CHECK: %[[CS:.*]] = tile.splat %[[C]] : f16 -> tensor<1x4096xf16, #[[BLK]]>
+// CHECK: arith.mulf %[[T]], %[[CS]] : tensor<1x4096xf16, #[[BLK]]>
 func.func @scale(%x: tensor<5000xf16>) -> tensor<5000xf16> {
   %two = arith.constant 2.0 : f16
   %e = tensor.empty() : tensor<5000xf16>
@@ -317,4 +318,50 @@ func.func @batched_gemm(%x: tensor<2x200x64xf16>, %w: tensor<2x64x136xf16>, %res
     linalg.yield %t : f32
   } -> tensor<2x200x136xf32>
   return %y : tensor<2x200x136xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#last = affine_map<(d0, d1, d2) -> (d2)>
+
+// Rank 3 with a bias over the last dim runs on the flattest view: the two
+// leading dims, which every operand reads together, are one ([24, 100]).
+// CHECK-LABEL: tile.func @bias_relu_3d
+// CHECK: memref.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : memref<4x6x100xf32> into memref<24x100xf32>
+// CHECK: tile.memref_load %arg1[%{{.*}}] : memref<100xf32>
+// CHECK: memref.collapse_shape %arg2 {{\[\[}}0, 1], [2]] : memref<4x6x100xf32> into memref<24x100xf32>
+// CHECK: tile.memref_store
+func.func @bias_relu_3d(%x: tensor<4x6x100xf32>, %b: tensor<100xf32>) -> tensor<4x6x100xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x6x100xf32>
+  %0 = linalg.generic {indexing_maps = [#id3, #last, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<4x6x100xf32>, tensor<100xf32>) outs(%e : tensor<4x6x100xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x6x100xf32>
+  return %0 : tensor<4x6x100xf32>
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// All-identity maps: one flat stream, vectorized although the last dim (777)
+// is odd.
+// CHECK: #[[FLAT:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-LABEL: tile.func @add_odd
+// CHECK: memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<1000x777xf32> into memref<777000xf32>
+// CHECK: tile.memref_load {{.*}} : memref<1x777000xf32> -> tensor<1x4096xf32, #[[FLAT]]>
+func.func @add_odd(%x: tensor<1000x777xf32>, %y: tensor<1000x777xf32>) -> tensor<1000x777xf32> {
+  %e = tensor.empty() : tensor<1000x777xf32>
+  %0 = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<1000x777xf32>, tensor<1000x777xf32>) outs(%e : tensor<1000x777xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<1000x777xf32>
+  return %0 : tensor<1000x777xf32>
 }

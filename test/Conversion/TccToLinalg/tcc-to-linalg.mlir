@@ -212,3 +212,131 @@ func.func @constant() -> tensor<4xf32> {
   %0 = tcc.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Comparisons: ordered float predicates (`ne` unordered), signed integers,
+// unsigned i1.
+// CHECK-LABEL: func.func @compare
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: i1):
+// CHECK: arith.cmpf olt, %[[A]], %[[B]] : f32
+// CHECK: linalg.generic
+// CHECK: arith.cmpf une
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : i32
+// CHECK: linalg.generic
+// CHECK: arith.cmpi ugt, %{{.*}}, %{{.*}} : i1
+func.func @compare(%a: tensor<4x?xf32>, %b: tensor<4x?xf32>, %i: tensor<3xi32>, %p: tensor<3xi1>)
+    -> (tensor<4x?xi1>, tensor<4x?xi1>, tensor<3xi1>, tensor<3xi1>) {
+  %0 = tcc.cmp lt, %a, %b : tensor<4x?xf32> -> tensor<4x?xi1>
+  %1 = tcc.cmp ne, %a, %b : tensor<4x?xf32> -> tensor<4x?xi1>
+  %2 = tcc.cmp ge, %i, %i : tensor<3xi32> -> tensor<3xi1>
+  %3 = tcc.cmp gt, %p, %p : tensor<3xi1> -> tensor<3xi1>
+  return %0, %1, %2, %3 : tensor<4x?xi1>, tensor<4x?xi1>, tensor<3xi1>, tensor<3xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @select
+// CHECK-SAME: (%[[C:.*]]: tensor<4x?xi1>, %[[A:.*]]: tensor<4x?xf32>, %[[B:.*]]: tensor<4x?xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[C]], %[[A]], %[[B]] : tensor<4x?xi1>, tensor<4x?xf32>, tensor<4x?xf32>)
+// CHECK: ^bb0(%[[IC:.*]]: i1, %[[IA:.*]]: f32, %[[IB:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.select %[[IC]], %[[IA]], %[[IB]] : f32
+func.func @select(%c: tensor<4x?xi1>, %a: tensor<4x?xf32>, %b: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %0 = tcc.select %c, %a, %b : tensor<4x?xi1>, tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
+
+// -----
+
+// f16 erf is computed in f32.
+// CHECK-LABEL: func.func @erf_f16
+// CHECK: linalg.generic
+// CHECK: %[[X:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[E:.*]] = math.erf %[[X]] : f32
+// CHECK: arith.truncf %[[E]] : f32 to f16
+func.func @erf_f16(%x: tensor<8xf16>) -> tensor<8xf16> {
+  %0 = tcc.erf %x : tensor<8xf16>
+  return %0 : tensor<8xf16>
+}
+
+// -----
+
+// One generic with a values and an indices output; the index of the reduced
+// dim from linalg.index.
+// CHECK-LABEL: func.func @argmax_keepdims
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[BIG:.*]] = arith.constant 9223372036854775807 : i64
+// CHECK: %[[V:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<?xf32>)
+// CHECK: %[[I:.*]] = linalg.fill ins(%[[BIG]] : i64) outs(%{{.*}} : tensor<?xi64>)
+// CHECK: %[[G:.*]]:2 = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction"]
+// CHECK-SAME: ins(%{{.*}} : tensor<?x8xf32>) outs(%[[V]], %[[I]] : tensor<?xf32>, tensor<?xi64>)
+// CHECK: linalg.index 1 : index
+// CHECK: arith.cmpf ogt
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, i64
+// CHECK: tensor.expand_shape %[[G]]#0 {{\[\[}}0, 1]] output_shape [%{{.*}}, 1] : tensor<?xf32> into tensor<?x1xf32>
+// CHECK: tensor.expand_shape %[[G]]#1 {{\[\[}}0, 1]] output_shape [%{{.*}}, 1] : tensor<?xi64> into tensor<?x1xi64>
+func.func @argmax_keepdims(%x: tensor<?x8xf32>) -> (tensor<?x1xf32>, tensor<?x1xi64>) {
+  %v, %i = tcc.reduce_argmax %x dim = 1 keepdims : tensor<?x8xf32> -> tensor<?x1xf32>, tensor<?x1xi64>
+  return %v, %i : tensor<?x1xf32>, tensor<?x1xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @argmin_int_dim0
+// CHECK-DAG: arith.constant 2147483647 : i32
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK: linalg.index 0 : index
+// CHECK: arith.cmpi slt
+func.func @argmin_int_dim0(%x: tensor<5x3xi32>) -> (tensor<3xi32>, tensor<3xi32>) {
+  %v, %i = tcc.reduce_argmin %x dim = 0 : tensor<5x3xi32> -> tensor<3xi32>, tensor<3xi32>
+  return %v, %i : tensor<3xi32>, tensor<3xi32>
+}
+
+// -----
+
+// Reshapes: collapse to one dim per group of equal size, expand from there.
+// CHECK-LABEL: func.func @reshape_static
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x12xf32> into tensor<24xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[\[}}0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [1, 2, 12] : tensor<2x12xf32> into tensor<1x2x12xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<4x1x3xf32> into tensor<4x3xf32>
+func.func @reshape_static(%x: tensor<2x12xf32>, %y: tensor<4x1x3xf32>) -> (tensor<4x6xf32>, tensor<1x2x12xf32>, tensor<4x3xf32>) {
+  %0 = tcc.reshape %x : tensor<2x12xf32> -> tensor<4x6xf32>
+  %1 = tcc.reshape %x : tensor<2x12xf32> -> tensor<1x2x12xf32>
+  %2 = tcc.reshape %y : tensor<4x1x3xf32> -> tensor<4x3xf32>
+  return %0, %1, %2 : tensor<4x6xf32>, tensor<1x2x12xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// Dynamic dims: static groups from both ends, the dynamic middle as one
+// group; the result's dynamic sizes come from `sizes`.
+// CHECK-LABEL: func.func @reshape_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf32>, %[[A:.*]]: index, %[[B:.*]]: index, %[[Y:.*]]: tensor<?x1xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[\[}}0, 1], [2, 3]] output_shape [%[[A]], %[[B]], 2, 4] : tensor<?x8xf32> into tensor<?x?x2x4xf32>
+// CHECK: tensor.collapse_shape %[[Y]] {{\[\[}}0, 1]] : tensor<?x1xf32> into tensor<?xf32>
+func.func @reshape_dynamic(%x: tensor<?x?x8xf32>, %a: index, %b: index, %y: tensor<?x1xf32>) -> (tensor<?x?x2x4xf32>, tensor<?xf32>) {
+  %0 = tcc.reshape %x sizes(%a, %b) : tensor<?x?x8xf32> -> tensor<?x?x2x4xf32>
+  %1 = tcc.reshape %y sizes(%a) : tensor<?x1xf32> -> tensor<?xf32>
+  return %0, %1 : tensor<?x?x2x4xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Rank 0 to and from unit dims; a static result of a dynamic input is a cast.
+// CHECK-LABEL: func.func @reshape_rank0_and_cast
+// CHECK: tensor.expand_shape %{{.*}} [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+// CHECK: tensor.collapse_shape %{{.*}} [] : tensor<1x1xf32> into tensor<f32>
+// CHECK: %[[CAST:.*]] = tensor.cast %{{.*}} : tensor<?xf32> to tensor<6xf32>
+// CHECK: tensor.expand_shape %[[CAST]] {{\[\[}}0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+func.func @reshape_rank0_and_cast(%s: tensor<f32>, %u: tensor<1x1xf32>, %v: tensor<?xf32>) -> (tensor<1x1xf32>, tensor<f32>, tensor<2x3xf32>) {
+  %0 = tcc.reshape %s : tensor<f32> -> tensor<1x1xf32>
+  %1 = tcc.reshape %u : tensor<1x1xf32> -> tensor<f32>
+  %2 = tcc.reshape %v : tensor<?xf32> -> tensor<2x3xf32>
+  return %0, %1, %2 : tensor<1x1xf32>, tensor<f32>, tensor<2x3xf32>
+}

@@ -241,6 +241,67 @@ func.func @cse(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor
 
 // -----
 
+// CHECK-LABEL: func.func @select_same_values
+// CHECK-SAME: (%{{.*}}: tensor<4xi1>, %[[A:.*]]: tensor<4xf32>)
+// CHECK-NOT: tcc.select
+// CHECK: return %[[A]]
+func.func @select_same_values(%c: tensor<4xi1>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tcc.select %c, %a, %a : tensor<4xi1>, tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @select_constant_condition
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>)
+// CHECK-NOT: tcc.select
+// CHECK: return %[[B]], %[[A]]
+func.func @select_constant_condition(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %f = tcc.constant dense<false> : tensor<4xi1>
+  %t = tcc.constant dense<true> : tensor<4xi1>
+  %0 = tcc.select %f, %a, %b : tensor<4xi1>, tensor<4xf32>
+  %1 = tcc.select %t, %a, %b : tensor<4xi1>, tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<4x6xf32>, %[[Y:.*]]: tensor<?x6xf32>, %{{.*}}: index)
+// CHECK-NOT: tcc.reshape
+// CHECK: return %[[X]], %[[Y]]
+func.func @reshape_identity(%x: tensor<4x6xf32>, %y: tensor<?x6xf32>, %n: index) -> (tensor<4x6xf32>, tensor<?x6xf32>) {
+  %0 = tcc.reshape %x : tensor<4x6xf32> -> tensor<4x6xf32>
+  %1 = tcc.reshape %y sizes(%n) : tensor<?x6xf32> -> tensor<?x6xf32>
+  return %0, %1 : tensor<4x6xf32>, tensor<?x6xf32>
+}
+
+// -----
+
+// Two dynamic dims: the same type may still be another shape (2x6 vs 3x4).
+// CHECK-LABEL: func.func @reshape_two_dynamic_dims_kept
+// CHECK: tcc.reshape
+func.func @reshape_two_dynamic_dims_kept(%x: tensor<?x?xf32>, %a: index, %b: index) -> tensor<?x?xf32> {
+  %0 = tcc.reshape %x sizes(%a, %b) : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// reshape(reshape(x)) reshapes x once, or not at all when it comes back.
+// CHECK-LABEL: func.func @reshape_of_reshape
+// CHECK-SAME: (%[[X:.*]]: tensor<4x6xf32>)
+// CHECK: %[[R:.*]] = tcc.reshape %[[X]] : tensor<4x6xf32> -> tensor<2x12xf32>
+// CHECK: return %[[X]], %[[R]]
+func.func @reshape_of_reshape(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<2x12xf32>) {
+  %0 = tcc.reshape %x : tensor<4x6xf32> -> tensor<24xf32>
+  %1 = tcc.reshape %0 : tensor<24xf32> -> tensor<4x6xf32>
+  %2 = tcc.reshape %0 : tensor<24xf32> -> tensor<2x12xf32>
+  return %1, %2 : tensor<4x6xf32>, tensor<2x12xf32>
+}
+
+// -----
+
 // Different attributes: no merge.
 // CSE-LABEL: func.func @cse_attrs_differ
 // CSE: tcc.softmax %{{.*}} dim = 0

@@ -679,3 +679,155 @@ func.func @launch_tile_arity(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = tcc.launch @tk2(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+func.func @case80(%a: tensor<4xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{lhs type 'tensor<4xf32>' and rhs type 'tensor<8xf32>' are not compatible}}
+  %0 = tcc.cmp lt, %a, %b : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @case81(%a: tensor<4xf32>) {
+  // expected-error @+1 {{result type 'tensor<8xi1>' and lhs type 'tensor<4xf32>' are not compatible}}
+  %0 = tcc.cmp lt, %a, %a : tensor<4xf32> -> tensor<8xi1>
+  return
+}
+
+// -----
+
+func.func @case82(%a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{rhs element type 'f16' does not match lhs element type 'f32'}}
+  %0 = tcc.cmp eq, %a, %b : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @case83(%a: tensor<4xf32>) {
+  // expected-error @+1 {{result #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xf32>'}}
+  %0 = tcc.cmp eq, %a, %a : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @case84(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected one of eq, ne, lt, le, gt, ge, got 'olt'}}
+  %0 = tcc.cmp olt, %a, %a : tensor<4xf32> -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @case85(%c: tensor<8xi1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{condition type 'tensor<8xi1>' and true_value type 'tensor<4xf32>' are not compatible}}
+  %0 = tcc.select %c, %a, %a : tensor<8xi1>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @case86(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf16>) {
+  // expected-error @+1 {{failed to verify that all of {true_value, false_value, result} have same type}}
+  %0 = "tcc.select"(%c, %a, %b) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @case87(%c: tensor<4xi8>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values, but got 'tensor<4xi8>'}}
+  %0 = "tcc.select"(%c, %a, %a) : (tensor<4xi8>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @case88(%a: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  %0 = tcc.erf %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @case89(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dim' 2 is out of range [0, 2)}}
+  %v, %i = tcc.reduce_argmax %x dim = 2 : tensor<4x8xf32> -> tensor<4xf32>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @case90(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{values element type 'f16' does not match input element type 'f32'}}
+  %v, %i = tcc.reduce_argmax %x dim = 1 : tensor<4x8xf32> -> tensor<4xf16>, tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @case91(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{indices dim 0 (size 8) does not match input dim 0 (size 4)}}
+  %v, %i = tcc.reduce_argmin %x dim = 1 : tensor<4x8xf32> -> tensor<4xf32>, tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @case92(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{values rank 1 does not match expected rank 2 (input rank 2, reducing 1 dim(s) with keepdims)}}
+  %v, %i = tcc.reduce_argmin %x dim = 1 keepdims : tensor<4x8xf32> -> tensor<4xf32>, tensor<4x1xi64>
+  return
+}
+
+// -----
+
+func.func @case93(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{indices dim 1 (size 8) must be 1: it is a reduced dim kept by keepdims}}
+  %v, %i = tcc.reduce_argmax %x dim = 1 keepdims : tensor<4x8xf32> -> tensor<4x1xf32>, tensor<4x8xi64>
+  return
+}
+
+// -----
+
+func.func @case94(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values, but got 'tensor<4xf32>'}}
+  %v, %i = tcc.reduce_argmax %x dim = 1 : tensor<4x8xf32> -> tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @case95(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{input type 'tensor<4x6xf32>' has 24 elements but result type 'tensor<5x5xf32>' has 25}}
+  %0 = tcc.reshape %x : tensor<4x6xf32> -> tensor<5x5xf32>
+  return
+}
+
+// -----
+
+func.func @case96(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{result element type 'f16' does not match input element type 'f32'}}
+  %0 = tcc.reshape %x : tensor<4x6xf32> -> tensor<24xf16>
+  return
+}
+
+// -----
+
+func.func @case97(%x: tensor<?x6xf32>) {
+  // expected-error @+1 {{expected 1 'sizes' operand(s), one per dynamic result dim, but got 0}}
+  %0 = tcc.reshape %x : tensor<?x6xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @case98(%x: tensor<?xf32>) {
+  // expected-error @+1 {{a reshape to or from rank 0 needs static unit dims, but input type is 'tensor<?xf32>' and result type is 'tensor<f32>'}}
+  %0 = tcc.reshape %x : tensor<?xf32> -> tensor<f32>
+  return
+}

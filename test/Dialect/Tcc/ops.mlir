@@ -256,3 +256,57 @@ func.func @host_tile(%x: tensor<8x64xf32>) -> tensor<8xf32> attributes {tcc.host
   %s = tcc.launch @tile_k0(%x) : (tensor<8x64xf32>) -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
+
+// CHECK-LABEL: func.func @compare_select_erf
+func.func @compare_select_erf(%a: tensor<4x?xf32>, %b: tensor<4x?xf32>, %s: tensor<4x8xf32>,
+                              %i: tensor<3xi32>, %p: tensor<3xi1>) {
+  // CHECK: tcc.cmp eq, %{{.*}}, %{{.*}} : tensor<4x?xf32> -> tensor<4x?xi1>
+  %eq = tcc.cmp eq, %a, %b : tensor<4x?xf32> -> tensor<4x?xi1>
+  // CHECK: tcc.cmp ne, %{{.*}}, %{{.*}} : tensor<4x?xf32> -> tensor<4x8xi1>
+  %ne = tcc.cmp ne, %a, %b : tensor<4x?xf32> -> tensor<4x8xi1>
+  // CHECK: tcc.cmp lt, %{{.*}}, %{{.*}} : (tensor<4x?xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  %lt = tcc.cmp lt, %a, %s : (tensor<4x?xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  // CHECK: tcc.cmp le, %{{.*}}, %{{.*}} : tensor<3xi32> -> tensor<3xi1>
+  %le = tcc.cmp le, %i, %i : tensor<3xi32> -> tensor<3xi1>
+  // CHECK: tcc.cmp gt, %{{.*}}, %{{.*}} : tensor<3xi1> -> tensor<3xi1>
+  %gt = tcc.cmp gt, %p, %p : tensor<3xi1> -> tensor<3xi1>
+  // CHECK: tcc.cmp ge, %{{.*}}, %{{.*}} : tensor<3xi32> -> tensor<3xi1>
+  %ge = tcc.cmp ge, %i, %i : tensor<3xi32> -> tensor<3xi1>
+  // CHECK: tcc.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x?xi1>, tensor<4x?xf32>
+  %sel = tcc.select %eq, %a, %b : tensor<4x?xi1>, tensor<4x?xf32>
+  // CHECK: tcc.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x8xi1>, tensor<4x8xf32>
+  %sel2 = tcc.select %ne, %s, %s : tensor<4x8xi1>, tensor<4x8xf32>
+  // CHECK: tcc.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<3xi1>, tensor<3xi32>
+  %sel3 = tcc.select %le, %i, %i : tensor<3xi1>, tensor<3xi32>
+  // CHECK: tcc.erf %{{.*}} : tensor<4x?xf32>
+  %erf = tcc.erf %a : tensor<4x?xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @arg_reductions
+func.func @arg_reductions(%x: tensor<4x8xf32>, %d: tensor<?x8xi32>) {
+  // CHECK: tcc.reduce_argmax %{{.*}} dim = 1 : tensor<4x8xf32> -> tensor<4xf32>, tensor<4xi64>
+  %v0, %i0 = tcc.reduce_argmax %x dim = 1 : tensor<4x8xf32> -> tensor<4xf32>, tensor<4xi64>
+  // CHECK: tcc.reduce_argmax %{{.*}} dim = 0 keepdims : tensor<4x8xf32> -> tensor<1x8xf32>, tensor<1x8xi32>
+  %v1, %i1 = tcc.reduce_argmax %x dim = 0 keepdims : tensor<4x8xf32> -> tensor<1x8xf32>, tensor<1x8xi32>
+  // CHECK: tcc.reduce_argmin %{{.*}} dim = 0 : tensor<?x8xi32> -> tensor<8xi32>, tensor<8xi64>
+  %v2, %i2 = tcc.reduce_argmin %d dim = 0 : tensor<?x8xi32> -> tensor<8xi32>, tensor<8xi64>
+  // CHECK: tcc.reduce_argmin %{{.*}} dim = 1 keepdims : tensor<?x8xi32> -> tensor<?x1xi32>, tensor<?x1xi64>
+  %v3, %i3 = tcc.reduce_argmin %d dim = 1 keepdims : tensor<?x8xi32> -> tensor<?x1xi32>, tensor<?x1xi64>
+  return
+}
+
+// CHECK-LABEL: func.func @reshape
+func.func @reshape(%x: tensor<4x6xf32>, %y: tensor<?x8xi8>, %n: index, %z: tensor<f16>) {
+  // CHECK: tcc.reshape %{{.*}} : tensor<4x6xf32> -> tensor<2x2x6xf32>
+  %0 = tcc.reshape %x : tensor<4x6xf32> -> tensor<2x2x6xf32>
+  // CHECK: tcc.reshape %{{.*}} : tensor<4x6xf32> -> tensor<24xf32>
+  %1 = tcc.reshape %x : tensor<4x6xf32> -> tensor<24xf32>
+  // CHECK: tcc.reshape %{{.*}} sizes(%{{.*}}) : tensor<?x8xi8> -> tensor<?xi8>
+  %2 = tcc.reshape %y sizes(%n) : tensor<?x8xi8> -> tensor<?xi8>
+  // CHECK: tcc.reshape %{{.*}} : tensor<?x8xi8> -> tensor<4x2x4xi8>
+  %3 = tcc.reshape %y : tensor<?x8xi8> -> tensor<4x2x4xi8>
+  // CHECK: tcc.reshape %{{.*}} : tensor<f16> -> tensor<1x1xf16>
+  %4 = tcc.reshape %z : tensor<f16> -> tensor<1x1xf16>
+  return
+}

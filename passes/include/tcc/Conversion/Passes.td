@@ -17,10 +17,13 @@ def ConvertTccToLinalg : Pass<"convert-tcc-to-linalg"> {
     where upstream has them (`linalg.add`, `linalg.exp`, `linalg.broadcast`,
     `linalg.transpose`, `linalg.matmul`, `linalg.batch_matmul`,
     `linalg.reduce`, `linalg.softmax`, ...) and `linalg.generic` otherwise
-    (sigmoid, relu, gelu, casts, integer abs/neg). Destination tensors are
-    `tensor.empty` ops whose dynamic sizes come from `tensor.dim` of the
-    operands (or the `sizes` of `tcc.broadcast`). Transcendental math on
-    f16/bf16 (gelu, sigmoid) is computed in f32 inside the body.
+    (sigmoid, relu, gelu, erf, casts, comparisons, select, integer abs/neg;
+    one two-output generic for `reduce_argmax`/`reduce_argmin`);
+    `tcc.reshape` becomes `tensor.collapse_shape`/`tensor.expand_shape`.
+    Destination tensors are `tensor.empty` ops whose dynamic sizes come from
+    `tensor.dim` of the operands (or the `sizes` of `tcc.broadcast` and
+    `tcc.reshape`). Transcendental math on f16/bf16 (gelu, sigmoid, erf) is
+    computed in f32 inside the body.
 
     Before:
     ```mlir

@@ -499,6 +499,10 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
     built = buildSoftmaxKernel(cast<linalg::SoftmaxOp>(kernelOps[0]), kernel,
                                outputs, inputArgs, options, grid, warps);
   } else if (kernelOps.size() == 1 && genericAt(0) &&
+             isTransposeKernel(genericAt(0))) {
+    built = buildTransposeKernel(genericAt(0), kernel, outputs, inputArgs,
+                                 options, grid, warps);
+  } else if (kernelOps.size() == 1 && genericAt(0) &&
              isAllParallel(genericAt(0))) {
     built = buildElementwiseKernel(genericAt(0), kernel, outputs, inputArgs,
                                    options, grid, warps);

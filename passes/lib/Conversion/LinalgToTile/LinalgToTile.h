@@ -202,6 +202,17 @@ LogicalResult buildColumnReductionKernel(ArrayRef<Operation *> ops,
 /// exp(x - max), and exp(x - max) / sum; returns them in order.
 FailureOr<SmallVector<Operation *>> decomposeSoftmax(linalg::SoftmaxOp op);
 
+/// Whether `op` is an elementwise op reading an operand with its last two
+/// dims swapped (a transpose, 2-D or batched), others straight.
+bool isTransposeKernel(linalg::GenericOp op);
+/// A transpose staged through shared memory so that reads and writes are
+/// both coalesced (TransposeKernel.cpp).
+LogicalResult buildTransposeKernel(linalg::GenericOp op, tile::FuncOp kernel,
+                                   const OutputMap &outputs,
+                                   ArrayRef<Value> inputArgs,
+                                   const ScheduleOptions &options,
+                                   int64_t &grid, unsigned &numWarps);
+
 /// Whether `op` is a matmul generic (A (m, k), B (k, n), C (m, n)), or a
 /// batched one (A (b, m, k), B (b, k, n), C (b, m, n)).
 bool isMatmulKernel(linalg::GenericOp op);

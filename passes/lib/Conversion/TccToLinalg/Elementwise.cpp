@@ -1,8 +1,8 @@
 //===- Elementwise.cpp - tcc elementwise ops to linalg --------------------===//
 //
-// Binary and unary elementwise ops and casts. Named linalg ops where upstream
-// has one for the element type (float add/exp/..., signed int max/min, ...);
-// linalg.generic for the rest.
+// Binary and unary elementwise ops, comparisons, select and casts. Named
+// linalg ops where upstream has one for the element type (float add/exp/...,
+// signed int max/min, ...); linalg.generic for the rest.
 //
 //===----------------------------------------------------------------------===//
 #include "TccToLinalg.h"
@@ -177,6 +177,90 @@ Value UnaryToGeneric<GeluOp>::buildScalar(GeluOp op, OpBuilder &b,
   });
 }
 
+template <>
+Value UnaryToGeneric<ErfOp>::buildScalar(ErfOp, OpBuilder &b, Location loc,
+                                         Value x) {
+  return computeInWideFloat(b, loc, x, [](OpBuilder &b, Location loc, Value v) {
+    return math::ErfOp::create(b, loc, v).getResult();
+  });
+}
+
+/// Comparisons: arith.cmpf (ordered; `ne` unordered, as torch's NaN != NaN)
+/// or arith.cmpi (signed; unsigned for i1) per element.
+struct CmpToGeneric : OpConversionPattern<CmpOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  static Value compare(ComparePredicate pred, OpBuilder &b, Location loc,
+                       Value lhs, Value rhs) {
+    Type type = lhs.getType();
+    if (isa<FloatType>(type)) {
+      arith::CmpFPredicate p = arith::CmpFPredicate::OEQ;
+      switch (pred) {
+      case ComparePredicate::eq: p = arith::CmpFPredicate::OEQ; break;
+      case ComparePredicate::ne: p = arith::CmpFPredicate::UNE; break;
+      case ComparePredicate::lt: p = arith::CmpFPredicate::OLT; break;
+      case ComparePredicate::le: p = arith::CmpFPredicate::OLE; break;
+      case ComparePredicate::gt: p = arith::CmpFPredicate::OGT; break;
+      case ComparePredicate::ge: p = arith::CmpFPredicate::OGE; break;
+      }
+      return arith::CmpFOp::create(b, loc, p, lhs, rhs);
+    }
+    bool isBool = type.isInteger(1);
+    arith::CmpIPredicate p = arith::CmpIPredicate::eq;
+    switch (pred) {
+    case ComparePredicate::eq: p = arith::CmpIPredicate::eq; break;
+    case ComparePredicate::ne: p = arith::CmpIPredicate::ne; break;
+    case ComparePredicate::lt:
+      p = isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+      break;
+    case ComparePredicate::le:
+      p = isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+      break;
+    case ComparePredicate::gt:
+      p = isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+      break;
+    case ComparePredicate::ge:
+      p = isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+      break;
+    }
+    return arith::CmpIOp::create(b, loc, p, lhs, rhs);
+  }
+
+  LogicalResult
+  matchAndRewrite(CmpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ComparePredicate pred = op.getPredicate();
+    rewriter.replaceOp(
+        op, createElementwiseGeneric(
+                rewriter, op.getLoc(), resultTensorType(op),
+                ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  return compare(pred, b, loc, args[0], args[1]);
+                }));
+    return success();
+  }
+};
+
+/// select -> a generic with arith.select per element.
+struct SelectToGeneric : OpConversionPattern<SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, createElementwiseGeneric(
+                rewriter, op.getLoc(), resultTensorType(op),
+                ValueRange{adaptor.getCondition(), adaptor.getTrueValue(),
+                           adaptor.getFalseValue()},
+                [&](OpBuilder &b, Location loc, ValueRange args) {
+                  return arith::SelectOp::create(b, loc, args[0], args[1],
+                                                 args[2])
+                      .getResult();
+                }));
+    return success();
+  }
+};
+
 /// Casts: one arith cast per element (see convertScalar).
 struct CastToGeneric : OpConversionPattern<CastOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -217,5 +301,6 @@ void mlir::tcc::populateTccElementwiseToLinalgPatterns(
                UnaryToNamed<NegOp, linalg::NegFOp>>(ctx, /*benefit=*/2);
   patterns.add<UnaryToGeneric<AbsOp>, UnaryToGeneric<NegOp>,
                UnaryToGeneric<ReluOp>, UnaryToGeneric<SigmoidOp>,
-               UnaryToGeneric<GeluOp>, CastToGeneric>(ctx);
+               UnaryToGeneric<GeluOp>, UnaryToGeneric<ErfOp>, CastToGeneric,
+               CmpToGeneric, SelectToGeneric>(ctx);
 }

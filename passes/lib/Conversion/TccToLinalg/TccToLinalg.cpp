@@ -1,8 +1,9 @@
 //===- TccToLinalg.cpp - convert-tcc-to-linalg pass -----------------------===//
 //
 // The pass and the helpers shared by the pattern families. Patterns are split
-// by op family: Elementwise.cpp (binary, unary, cast) and Structured.cpp
-// (broadcast, transpose, matmul, reductions, softmax, constant).
+// by op family: Elementwise.cpp (binary, unary, compare, select, cast) and
+// Structured.cpp (broadcast, transpose, reshape, matmul, reductions, softmax,
+// constant).
 //
 //===----------------------------------------------------------------------===//
 #include "TccToLinalg.h"

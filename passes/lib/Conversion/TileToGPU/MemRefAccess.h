@@ -50,8 +50,44 @@ public:
       else
         dims.push_back(cst(type.getDimSize(d)));
     }
+    // Runs along a unit-stride dim other than the last (a transposed view)
+    // are vector accesses of a flat 1-D view of the same elements.
+    if (width > 1 && fastDim + 1 != type.getRank()) {
+      if (llvm::any_of(strides, ShapedType::isDynamic) ||
+          ShapedType::isDynamic(offset) || !type.hasStaticShape()) {
+        width = 1;
+      } else {
+        int64_t span = 1;
+        for (unsigned d = 0; d < type.getRank(); ++d)
+          span += (type.getDimSize(d) - 1) * strides[d];
+        auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+        flat = memref::ReinterpretCastOp::create(
+            b, loc,
+            MemRefType::get({span}, elem,
+                            StridedLayoutAttr::get(b.getContext(), offset,
+                                                   {1}),
+                            type.getMemorySpace()),
+            meta.getBaseBuffer(), offset, ArrayRef<int64_t>{span},
+            ArrayRef<int64_t>{1});
+        flatStrides.assign(strides.begin(), strides.end());
+      }
+    }
     if (width > 1)
       aligned = emitAligned(type, strided, strides, offset, offsets);
+  }
+
+  /// The memref and indices of a vector access of the run at `indices`:
+  /// the memref itself, or its flat view where the runs do not follow the
+  /// last dim.
+  Value accessMemRef() const { return flat ? flat : memref; }
+  SmallVector<Value> accessIndices(ArrayRef<Value> indices) {
+    if (!flat)
+      return SmallVector<Value>(indices);
+    Value linear = cst(0);
+    for (auto [index, stride] : llvm::zip(indices, flatStrides))
+      linear = arith::AddIOp::create(
+          b, loc, linear, arith::MulIOp::create(b, loc, index, cst(stride)));
+    return {linear};
   }
 
   int64_t getWidth() const { return width; }
@@ -169,6 +205,8 @@ private:
   Location loc;
   const TileLayout &layout;
   Value memref;
+  Value flat; // 1-D view for runs along a dim other than the last
+  SmallVector<int64_t> flatStrides;
   unsigned fastDim = 0;
   int64_t width = 1, alignmentBytes = 0;
   SmallVector<Value> base, dims;

@@ -114,8 +114,9 @@ Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
       auto ifOp = scf::IfOp::create(
           b, loc, fast,
           [&](OpBuilder &b, Location loc) {
-            auto load = vector::LoadOp::create(b, loc, runType, memref,
-                                               indices);
+            auto load = vector::LoadOp::create(b, loc, runType,
+                                               plan.accessMemRef(),
+                                               plan.accessIndices(indices));
             load.setAlignment(plan.getAlignment());
             scf::YieldOp::create(b, loc, load.getResult());
           },
@@ -143,8 +144,9 @@ Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
         Value result = init;
         for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
           int64_t first = run * width;
-          auto load = vector::LoadOp::create(b, loc, runType, memref,
-                                             plan.indicesOf(first));
+          auto load = vector::LoadOp::create(
+              b, loc, runType, plan.accessMemRef(),
+              plan.accessIndices(plan.indicesOf(first)));
           load.setAlignment(plan.getAlignment());
           result = vector::InsertStridedSliceOp::create(
               b, loc, load.getResult(), result, ArrayRef<int64_t>{first},
@@ -220,7 +222,9 @@ struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
             Value chunk = vector::ExtractStridedSliceOp::create(
                 b, loc, value, ArrayRef<int64_t>{first},
                 ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
-            auto store = vector::StoreOp::create(b, loc, chunk, memref, indices);
+            auto store = vector::StoreOp::create(b, loc, chunk,
+                                                 plan.accessMemRef(),
+                                                 plan.accessIndices(indices));
             store.setAlignment(plan.getAlignment());
             scf::YieldOp::create(b, loc);
           },

@@ -94,16 +94,11 @@ LogicalResult mlir::tcc::verifyElementwiseBinary(Operation *op) {
   return success();
 }
 
-LogicalResult mlir::tcc::verifyReduction(Operation *op, ArrayRef<int64_t> dims,
-                                         bool keepdims) {
-  auto in = cast<ShapedType>(op->getOperand(0).getType());
-  auto res = cast<ShapedType>(op->getResult(0).getType());
-  if (dims.empty())
-    return op->emitOpError("'dims' must not be empty");
-  if (failed(verifyDimList(op, "dims", dims, in.getRank())) ||
-      failed(verifySameElementType(op, "result", res, "input", in)))
-    return failure();
-
+/// Checks that `res` (result `resName`) is `in` with `dims` removed, or set to
+/// 1 with `keepdims`.
+static LogicalResult verifyReducedType(Operation *op, StringRef resName,
+                                       ShapedType in, ShapedType res,
+                                       ArrayRef<int64_t> dims, bool keepdims) {
   // Expected result dims: input dim index, or -1 for a kept reduced dim.
   SmallVector<int64_t> fromInput;
   for (int64_t i = 0, e = in.getRank(); i < e; ++i) {
@@ -113,22 +108,56 @@ LogicalResult mlir::tcc::verifyReduction(Operation *op, ArrayRef<int64_t> dims,
       fromInput.push_back(-1);
   }
   if (res.getRank() != static_cast<int64_t>(fromInput.size()))
-    return op->emitOpError("result rank ")
-           << res.getRank() << " does not match expected rank "
-           << fromInput.size() << " (input rank " << in.getRank()
-           << ", reducing " << dims.size() << " dim(s)"
-           << (keepdims ? " with keepdims" : "") << ")";
+    return op->emitOpError()
+           << resName << " rank " << res.getRank()
+           << " does not match expected rank " << fromInput.size()
+           << " (input rank " << in.getRank() << ", reducing " << dims.size()
+           << " dim(s)" << (keepdims ? " with keepdims" : "") << ")";
   for (auto [i, src] : llvm::enumerate(fromInput)) {
     if (src >= 0) {
-      if (failed(verifyResultDim(op, res, i, "input", in, src)))
-        return failure();
+      int64_t r = res.getDimSize(i), o = in.getDimSize(src);
+      if (!dimsCompatible(r, o))
+        return op->emitOpError()
+               << resName << " dim " << i << " (size " << dimToString(r)
+               << ") does not match input dim " << src << " (size "
+               << dimToString(o) << ")";
       continue;
     }
     if (!dimsCompatible(res.getDimSize(i), 1))
-      return op->emitOpError("result dim ")
-             << i << " (size " << dimToString(res.getDimSize(i))
+      return op->emitOpError()
+             << resName << " dim " << i << " (size "
+             << dimToString(res.getDimSize(i))
              << ") must be 1: it is a reduced dim kept by keepdims";
   }
+  return success();
+}
+
+LogicalResult mlir::tcc::verifyReduction(Operation *op, ArrayRef<int64_t> dims,
+                                         bool keepdims) {
+  auto in = cast<ShapedType>(op->getOperand(0).getType());
+  auto res = cast<ShapedType>(op->getResult(0).getType());
+  if (dims.empty())
+    return op->emitOpError("'dims' must not be empty");
+  if (failed(verifyDimList(op, "dims", dims, in.getRank())) ||
+      failed(verifySameElementType(op, "result", res, "input", in)))
+    return failure();
+  return verifyReducedType(op, "result", in, res, dims, keepdims);
+}
+
+LogicalResult mlir::tcc::verifyArgReduction(Operation *op, int64_t dim,
+                                            bool keepdims) {
+  auto in = cast<ShapedType>(op->getOperand(0).getType());
+  auto values = cast<ShapedType>(op->getResult(0).getType());
+  auto indices = cast<ShapedType>(op->getResult(1).getType());
+  if (dim < 0 || dim >= in.getRank())
+    return op->emitOpError("'dim' ")
+           << dim << " is out of range [0, " << in.getRank() << ")";
+  if (failed(verifySameElementType(op, "values", values, "input", in)))
+    return failure();
+  int64_t dims[] = {dim};
+  if (failed(verifyReducedType(op, "values", in, values, dims, keepdims)) ||
+      failed(verifyReducedType(op, "indices", in, indices, dims, keepdims)))
+    return failure();
   return success();
 }
 
@@ -162,6 +191,55 @@ static void printElementwiseTypes(OpAsmPrinter &printer, Operation *op,
                                   Type lhs, Type rhs, Type result) {
   if (lhs == rhs && rhs == result)
     printer << result;
+  else
+    printer << FunctionType::get(op->getContext(), {lhs, rhs}, {result});
+}
+
+/// The predicate as a bare keyword: `eq`, `ne`, `lt`, `le`, `gt`, `ge`.
+static ParseResult parseComparePredicate(OpAsmParser &parser,
+                                         ComparePredicateAttr &attr) {
+  StringRef keyword;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<ComparePredicate> value = symbolizeComparePredicate(keyword);
+  if (!value)
+    return parser.emitError(loc, "expected one of eq, ne, lt, le, gt, ge, "
+                                 "got '")
+           << keyword << "'";
+  attr = ComparePredicateAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printComparePredicate(OpAsmPrinter &printer, Operation *,
+                                  ComparePredicateAttr attr) {
+  printer << stringifyComparePredicate(attr.getValue());
+}
+
+/// `: T -> R` when lhs and rhs types are equal, else `: (lhs, rhs) -> R`.
+static ParseResult parseCompareTypes(OpAsmParser &parser, Type &lhs,
+                                     Type &rhs, Type &result) {
+  Type type;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseType(type))
+    return failure();
+  if (auto fn = dyn_cast<FunctionType>(type)) {
+    if (fn.getNumInputs() != 2 || fn.getNumResults() != 1)
+      return parser.emitError(loc, "expected 'type -> result-type' or "
+                                   "'(lhs-type, rhs-type) -> result-type'");
+    lhs = fn.getInput(0);
+    rhs = fn.getInput(1);
+    result = fn.getResult(0);
+    return success();
+  }
+  lhs = rhs = type;
+  return failure(parser.parseArrow() || parser.parseType(result));
+}
+
+static void printCompareTypes(OpAsmPrinter &printer, Operation *op, Type lhs,
+                              Type rhs, Type result) {
+  if (lhs == rhs)
+    printer << lhs << " -> " << result;
   else
     printer << FunctionType::get(op->getContext(), {lhs, rhs}, {result});
 }
@@ -265,6 +343,62 @@ OpFoldResult ReluOp::fold(FoldAdaptor) {
   if (getInput().getDefiningOp<ReluOp>())
     return getInput();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// CmpOp, SelectOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `a` (named `aName`) and `b` have compatible shapes.
+static LogicalResult verifyNamedCompatible(Operation *op, StringRef aName,
+                                            Type a, StringRef bName, Type b) {
+  if (succeeded(verifyCompatibleShape(a, b)))
+    return success();
+  return op->emitOpError() << aName << " type " << a << " and " << bName
+                           << " type " << b << " are not compatible";
+}
+
+LogicalResult CmpOp::verifyEarly() {
+  Type lhs = getLhs().getType(), rhs = getRhs().getType();
+  if (failed(verifyNamedCompatible(*this, "lhs", lhs, "rhs", rhs)) ||
+      failed(verifyNamedCompatible(*this, "result", getType(), "lhs", lhs)) ||
+      failed(verifyNamedCompatible(*this, "result", getType(), "rhs", rhs)))
+    return failure();
+  return verifySameElementType(*this, "rhs", cast<ShapedType>(rhs), "lhs",
+                               cast<ShapedType>(lhs));
+}
+
+/// The values and the result have one type (AllTypesMatch); the condition
+/// needs a compatible shape.
+LogicalResult SelectOp::verifyEarly() {
+  return verifyNamedCompatible(*this, "condition", getCondition().getType(),
+                               "true_value", getTrueValue().getType());
+}
+
+/// select(c, a, a) -> a; select(splat true/false, a, b) -> a / b (when the
+/// chosen value has the result type).
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  Value chosen;
+  if (getTrueValue() == getFalseValue())
+    chosen = getTrueValue();
+  else if (auto cond =
+               dyn_cast_if_present<SplatElementsAttr>(adaptor.getCondition()))
+    chosen = cond.getSplatValue<bool>() ? getTrueValue() : getFalseValue();
+  if (chosen && chosen.getType() == getType())
+    return chosen;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceArgMaxOp, ReduceArgMinOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceArgMaxOp::verify() {
+  return verifyArgReduction(*this, getDim(), getKeepdims());
+}
+
+LogicalResult ReduceArgMinOp::verify() {
+  return verifyArgReduction(*this, getDim(), getKeepdims());
 }
 
 //===----------------------------------------------------------------------===//
@@ -474,6 +608,59 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   getInputMutable().assign(x);
   setPermutation(composed);
   return getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto in = cast<ShapedType>(getInput().getType());
+  auto res = cast<ShapedType>(getType());
+  if (failed(verifySameElementType(*this, "result", res, "input", in)))
+    return failure();
+  int64_t numDynamic = res.getNumDynamicDims();
+  if (static_cast<int64_t>(getSizes().size()) != numDynamic)
+    return emitOpError("expected ")
+           << numDynamic
+           << " 'sizes' operand(s), one per dynamic result dim, but got "
+           << getSizes().size();
+  if (in.hasStaticShape() && res.hasStaticShape() &&
+      in.getNumElements() != res.getNumElements())
+    return emitOpError("input type ")
+           << in << " has " << in.getNumElements()
+           << " elements but result type " << res << " has "
+           << res.getNumElements();
+  // A rank-0 side holds one element: the other side must be static ones.
+  auto allStaticOnes = [](ShapedType t) {
+    return llvm::all_of(t.getShape(), [](int64_t d) { return d == 1; });
+  };
+  if ((in.getRank() == 0 && !allStaticOnes(res)) ||
+      (res.getRank() == 0 && !allStaticOnes(in)))
+    return emitOpError("a reshape to or from rank 0 needs static unit dims, "
+                       "but input type is ")
+           << in << " and result type is " << res;
+  return success();
+}
+
+/// Whether reshaping a `from` tensor to `to` is the identity: equal types with
+/// at most one dynamic dim (the element count then fixes it).
+static bool isIdentityReshape(Type from, RankedTensorType to) {
+  return from == to && to.getNumDynamicDims() <= 1;
+}
+
+/// An identity reshape folds away; reshape(reshape(x)) reshapes x once (the
+/// outer op's sizes already describe its result).
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (isIdentityReshape(getInput().getType(), getType()))
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    if (isIdentityReshape(inner.getInput().getType(), getType()))
+      return inner.getInput();
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

@@ -17,7 +17,8 @@ def Tcc_Dialect : Dialect {
   let cppNamespace = "::mlir::tcc";
   let summary = "tcc tensor dialect: value-semantic tensor programs";
   let description = [{
-    Elementwise, broadcast, cast, matmul, reduction, softmax, permutation and
+    Elementwise (including comparison and select), broadcast, reshape, cast,
+    matmul, reduction (including arg-max/min), softmax, permutation and
     constant ops over ranked tensors. Verifiers enforce shape, broadcast and
     element-type rules; the ops are `Pure` so CSE/DCE/canonicalize apply.
   }];

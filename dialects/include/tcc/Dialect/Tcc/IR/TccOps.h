@@ -24,6 +24,10 @@ LogicalResult verifyElementwiseBinary(Operation *op);
 /// to 1 with `keepdims`).
 LogicalResult verifyReduction(Operation *op, ArrayRef<int64_t> dims,
                               bool keepdims);
+/// Shared verifier of reduce_argmax/argmin: `dim` in range; `values` and
+/// `indices` are the input shape without `dim` (or with it set to 1 under
+/// `keepdims`); `values` has the input element type.
+LogicalResult verifyArgReduction(Operation *op, int64_t dim, bool keepdims);
 
 namespace OpTrait {
 /// Runs `ConcreteType::verifyEarly()` among the trait verifiers, i.e. before

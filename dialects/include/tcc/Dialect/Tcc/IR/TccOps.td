@@ -30,6 +30,21 @@ def Tcc_GeluApproximation : I32EnumAttr<"GeluApproximation",
 def Tcc_GeluApproximationAttr
     : EnumAttr<Tcc_Dialect, Tcc_GeluApproximation, "gelu_approximation">;
 
+def Tcc_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "elementwise comparison", [
+      I32EnumAttrCase<"eq", 0>,
+      I32EnumAttrCase<"ne", 1>,
+      I32EnumAttrCase<"lt", 2>,
+      I32EnumAttrCase<"le", 3>,
+      I32EnumAttrCase<"gt", 4>,
+      I32EnumAttrCase<"ge", 5>
+    ]> {
+  let cppNamespace = "::mlir::tcc";
+  let genSpecializedAttr = 0;
+}
+def Tcc_ComparePredicateAttr
+    : EnumAttr<Tcc_Dialect, Tcc_ComparePredicate, "compare_predicate">;
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
@@ -38,6 +53,8 @@ def Tcc_FloatElement : AnyTypeOf<[F16, BF16, F32, F64]>;
 def Tcc_Element : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>;
 def Tcc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Tcc_Tensor : RankedTensorOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64]>;
+def Tcc_BoolTensor : RankedTensorOf<[I1]>;
+def Tcc_IndexTensor : RankedTensorOf<[I32, I64]>;
 // Matmul: float operands, or i8 operands accumulating into i32.
 def Tcc_MatmulOperand : RankedTensorOf<[F16, BF16, F32, F64, I8]>;
 def Tcc_MatmulResult : RankedTensorOf<[F16, BF16, F32, F64, I32]>;
@@ -130,6 +147,58 @@ def Tcc_PowOp : Tcc_BinaryOp<"pow", Tcc_FloatTensor> {
 }
 
 //===----------------------------------------------------------------------===//
+// Comparison and selection
+//===----------------------------------------------------------------------===//
+
+def Tcc_CmpOp : Tcc_Op<"cmp", [Tcc_EarlyVerifier, Pure, Elementwise]> {
+  let summary = "elementwise comparison giving an i1 tensor";
+  let description = [{
+    `lhs <predicate> rhs` per element. Floats compare ordered (a NaN operand
+    gives false) except `ne`, which is true for NaN, as in torch; integers
+    compare signed, i1 unsigned (false < true). Operands have equal element
+    types and compatible shapes; the result is i1 of a compatible shape.
+
+    ```mlir
+    %m = tcc.cmp lt, %a, %b : tensor<4x?xf32> -> tensor<4x?xi1>
+    ```
+  }];
+  let arguments = (ins Tcc_ComparePredicateAttr:$predicate, Tcc_Tensor:$lhs,
+                       Tcc_Tensor:$rhs);
+  let results = (outs Tcc_BoolTensor:$result);
+  let assemblyFormat = [{
+    custom<ComparePredicate>($predicate) `,` $lhs `,` $rhs attr-dict `:`
+    custom<CompareTypes>(type($lhs), type($rhs), type($result))
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::LogicalResult verifyEarly();
+  }];
+}
+
+def Tcc_SelectOp : Tcc_Op<"select", [Tcc_EarlyVerifier, Pure, Elementwise,
+    AllTypesMatch<["true_value", "false_value", "result"]>]> {
+  let summary = "elementwise `condition ? true_value : false_value`";
+  let description = [{
+    torch's `where(condition, a, b)`: the condition is an i1 tensor of a
+    compatible shape; the two values and the result have one type.
+
+    ```mlir
+    %r = tcc.select %m, %a, %b : tensor<4xi1>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tcc_BoolTensor:$condition, Tcc_Tensor:$true_value,
+                       Tcc_Tensor:$false_value);
+  let results = (outs Tcc_Tensor:$result);
+  let assemblyFormat = [{
+    $condition `,` $true_value `,` $false_value attr-dict `:`
+    type($condition) `,` type($result)
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::LogicalResult verifyEarly();
+  }];
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Elementwise unary
 //===----------------------------------------------------------------------===//
 
@@ -166,6 +235,9 @@ def Tcc_TanhOp : Tcc_UnaryOp<"tanh", Tcc_FloatTensor> {
 }
 def Tcc_SigmoidOp : Tcc_UnaryOp<"sigmoid", Tcc_FloatTensor> {
   let summary = "elementwise logistic sigmoid";
+}
+def Tcc_ErfOp : Tcc_UnaryOp<"erf", Tcc_FloatTensor> {
+  let summary = "elementwise Gauss error function";
 }
 def Tcc_ReluOp : Tcc_UnaryOp<"relu", Tcc_Tensor> {
   let summary = "elementwise max(x, 0)";
@@ -294,6 +366,42 @@ def Tcc_ReduceMeanOp : Tcc_ReduceOp<"reduce_mean", Tcc_FloatTensor> {
   let summary = "arithmetic mean over `dims` (float only)";
 }
 
+def Tcc_ReduceArgMaxOp : Tcc_Op<"reduce_argmax", [Pure]> {
+  let summary = "maximum over `dim` and the index of its first occurrence";
+  let description = [{
+    torch's `max(x, dim)`: `values` is the maximum along `dim` (a NaN is the
+    maximum, as in torch), `indices` the position of its first occurrence
+    along `dim` (i32 or i64). Both results are the input shape with `dim`
+    removed, or set to 1 with `keepdims`. Integers compare signed.
+
+    ```mlir
+    %v, %i = tcc.reduce_argmax %x dim = 1
+        : tensor<4x8xf32> -> tensor<4xf32>, tensor<4xi64>
+    ```
+  }];
+  let arguments = (ins Tcc_Tensor:$input, I64Attr:$dim, UnitAttr:$keepdims);
+  let results = (outs Tcc_Tensor:$values, Tcc_IndexTensor:$indices);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim (`keepdims` $keepdims^)? attr-dict `:`
+    type($input) `->` type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tcc_ReduceArgMinOp : Tcc_Op<"reduce_argmin", [Pure]> {
+  let summary = "minimum over `dim` and the index of its first occurrence";
+  let description = [{
+    torch's `min(x, dim)`; as `tcc.reduce_argmax` with the minimum.
+  }];
+  let arguments = (ins Tcc_Tensor:$input, I64Attr:$dim, UnitAttr:$keepdims);
+  let results = (outs Tcc_Tensor:$values, Tcc_IndexTensor:$indices);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim (`keepdims` $keepdims^)? attr-dict `:`
+    type($input) `->` type($values) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Softmax
 //===----------------------------------------------------------------------===//
@@ -317,6 +425,34 @@ def Tcc_TransposeOp : Tcc_Op<"transpose", [Pure]> {
   let results = (outs Tcc_Tensor:$result);
   let assemblyFormat = [{
     $input `permutation` `=` $permutation attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reshape
+//===----------------------------------------------------------------------===//
+
+def Tcc_ReshapeOp : Tcc_Op<"reshape", [Pure]> {
+  let summary = "same elements in row-major order, another shape";
+  let description = [{
+    torch's `reshape`/`view` on a contiguous tensor: the result holds the
+    input's elements in row-major order. Element types are equal; static
+    element counts are equal. Each dynamic result dim takes its size from
+    `sizes`, in order (the number of elements is not checked at run time).
+    It lowers to `tensor.collapse_shape` and/or `tensor.expand_shape`.
+
+    ```mlir
+    %r = tcc.reshape %x : tensor<4x6xf32> -> tensor<2x2x6xf32>
+    %f = tcc.reshape %y sizes(%n) : tensor<?x8xf32> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Tcc_Tensor:$input, Variadic<Index>:$sizes);
+  let results = (outs Tcc_Tensor:$result);
+  let assemblyFormat = [{
+    $input (`sizes` `(` $sizes^ `)`)? attr-dict `:`
     type($input) `->` type($result)
   }];
   let hasVerifier = 1;

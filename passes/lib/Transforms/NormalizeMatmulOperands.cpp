@@ -1,0 +1,133 @@
+//===- NormalizeMatmulOperands.cpp - tcc-normalize-matmul-operands --------===//
+//
+// Contractions that read an operand transposed (x @ w.T, q @ k^T) become a
+// transpose of that operand followed by the row-major contraction the GEMM
+// schedules read.
+//
+//===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "tcc/Transforms/Passes.h"
+
+namespace mlir::tcc {
+#define GEN_PASS_DEF_TCCNORMALIZEMATMULOPERANDS
+#include "tcc/Transforms/Passes.h.inc"
+} // namespace mlir::tcc
+
+using namespace mlir;
+
+namespace {
+
+/// The (batch?, m, n, k) contraction's operand maps in the row-major form:
+/// A (b, m, k), B (b, k, n), C (b, m, n). Returns which operands are read
+/// transposed ((b, k, m) for A, (b, n, k) for B), or nullopt when `op` is
+/// no such contraction.
+std::optional<std::pair<bool, bool>> transposedOperands(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      (loops != 3 && loops != 4))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (it[i] != utils::IteratorType::parallel)
+      return std::nullopt;
+  if (it.back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  bool batched = loops == 4;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i + batched, ctx); };
+  auto map = [&](AffineExpr x, AffineExpr y) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, ctx));
+    results.append({x, y});
+    return AffineMap::get(loops, 0, results, ctx);
+  };
+  AffineExpr m = d(0), n = d(1), k = d(2);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[2] != map(m, n))
+    return std::nullopt;
+  bool aT = maps[0] == map(k, m), bT = maps[1] == map(n, k);
+  if ((!aT && maps[0] != map(m, k)) || (!bT && maps[1] != map(k, n)))
+    return std::nullopt;
+  return std::make_pair(aT, bT);
+}
+
+/// A transpose of the last two dims of `value`, as an elementwise generic
+/// (a kernel of its own: the transpose form of convert-linalg-to-tile).
+Value transposeLastTwo(PatternRewriter &rewriter, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<unsigned> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    perm.push_back(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  AffineMap read = AffineMap::getPermutationMap(perm, ctx);
+  AffineMap write = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             rewriter, loc, empty.getType(), ValueRange{value},
+             ValueRange{empty}, ArrayRef<AffineMap>{read, write}, parallel,
+             [](OpBuilder &b, Location l, ValueRange args) {
+               linalg::YieldOp::create(b, l, args[0]);
+             })
+      .getResult(0);
+}
+
+struct NormalizeOperands : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<std::pair<bool, bool>> transposed = transposedOperands(op);
+    if (!transposed || (!transposed->first && !transposed->second))
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs(op.getDpsInputs());
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    unsigned loops = op.getNumLoops();
+    bool batched = loops == 4;
+    MLIRContext *ctx = op.getContext();
+    auto rowMajor = [&](unsigned x, unsigned y) {
+      SmallVector<AffineExpr> results;
+      if (batched)
+        results.push_back(getAffineDimExpr(0, ctx));
+      results.append({getAffineDimExpr(x + batched, ctx),
+                      getAffineDimExpr(y + batched, ctx)});
+      return AffineMap::get(loops, 0, results, ctx);
+    };
+    if (transposed->first) {
+      inputs[0] = transposeLastTwo(rewriter, loc, inputs[0]);
+      maps[0] = rowMajor(0, 2);
+    }
+    if (transposed->second) {
+      inputs[1] = transposeLastTwo(rewriter, loc, inputs[1]);
+      maps[1] = rowMajor(2, 1);
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputsMutable().assign(inputs);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
+struct TccNormalizeMatmulOperandsPass
+    : public tcc::impl::TccNormalizeMatmulOperandsBase<
+          TccNormalizeMatmulOperandsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<NormalizeOperands>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
