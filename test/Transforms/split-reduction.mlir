@@ -186,3 +186,83 @@ func.func @small_full_max(%x: tensor<30x7xf32>) -> tensor<f32> {
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+#x3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#r3 = affine_map<(d0, d1, d2) -> (d0)>
+
+// A reduction of the two trailing dims is a row reduction of the collapsed
+// input (not split: 8 rows of 1500).
+// CHECK-LABEL: func.func @trailing_dims(
+// CHECK-SAME:    %[[X:.*]]: tensor<8x30x50xf32>
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0], [1, 2]] : tensor<8x30x50xf32> into tensor<8x1500xf32>
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[C]] : tensor<8x1500xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK:         return %[[S]]
+func.func @trailing_dims(%x: tensor<8x30x50xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#x3, #r3], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : tensor<8x30x50xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+
+// -----
+
+// A 1-D sum to a scalar: one row [1, 100000], split in 5 chunks of 20000
+// (the largest divisor up to 100000 / min-row-chunk).
+// CHECK-LABEL: func.func @vector_sum(
+// CHECK:         tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2]] output_shape [1, 5, 20000]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:         tensor.collapse_shape %{{.*}} [] : tensor<1xf32> into tensor<f32>
+func.func @vector_sum(%x: tensor<100000xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                       iterator_types = ["reduction"]}
+      ins(%x : tensor<100000xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+#x3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mid = affine_map<(d0, d1, d2) -> (d1)>
+
+// Reduced dims that are not one run ([R, P, R]: x.sum((0, 2))): the
+// innermost run first, into neutral partials over the other dims (a row
+// reduction [3, 4, 5] -> [3, 4], the body's prologue in it), then the rest
+// with the combiner alone into the original init (a column reduction).
+// CHECK-LABEL: func.func @not_one_run(
+// CHECK-SAME:    %[[X:.*]]: tensor<3x4x5xf32>
+// CHECK:         %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK:         %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<3x4xf32>)
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<3x4x5xf32>) outs(%[[Z]] : tensor<3x4xf32>)
+// CHECK:           math.exp
+// CHECK:         linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[P]] : tensor<3x4xf32>) outs(%[[INIT]] : tensor<4xf32>)
+// CHECK-NOT:       math.exp
+// CHECK:           arith.addf
+func.func @not_one_run(%x: tensor<3x4x5xf32>) -> tensor<4xf32> {
+  %one = arith.constant 1.0 : f32
+  %i = tensor.empty() : tensor<4xf32>
+  %f = linalg.fill ins(%one : f32) outs(%i : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [#x3, #mid], iterator_types = ["reduction", "parallel", "reduction"]}
+      ins(%x : tensor<3x4x5xf32>) outs(%f : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    %r = arith.addf %e, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

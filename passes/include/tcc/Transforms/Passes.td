@@ -50,10 +50,17 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
     original init is folded in once, by the final). `tcc-form-kernels` then
     makes two kernels of them, each a row program or a column reduction.
 
-    A reduction of every dim whose inputs are read whole is first
-    rewritten as a one-row reduction `[1, numel] -> [1]` of its flattened
-    inputs (then split like any row reduction), its `tensor<...>` result a
-    reshape of the `[1]` one.
+    First, reductions are put in the forms convert-linalg-to-tile builds.
+    Reduced dims that are not one run (`x.sum((0, 2))` of [A, B, C]) are
+    reduced in two steps: the innermost run into neutral partials over the
+    other dims ([A, B, C] -> [A, B], a row reduction here), then the rest of
+    the partials with the combiner alone into the original init ([A, B] ->
+    [B], a column reduction). A reduction of several trailing dims whose
+    inputs are read whole is rewritten as a reduction of one last dim of its collapsed inputs
+    (`x.sum((1, 2))` of [B, H, W]: [B, H * W] -> [B]; of every dim: a
+    one-row reduction `[1, numel] -> [1]` of the flattened inputs, its
+    rank-0 result a reshape of the `[1]` one), a row reduction, then split
+    like any.
 
     Split: a reduction of one loop, its init holding the parallel loops in
     loop order, whose value is not read back over the reduced space (a
