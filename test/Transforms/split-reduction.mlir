@@ -266,3 +266,33 @@ func.func @not_one_run(%x: tensor<3x4x5xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0, d1) -> ()>
+
+// A sum of every element of x * b (b per column) cannot flatten b: the last
+// dim is reduced first (a row reduction reading b per column), then the
+// per-row sums as one row.
+// CHECK-LABEL: func.func @weighted_sum(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<300x40xf32>, %[[B:[^:]*]]: tensor<40xf32>
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[B]] : {{.*}}) outs(%{{.*}} : tensor<300xf32>)
+// CHECK:           arith.mulf
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1]] output_shape [1, 300]
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[E]] : tensor<1x300xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK:         tensor.collapse_shape %[[S]] [] : tensor<1xf32> into tensor<f32>
+func.func @weighted_sum(%x: tensor<300x40xf32>, %b: tensor<40xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [#id, #cols, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%x, %b : tensor<300x40xf32>, tensor<40xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%a: f32, %w: f32, %o: f32):
+    %p = arith.mulf %a, %w : f32
+    %r = arith.addf %p, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}

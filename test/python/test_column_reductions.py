@@ -289,3 +289,22 @@ def test_reductions_written_as_in_torch(target):
     for out, ref in zip(outs, refs, strict=True):
         assert out.shape == ref.shape
         np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+
+
+WEIGHTED_SUM = """
+func.func @weighted(%x: tensor<300x40xf32>, %b: tensor<40xf32>) -> tensor<f32> {
+  %bb = tcc.broadcast %b dims = [0] : tensor<40xf32> -> tensor<300x40xf32>
+  %p = tcc.mul %x, %bb : tensor<300x40xf32>
+  %s = tcc.reduce_sum %p dims = [0, 1] : tensor<300x40xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_full_sum_over_a_broadcast_operand_reduces_the_rows_first(target):
+    rng = np.random.default_rng(15)
+    x, b = rng.standard_normal((300, 40)).astype(np.float32), rng.random(40).astype(np.float32)
+    k, (y,) = _run(WEIGHTED_SUM, target, x, b)
+    assert len(k.kernels) == 2 and y.shape == ()
+    np.testing.assert_allclose(y, (x.astype(np.float64) * b).sum(), rtol=1e-5)

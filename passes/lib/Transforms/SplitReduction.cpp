@@ -140,9 +140,11 @@ Reduction reducePartials(OpBuilder &b, Reduction r, Value partial,
 /// A reduction of loops that are not one contiguous run (`x.sum((0, 2))`
 /// of a rank-3 tensor: [R, P, R]) as two: the innermost run of reduced
 /// loops first (the others kept: a row or column reduction), then the
-/// remaining reduced loops of its result. Returns the two; nullopt when the
-/// reduced loops are contiguous, the first input reading every loop is not
-/// the identity, or the init is not indexed by the parallel loops in order.
+/// remaining reduced loops of its result. A run of several trailing loops
+/// with an input that is not read whole (`(x * b).sum()`, b a row) is
+/// reduced its last loop first. Returns the two; nullopt otherwise, or when
+/// the first input reading every loop is not the identity, or the init is
+/// not indexed by the parallel loops in order.
 std::optional<std::pair<Reduction, Reduction>> peelInnerReduction(OpBuilder &b,
                                                                   Reduction r) {
   linalg::GenericOp op = r.op;
@@ -160,8 +162,6 @@ std::optional<std::pair<Reduction, Reduction>> peelInnerReduction(OpBuilder &b,
   unsigned start = last;
   while (start > first && reduced(start - 1))
     --start;
-  if (start == first)
-    return std::nullopt; // one contiguous run
   MLIRContext *ctx = b.getContext();
   OpOperand *const *primary =
       llvm::find_if(op.getDpsInputOperands(), [&](OpOperand *input) {
@@ -170,6 +170,18 @@ std::optional<std::pair<Reduction, Reduction>> peelInnerReduction(OpBuilder &b,
   if (primary == op.getDpsInputOperands().end() ||
       !op.getMatchingIndexingMap(*primary).isIdentity())
     return std::nullopt;
+  if (start == first) {
+    // One run: only a run of trailing loops over inputs that cannot be
+    // collapsed (a broadcast operand) is reduced in steps, its last loop
+    // first.
+    bool collapsible =
+        llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+          return op.getMatchingIndexingMap(input).isIdentity();
+        });
+    if (last != numLoops - 1 || start == last || collapsible)
+      return std::nullopt;
+    start = last;
+  }
   SmallVector<AffineExpr> parallel, keptDims;
   SmallVector<int64_t> partialShape;
   for (unsigned d = 0; d < numLoops; ++d) {
