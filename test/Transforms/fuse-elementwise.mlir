@@ -91,3 +91,43 @@ func.func @keepdims_sum(%x: tensor<4x64xf16>) -> tensor<4x1xf32> {
   %k = tensor.expand_shape %r [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
   return %k : tensor<4x1xf32>
 }
+
+// -----
+
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// Into a contraction only casts and copies fuse: SwiGLU's silu(a) * b stays
+// a kernel before the down projection, while the widening of a f16 operand
+// joins the GEMM's body.
+// CHECK-LABEL: func.func @prologue_into_matmul
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:           arith.mulf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[G]], %arg2 : tensor<8x16xf32>, tensor<16x4xf16>)
+// CHECK:           arith.extf
+func.func @prologue_into_matmul(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %w: tensor<16x4xf16>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %g = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<8x16xf32>
+  %ew = tensor.empty() : tensor<16x4xf32>
+  %wf = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<16x4xf16>) outs(%ew : tensor<16x4xf32>) {
+  ^bb0(%x: f16, %o: f32):
+    %p = arith.extf %x : f16 to f32
+    linalg.yield %p : f32
+  } -> tensor<16x4xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%g, %wf : tensor<8x16xf32>, tensor<16x4xf32>) outs(%c : tensor<8x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %p, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}

@@ -333,7 +333,7 @@ def test_elementwise_ops_and_operators(ctx):
 def test_scalars_become_constants(ctx):
     @program
     def scalars(x: Tensor[2, 4, f32], y: Tensor[M, 4, bf16], i: Tensor[3, i32], p: Tensor[2, i1]):
-        return x * 0.5 + 1, 2.0 - x, 1 / x, x**2, y * 3.0, i - 7, tcc.frontend.maximum(p, True)
+        return x * 0.5 + 1, 2.0 - x, 1 / x, x**2.5, y * 3.0, i - 7, tcc.frontend.maximum(p, True)
 
     assert_ir(
         scalars,
@@ -350,7 +350,7 @@ def test_scalars_become_constants(ctx):
           %5 = tcc.sub %4, %x : tensor<2x4xf32>
           %6 = tcc.constant dense<1.0> : tensor<2x4xf32>
           %7 = tcc.div %6, %x : tensor<2x4xf32>
-          %8 = tcc.constant dense<2.0> : tensor<2x4xf32>
+          %8 = tcc.constant dense<2.5> : tensor<2x4xf32>
           %9 = tcc.pow %x, %8 : tensor<2x4xf32>
           %10 = tcc.constant dense<3.0> : tensor<bf16>
           %c0 = arith.constant 0 : index

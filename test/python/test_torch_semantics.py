@@ -461,6 +461,23 @@ def test_erf_exp_and_integer_promotion_of_unary_ops():
     close(cl, np.clip(xd, -0.5, 0.5))
 
 
+def test_pow_by_small_scalars_is_exact_for_negative_bases(ctx):
+    @program
+    def powers(x: Tensor[8, f32]):
+        return x**2, x**3, x**-1, x.pow(-2), x.abs() ** 0.5, x.abs() ** -0.5, x**1, x**2.5
+
+    text = powers.ir
+    assert text.count("tcc.pow") == 1  # only x ** 2.5
+    assert "tcc.sqrt" in text and "tcc.rsqrt" in text
+    x = randn(8)
+    xd = x.astype(np.float64)
+    refs = [xd**2, xd**3, 1 / xd, xd**-2.0, np.sqrt(np.abs(xd)), 1 / np.sqrt(np.abs(xd)), xd]
+    outs = run(powers, x)
+    for out, ref in zip(outs, refs, strict=False):
+        close(out, ref, rtol=1e-5)
+    assert np.isnan(outs[-1][x < 0]).all()
+
+
 def test_type_promotion():
     @program
     def promote(a: Tensor[4, f16], b: Tensor[4, f32], c: Tensor[4, bf16], i: Tensor[4, i32]):
@@ -641,6 +658,19 @@ def test_symbolic_reshape_sizes_come_from_the_arguments(ctx):
     )
 
 
+def test_symbolic_reshapes_to_shapes_of_one_type_stay_apart(ctx):
+    @program
+    def two_views(x: Tensor[M, N, f32]):
+        flat = x.view(-1)
+        return flat.view(M, N), flat.view(N, M)
+
+    text = two_views.ir
+    # (M, N) is x itself; (N, M) is a reshape of x with sizes N, M (the
+    # flat view and its size M*N are gone).
+    assert text.count("tcc.reshape") == 1 and "arith.muli" not in text
+    assert "return %arg0, %" in text
+
+
 def test_symbolic_var_counts_elements_at_run_time():
     @program
     def var_sym(x: Tensor[M, N, f32]):
@@ -649,6 +679,40 @@ def test_symbolic_var_counts_elements_at_run_time():
     # N - 1 is not known: N is a sum of ones over the reduced dim.
     assert var_sym.ir.count("tcc.reduce_sum") == 2
     assert "tcc." not in lower_to_linalg(var_sym)
+
+
+# --- whole programs through the gpu stage (tcc.compile + tcc.testing.simt) ------------------
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_torch_style_programs_on_the_gpu_stage(target):
+    from tcc.testing.simt import run_gpu_stage
+
+    x, w, b = randn(8, 64), randn(64), randn(64)
+    (y,) = run_gpu_stage(tcc.compile(layer_norm, target, M=8, N=64), x, w, b)
+    xd, wd, bd = f64_(x, w, b)
+    ref = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5)
+    close(y, ref * wd + bd, rtol=1e-4, atol=1e-4)
+
+    xh, wh = randn(8, 64, dtype=np.float16), randn(64, dtype=np.float16)
+    (y,) = run_gpu_stage(tcc.compile(rms_norm, target, M=8, N=64), xh, wh)
+    xd, wd = f64_(xh, wh)
+    close(y, xd / np.sqrt((xd**2).mean(-1, keepdims=True) + 1e-6) * wd, rtol=5e-3, atol=5e-3)
+
+    @program
+    def leaky_var(x: Tensor[M, N, f32]):
+        return tf.where(x > 0, x, 0.1 * x), x.var(-1)
+
+    leaky, var = run_gpu_stage(tcc.compile(leaky_var, target, M=8, N=64), x)
+    close(leaky, np.where(x > 0, x, 0.1 * x))
+    close(var, x.astype(np.float64).var(-1, ddof=1), rtol=1e-4, atol=1e-5)
+
+    a, bm = randn(32, 32, dtype=np.float16), randn(32, 32, dtype=np.float16)
+    bias = randn(32, dtype=np.float16)
+    (y,) = run_gpu_stage(tcc.compile(gemm_bias_gelu, target, M=32, K=32, N=32), a, bm, bias)
+    s = (a.astype(np.float64) @ bm.astype(np.float64)).astype(np.float16).astype(np.float64)
+    s += bias.astype(np.float64)
+    close(y, 0.5 * s * (1 + _erf(s / math.sqrt(2))), rtol=2e-2, atol=2e-2)
 
 
 # --- single kernels still compile ------------------------------------------------------------

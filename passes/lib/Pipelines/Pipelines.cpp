@@ -24,8 +24,9 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   tileOptions.numWarps = options.numWarps;
   tileOptions.mfmaShape = options.mfmaShape;
   tileOptions.elementsPerProgram = options.elementsPerProgram;
-  pm.addPass(createTccNormalizeMatmulOperands());
+  pm.addPass(createTccDecomposeSoftmax());
   pm.addPass(createTccSplitReduction());
+  pm.addPass(createTccNormalizeMatmulOperands());
   pm.addPass(createTccFormKernels());
   pm.addPass(createConvertLinalgToTile(tileOptions));
   if (options.bankModel != "none") {
@@ -70,8 +71,7 @@ void mlir::tcc::registerTccPipelines() {
   PassPipelineRegistration<LowerToTileOptions>(
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
-      "(tcc-normalize-matmul-operands, tcc-split-reduction, tcc-form-kernels, "
-      "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
+      "(tcc-decompose-softmax, tcc-split-reduction, tcc-normalize-matmul-operands, tcc-form-kernels, convert-linalg-to-tile, tcc-swizzle-shared-memory, "
       "tcc-promote-shared-memory, canonicalize, cse)",
       buildLinalgToTilePipeline);
   PassPipelineRegistration<TileToGPUOptions>(

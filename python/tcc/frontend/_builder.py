@@ -28,8 +28,8 @@ class Builder:
         # Ops whose result a peephole replaced (e.g. a keepdims reduction
         # re-emitted without keepdims to be broadcast); erased if unused.
         self._bypassed: list[ir.Operation] = []
-        # (value, result type) -> the value reshaped to that type.
-        self.reshapes: dict[tuple[ir.Value, str], ir.Value] = {}
+        # (value, shape) -> the value reshaped to that shape.
+        self.reshapes: dict[tuple[ir.Value, Shape], ir.Value] = {}
         # Casts and broadcasts the frontend inserted (promotion, implicit
         # broadcasting), so that each is made once: key -> Tensor.
         self.implicit: dict[tuple[object, ...], Any] = {}
@@ -94,11 +94,18 @@ class Builder:
             self._bypassed.append(op)
 
     def erase_unused_bypassed(self) -> None:
-        """Erase the bypassed ops nothing uses (latest first, so chains go)."""
+        """Erase the bypassed ops nothing uses (latest first, so chains go),
+        then the sizes nothing uses any more."""
         for op in reversed(self._bypassed):
             if all(not list(r.uses) for r in op.results):
                 op.erase()
         self._bypassed.clear()
+        # Then the size computations only they used (latest first).
+        for value in [*reversed(self._sizes.values()), *reversed(self._index_consts.values())]:
+            if not list(value.uses):
+                value.owner.erase()
+        self._sizes.clear()
+        self._index_consts.clear()
 
 
 def tensor_type(shape: Shape, dtype: DType) -> ir.RankedTensorType:

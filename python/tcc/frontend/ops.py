@@ -126,13 +126,13 @@ def reshape_to(x: Tensor, shape: Shape, where: str) -> Tensor:
     A reshape of a reshape reshapes the original; dropping the unit dims of a
     keepdims reduction re-emits the reduction without keepdims. A bypassed op
     is erased at the end of the build if nothing else uses it; each value is
-    reshaped to a type once.
+    reshaped to a shape once.
     """
     if x.shape == shape:
         return x
     builder = current(where)
     ty = tensor_type(shape, x.dtype)
-    key = (x.value, str(ty))
+    key = (x.value, shape)  # the symbolic shape: (M, N) and (N, M) share a type
     if key in builder.reshapes:
         return _wrap(builder.reshapes[key], shape, x.dtype)
     source = x.value
@@ -383,7 +383,21 @@ def minimum(lhs: Operand, rhs: Operand) -> Tensor:
 
 
 def pow(lhs: Operand, rhs: Operand) -> Tensor:
-    """``lhs ** rhs`` (float only, after promotion)."""
+    """``lhs ** rhs`` (float only, after promotion).
+
+    A tensor to the Python scalar power 1, 2, 3, -1, -2, 0.5 or -0.5 is
+    multiplies, divides and (r)sqrt, as torch computes it (exact for negative
+    bases, and no transcendental math)."""
+    if isinstance(lhs, Tensor) and isinstance(rhs, int | float) and not isinstance(rhs, bool):
+        _, elt = _operand_dtype("pow", [lhs, rhs], ["lhs", "rhs"])
+        if elt.is_float and rhs in (1, 2, 3, -1, -2, 0.5, -0.5):
+            x = _promote(_tensor("pow", "lhs", lhs), elt)
+            if rhs in (0.5, -0.5):
+                return sqrt(x) if rhs > 0 else rsqrt(x)
+            out = x
+            for _ in range((int(rhs) if rhs > 0 else -int(rhs)) - 1):
+                out = mul(out, x)
+            return out if rhs > 0 else div(1.0, out)
     return _binary("pow", _tcc.PowOp, lhs, rhs, float_only=True)
 
 

@@ -5,7 +5,10 @@ fusion) numerically on machines without a GPU: the same fused linalg IR that
 the GPU schedule starts from is bufferized, lowered to loops and JIT-run
 (``linalg.softmax`` is first decomposed into generics, its own definition).
 numpy has no bfloat16: bf16 arguments take float32 arrays (rounded to
-nearest even) and bf16 results come back as float32 arrays.
+nearest even) and bf16 results come back as float32 arrays. i1 tensors may
+not cross a buffer (an argument, a result, or an intermediate that fusion
+leaves): MLIR's memref-to-llvm lowering asserts on i1 loads and stores, so
+cast masks (``(x > 0).to(i8)``) before returning them.
 """
 
 from __future__ import annotations

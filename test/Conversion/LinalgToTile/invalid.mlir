@@ -46,38 +46,3 @@ func.func @softmax_dim0(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %0 = linalg.softmax dimension(0) ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
 }
-
-// -----
-
-#id3p = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-#rot = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
-
-// A rotation of three dims is neither a transpose of the last two nor an
-// in-order projection.
-func.func @rotated(%x: tensor<4x4x4xf32>) -> tensor<4x4x4xf32> {
-  %e = tensor.empty() : tensor<4x4x4xf32>
-  // expected-error @+1 {{elementwise op reads an operand through a permuted or non-projection map; not supported by convert-linalg-to-tile}}
-  %0 = linalg.generic {indexing_maps = [#rot, #id3p], iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%x : tensor<4x4x4xf32>) outs(%e : tensor<4x4x4xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    linalg.yield %a : f32
-  } -> tensor<4x4x4xf32>
-  return %0 : tensor<4x4x4xf32>
-}
-
-// -----
-
-#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-#outer = affine_map<(d0, d1, d2) -> (d0, d2)>
-
-func.func @three_broadcast_groups(%x: tensor<4x6x100xf32>, %b: tensor<4x100xf32>) -> tensor<4x6x100xf32> {
-  %e = tensor.empty() : tensor<4x6x100xf32>
-  // expected-error @+1 {{rank-3 elementwise op broadcasts along 3 separate groups of dims; convert-linalg-to-tile supports views of at most 2 (rows and columns)}}
-  %0 = linalg.generic {indexing_maps = [#id3, #outer, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
-      ins(%x, %b : tensor<4x6x100xf32>, tensor<4x100xf32>) outs(%e : tensor<4x6x100xf32>) {
-  ^bb0(%a: f32, %c: f32, %o: f32):
-    %s = arith.addf %a, %c : f32
-    linalg.yield %s : f32
-  } -> tensor<4x6x100xf32>
-  return %0 : tensor<4x6x100xf32>
-}

@@ -365,3 +365,28 @@ func.func @add_odd(%x: tensor<1000x777xf32>, %y: tensor<1000x777xf32>) -> tensor
   } -> tensor<1000x777xf32>
   return %0 : tensor<1000x777xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#outer = affine_map<(d0, d1, d2) -> (d0, d2)>
+
+// Broadcasting along three separate groups of dims ([B, M, N] over a [B, N]
+// operand, as a softmax over the middle dim divides by its sums): the batch
+// is one index per program, each operand its slice at it.
+// CHECK-LABEL: tile.func @batched_broadcast
+// CHECK-SAME: tcc.grid = array<i64: 4, 1, 1>
+// CHECK: memref.subview %arg1[%{{.*}}, 0] [1, 100] [1, 1] : memref<4x100xf32> to memref<100xf32, strided<[1], offset: ?>>
+// CHECK: tile.memref_load %{{.*}} : memref<100xf32, strided<[1], offset: ?>> -> tensor<{{.*}}xf32, #{{.*}}>
+// CHECK: tile.broadcast
+// CHECK: memref.subview %arg2[%{{.*}}, 0, 0] [1, 6, 100] [1, 1, 1]
+func.func @batched_broadcast(%x: tensor<4x6x100xf32>, %b: tensor<4x100xf32>) -> tensor<4x6x100xf32> {
+  %e = tensor.empty() : tensor<4x6x100xf32>
+  %0 = linalg.generic {indexing_maps = [#id3, #outer, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<4x6x100xf32>, tensor<4x100xf32>) outs(%e : tensor<4x6x100xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.divf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<4x6x100xf32>
+  return %0 : tensor<4x6x100xf32>
+}

@@ -30,11 +30,12 @@ func.func @transpose(%x: tensor<256x128xf32>) -> tensor<128x256xf32> {
 #t3 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 
-// Batched: one batch's 2-D slices per program, batch after batch.
+// Batched: the 2-D slices of one batch index per program (of the operand's
+// transposed view, and of the output), batch after batch.
 // CHECK-LABEL: tile.func @batched_transpose(
 // CHECK-SAME:    tcc.grid = array<i64: 6, 1, 1>
-// CHECK:         memref.subview %arg0
-// CHECK:         memref.transpose
+// CHECK:         %[[V:.*]] = memref.transpose %arg0 (d0, d1, d2) -> (d0, d2, d1)
+// CHECK:         memref.subview %[[V]]
 // CHECK:         memref.subview %arg1
 func.func @batched_transpose(%x: tensor<3x64x128xf16>) -> tensor<3x128x64xf16> {
   %e = tensor.empty() : tensor<3x128x64xf16>
@@ -44,4 +45,28 @@ func.func @batched_transpose(%x: tensor<3x64x128xf16>) -> tensor<3x128x64xf16> {
     linalg.yield %a : f16
   } -> tensor<3x128x64xf16>
   return %0 : tensor<3x128x64xf16>
+}
+
+// -----
+
+#bshd = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Attention's k.transpose(1, 2).transpose(-2, -1): [B, S, H, D] read as
+// [B, H, D, S]; the operand's contiguous dim (D) lands on iteration dim 2,
+// so each program covers a [D, S] block of one (b, h).
+// CHECK-LABEL: tile.func @heads_transpose(
+// CHECK-SAME:    tcc.grid = array<i64: 16, 1, 1>
+// CHECK:         %[[V:.*]] = memref.transpose %arg0 (d0, d1, d2, d3) -> (d0, d2, d3, d1)
+// CHECK:         %[[S:.*]] = memref.subview %[[V]]{{.*}} to memref<64x128xf32, strided<[1, 256], offset: ?>>
+// CHECK:         tile.memref_load %[[S]]
+// CHECK:         tile.convert_layout
+func.func @heads_transpose(%k: tensor<2x128x4x64xf32>) -> tensor<2x4x64x128xf32> {
+  %e = tensor.empty() : tensor<2x4x64x128xf32>
+  %0 = linalg.generic {indexing_maps = [#bshd, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k : tensor<2x128x4x64xf32>) outs(%e : tensor<2x4x64x128xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<2x4x64x128xf32>
+  return %0 : tensor<2x4x64x128xf32>
 }

@@ -36,6 +36,36 @@ def TccFuseElementwise : Pass<"tcc-fuse-elementwise"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
+  let summary = "Read transposed matmul operands through an explicit transpose";
+  let description = [{
+    The GEMM schedules of convert-linalg-to-tile read A as (batch?, m, k)
+    and B as (batch?, k, n), row-major. A contraction that reads an operand
+    transposed (`x @ w.T`, nn.Linear's layout: B as (n, k); `q @ k^T`; TN's A
+    as (k, m)), as `tcc-fuse-elementwise` makes it when it fuses the
+    transpose into the contraction, gets a transpose of that operand (an
+    elementwise generic: a kernel of its own, staged through shared memory)
+    and the row-major map. The transpose costs one pass over the operand
+    (for a 4096^3 GEMM about 5% of its time) until the GEMM schedules read
+    transposed operands directly.
+
+    Before:
+    ```mlir
+    %y = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (n, k), (m, n, k) -> (m, n)], ...}
+        ins(%x, %w : tensor<64x32xf16>, tensor<16x32xf16>) ...
+    ```
+    After:
+    ```mlir
+    %wt = linalg.generic {indexing_maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)], ...}
+        ins(%w : tensor<16x32xf16>) -> tensor<32x16xf16>
+    %y = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n), (m, n, k) -> (m, n)], ...}
+        ins(%x, %wt : tensor<64x32xf16>, tensor<32x16xf16>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TccSplitReduction : Pass<"tcc-split-reduction"> {
   let summary = "Split reductions with too few outputs into a partial and a "
                 "final reduction";
@@ -56,11 +86,12 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
     other dims ([A, B, C] -> [A, B], a row reduction here), then the rest of
     the partials with the combiner alone into the original init ([A, B] ->
     [B], a column reduction). A reduction of several trailing dims whose
-    inputs are read whole is rewritten as a reduction of one last dim of its collapsed inputs
-    (`x.sum((1, 2))` of [B, H, W]: [B, H * W] -> [B]; of every dim: a
-    one-row reduction `[1, numel] -> [1]` of the flattened inputs, its
-    rank-0 result a reshape of the `[1]` one), a row reduction, then split
-    like any.
+    inputs are read whole becomes a reduction of one last dim of its
+    collapsed inputs (`x.sum((1, 2))` of [B, H, W]: [B, H * W] -> [B]; of
+    every dim: a one-row reduction `[1, numel] -> [1]` of the flattened
+    inputs, its rank-0 result a reshape of the `[1]` one); with an input
+    that is not read whole (`(x * b).sum()`, b a row) its last dim is
+    reduced first, then the rest.
 
     Split: a reduction of one loop, its init holding the parallel loops in
     loop order, whose value is not read back over the reduced space (a
@@ -102,33 +133,29 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
-def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
-  let summary = "Read transposed matmul operands through an explicit transpose";
+def TccDecomposeSoftmax : Pass<"tcc-decompose-softmax"> {
+  let summary = "Softmax over a dim other than the last as its reductions";
   let description = [{
-    The GEMM schedules of convert-linalg-to-tile read A as (batch?, m, k)
-    and B as (batch?, k, n), row-major. A contraction that reads an operand
-    transposed (`x @ w.T`, nn.Linear's layout: B as (n, k); `q @ k^T`; TN's A
-    as (k, m)), as `tcc-fuse-elementwise` makes it when it fuses the
-    transpose into the contraction, gets a transpose of that operand (an
-    elementwise generic: a kernel of its own, staged through shared memory)
-    and the row-major map. The transpose costs one pass over the operand
-    (for a 4096^3 GEMM about 5% of its time) until the GEMM schedules read
-    transposed operands directly.
+    `linalg.softmax` over the last dim is one kernel of its own (whole rows
+    in registers, or a chunked row program). Over another dim it becomes its
+    reductions and the quotient, computed in f32 for 16-bit floats, which
+    kernel formation groups like any other reductions: a max over the dim,
+    a sum of exp(x - max), then exp(x - max) / sum.
 
     Before:
     ```mlir
-    %y = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (n, k), (m, n, k) -> (m, n)], ...}
-        ins(%x, %w : tensor<64x32xf16>, tensor<16x32xf16>) ...
+    %y = linalg.softmax dimension(0) ins(%x : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
     ```
     After:
     ```mlir
-    %wt = linalg.generic {indexing_maps = [(d0, d1) -> (d1, d0), (d0, d1) -> (d0, d1)], ...}
-        ins(%w : tensor<16x32xf16>) -> tensor<32x16xf16>
-    %y = linalg.generic {indexing_maps = [(m, n, k) -> (m, k), (m, n, k) -> (k, n), (m, n, k) -> (m, n)], ...}
-        ins(%x, %wt : tensor<64x32xf16>, tensor<32x16xf16>) ...
+    %m = linalg.generic {iterator_types = ["reduction", "parallel"]} ins(%x) outs(%neg_inf : tensor<32xf32>) {maximumf}
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]} ins(%x, %m) outs(%zeros : tensor<32xf32>) {exp(x - m) + acc}
+    %y = linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%x, %m, %s) outs(%e) {exp(x - m) / s}
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::tensor::TensorDialect"];
 }
 
@@ -148,10 +175,6 @@ def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
     identity map, joins the root's group as its epilogue (one per group);
     every other all-parallel op is a pointwise kernel of its own (its
     pointwise producers were fused into it by `tcc-fuse-elementwise`).
-    A column reduction (a reduced dim that is not innermost,
-    tcc/Analysis/ColumnSpace.h) starts a group that the all-parallel ops
-    over its outputs join (reading group values through the identity,
-    arguments through the identity or per column).
     Fills and empty tensors that initialize a group's ops, and constants,
     are cloned into the kernel. A program that is a single group reading
     only its arguments is left as it is: it already is one kernel.

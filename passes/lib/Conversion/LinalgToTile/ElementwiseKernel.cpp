@@ -75,6 +75,228 @@ bool isInOrderProjection(AffineMap map) {
   return true;
 }
 
+/// Whether `map` permutes the dims of a rank >= 3 space keeping the last one
+/// last (a transpose of middle dims, as attention's q.transpose(1, 2)).
+bool permutesKeepingLast(AffineMap map) {
+  unsigned rank = map.getNumDims();
+  return rank >= 3 && map.isPermutation() && !map.isIdentity() &&
+         map.getResult(rank - 1) == getAffineDimExpr(rank - 1, map.getContext());
+}
+
+/// An elementwise op whose operands are read straight or through a
+/// permutation that keeps the last dim: each program covers a block of the
+/// last two dims of one index of the leading dims; every operand is the 2-D
+/// strided slice of its (transposed) view at that index, contiguous along
+/// the last dim.
+LogicalResult buildPermutedKernel(linalg::GenericOp op, tile::FuncOp kernel,
+                                  const OutputMap &outputs,
+                                  ArrayRef<Value> inputArgs,
+                                  const ScheduleOptions &options,
+                                  int64_t &grid, unsigned &numWarps) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned rank = ranges.size();
+  int64_t rows = ranges[rank - 2], cols = ranges[rank - 1];
+  int64_t leading = 1;
+  for (unsigned d = 0; d + 2 < rank; ++d)
+    leading *= ranges[d];
+  unsigned bytes = 1;
+  for (Value operand : op->getOperands())
+    bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(operand)));
+  BlockSchedule schedule =
+      chooseBlockSchedule(rows, cols, bytes, options.numWarps, options);
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  TileKernelBuilder kb(b, loc, schedule);
+  int64_t blocks = llvm::divideCeil(rows, schedule.blockM) *
+                   llvm::divideCeil(cols, schedule.blockN);
+  // The program's leading index, then its block of the last two dims.
+  Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
+  pid = arith::IndexCastOp::create(b, loc, b.getIndexType(), pid);
+  Value outer = arith::DivUIOp::create(b, loc, pid, kb.index(blocks));
+  Value inner = arith::RemUIOp::create(b, loc, pid, kb.index(blocks));
+  int64_t blocksN = llvm::divideCeil(cols, schedule.blockN);
+  Value m0 = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, inner, kb.index(blocksN)),
+      kb.index(schedule.blockM));
+  Value n0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, inner, kb.index(blocksN)),
+      kb.index(schedule.blockN));
+  SmallVector<OpFoldResult> lead(rank - 2);
+  for (int64_t d = rank - 3; d >= 0; --d) {
+    lead[d] = arith::RemUIOp::create(b, loc, outer, kb.index(ranges[d]))
+                  .getResult();
+    outer = arith::DivUIOp::create(b, loc, outer, kb.index(ranges[d]));
+  }
+  // `memref` (read through `map`) as the 2-D slice at the leading index.
+  auto slice = [&](Value memref, AffineMap map) -> Value {
+    if (!map.isIdentity()) {
+      // View dim i = operand dim map[i]... reordered so view dims follow the
+      // iteration dims.
+      SmallVector<unsigned> perm(rank);
+      for (unsigned i = 0; i < rank; ++i)
+        perm[cast<AffineDimExpr>(map.getResult(i)).getPosition()] = i;
+      memref = memref::TransposeOp::create(
+          b, loc, memref,
+          AffineMapAttr::get(AffineMap::getPermutationMap(perm, ctx)));
+    }
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<OpFoldResult> offsets(lead), sizes(rank - 2, b.getIndexAttr(1));
+    offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
+    sizes.append({b.getIndexAttr(rows), b.getIndexAttr(cols)});
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+        {rows, cols}, type, offsets, sizes, strides);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
+                                     memref, offsets, sizes, strides);
+  };
+  AffineMap identity2D = AffineMap::getMultiDimIdentityMap(2, ctx);
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+    if (failed(memref))
+      return failure();
+    Value view = slice(*memref, op.getMatchingIndexingMap(input));
+    FailureOr<Value> tile = kb.loadOperand(op, view, identity2D, m0, n0);
+    if (failed(tile))
+      return failure();
+    mapping.map(op.getMatchingBlockArgument(input), *tile);
+  }
+  Block &body = op.getRegion().front();
+  if (failed(kb.cloneBody(body, mapping,
+                          [&](Type type) { return kb.blockType(type); })))
+    return failure();
+  TileKernelBuilder::TileResults results;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
+    Value value = mapping.lookupOrNull(yielded);
+    if (!value)
+      return op.emitOpError("yields a value defined outside its body");
+    results.push_back({result, value});
+  }
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  if (failed(storeResults(b, loc, outputs, results, op, {m0, n0},
+                          [&](Value m) { return slice(m, identity); })))
+    return failure();
+  grid = leading * blocks;
+  numWarps = schedule.numWarps();
+  return success();
+}
+
+/// An elementwise op whose operands broadcast along more than two separate
+/// groups of dims ([B, M, N] divided by a [B, N] reduction over M): the
+/// leading groups are one index per program, the last two groups a block;
+/// each operand is the slice of its collapsed view at the program's leading
+/// indices (a block, a row or column vector, or a scalar broadcast).
+LogicalResult buildBatchedElementwiseKernel(
+    linalg::GenericOp op, ArrayRef<ReassociationIndices> groups,
+    tile::FuncOp kernel, const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const ScheduleOptions &options, int64_t &grid, unsigned &numWarps) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned count = groups.size(), numLead = count - 2;
+  SmallVector<int64_t> extents;
+  for (const ReassociationIndices &group : groups) {
+    int64_t size = 1;
+    for (int64_t d : group)
+      size *= ranges[d];
+    extents.push_back(size);
+  }
+  int64_t m = extents[count - 2], n = extents[count - 1], leading = 1;
+  for (unsigned g = 0; g < numLead; ++g)
+    leading *= extents[g];
+  unsigned bytes = 1;
+  for (Value operand : op->getOperands())
+    bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(operand)));
+  BlockSchedule schedule =
+      chooseBlockSchedule(m, n, bytes, options.numWarps, options);
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  TileKernelBuilder kb(b, loc, schedule);
+  int64_t blocksN = llvm::divideCeil(n, schedule.blockN);
+  int64_t blocks = llvm::divideCeil(m, schedule.blockM) * blocksN;
+  Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
+  pid = arith::IndexCastOp::create(b, loc, b.getIndexType(), pid);
+  Value outer = arith::DivUIOp::create(b, loc, pid, kb.index(blocks));
+  Value inner = arith::RemUIOp::create(b, loc, pid, kb.index(blocks));
+  Value m0 = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, inner, kb.index(blocksN)),
+      kb.index(schedule.blockM));
+  Value n0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, inner, kb.index(blocksN)),
+      kb.index(schedule.blockN));
+  SmallVector<Value> lead(numLead);
+  for (int64_t g = numLead - 1; g >= 0; --g) {
+    lead[g] = arith::RemUIOp::create(b, loc, outer, kb.index(extents[g]));
+    outer = arith::DivUIOp::create(b, loc, outer, kb.index(extents[g]));
+  }
+  // The operand's collapsed view sliced at the leading indices, and its map
+  // on the [m, n] block space.
+  auto view = [&](Value memref, AffineMap map) -> std::pair<Value, AffineMap> {
+    auto [collapsed, operandGroups] = collapseMap(map, groups);
+    if (cast<MemRefType>(memref.getType()).getRank() !=
+        int64_t(operandGroups.size()))
+      memref = memref::CollapseShapeOp::create(b, loc, memref, operandGroups);
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<OpFoldResult> offsets, sizes;
+    SmallVector<int64_t> kept;
+    SmallVector<AffineExpr> blockDims;
+    for (auto [position, expr] : llvm::enumerate(collapsed.getResults())) {
+      unsigned g = cast<AffineDimExpr>(expr).getPosition();
+      bool isLead = g < numLead;
+      offsets.push_back(isLead ? OpFoldResult(lead[g])
+                               : OpFoldResult(b.getIndexAttr(0)));
+      sizes.push_back(b.getIndexAttr(isLead ? 1 : extents[g]));
+      if (!isLead) {
+        kept.push_back(extents[g]);
+        blockDims.push_back(getAffineDimExpr(g - numLead, ctx));
+      }
+    }
+    if (kept.size() != size_t(type.getRank())) {
+      SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+      auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+          kept, type, offsets, sizes, strides);
+      memref = memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
+                                         memref, offsets, sizes, strides);
+    }
+    return {memref, AffineMap::get(2, 0, blockDims, ctx)};
+  };
+  Block &body = op.getRegion().front();
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+    if (failed(memref))
+      return failure();
+    auto [viewed, map] = view(*memref, op.getMatchingIndexingMap(input));
+    if (map.getNumResults() == 0)
+      return op.emitOpError("reads an operand that is one value per program "
+                            "of a batched elementwise op; not supported by "
+                            "convert-linalg-to-tile");
+    FailureOr<Value> tile = kb.loadOperand(op, viewed, map, m0, n0);
+    if (failed(tile))
+      return failure();
+    mapping.map(op.getMatchingBlockArgument(input), *tile);
+  }
+  if (failed(kb.cloneBody(body, mapping,
+                          [&](Type type) { return kb.blockType(type); })))
+    return failure();
+  TileKernelBuilder::TileResults results;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
+    Value value = mapping.lookupOrNull(yielded);
+    if (!value)
+      return op.emitOpError("yields a value defined outside its body");
+    results.push_back({result, value});
+  }
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(ranges.size(), ctx);
+  if (failed(storeResults(b, loc, outputs, results, op, {m0, n0},
+                          [&](Value mem) { return view(mem, identity).first; })))
+    return failure();
+  grid = leading * blocks;
+  numWarps = schedule.numWarps();
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::tcc::buildElementwiseKernel(
@@ -86,6 +308,17 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
     return op.emitOpError("rank-0 kernels are not supported by "
                           "convert-linalg-to-tile");
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (llvm::any_of(maps, permutesKeepingLast) &&
+      llvm::all_of(maps, [](AffineMap map) {
+        return map.isIdentity() || permutesKeepingLast(map);
+      })) {
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (!op.getMatchingBlockArgument(&init).use_empty())
+        return op.emitOpError("reads its output operands; convert-linalg-to-"
+                              "tile expects pure elementwise bodies");
+    return buildPermutedKernel(op, kernel, outputs, inputArgs, options, grid,
+                               numWarps);
+  }
   if (!llvm::all_of(maps, isInOrderProjection))
     return op.emitOpError()
            << "elementwise op reads an operand through a permuted or "
@@ -93,12 +326,13 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
   // Run on the flattest view: adjacent dims every operand reads together
   // are one; at most two dims (rows and columns) may remain.
   SmallVector<ReassociationIndices> groups = collapsibleDims(op);
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (!op.getMatchingBlockArgument(&init).use_empty())
+      return op.emitOpError("reads its output operands; convert-linalg-to-"
+                            "tile expects pure elementwise bodies");
   if (groups.size() > 2)
-    return op.emitOpError()
-           << "rank-" << ranges.size()
-           << " elementwise op broadcasts along " << groups.size()
-           << " separate groups of dims; convert-linalg-to-tile supports "
-              "views of at most 2 (rows and columns)";
+    return buildBatchedElementwiseKernel(op, groups, kernel, outputs,
+                                         inputArgs, options, grid, numWarps);
   if (groups.size() == 1)
     groups.insert(groups.begin(), ReassociationIndices{});
   int64_t m = 1, n = 1;

@@ -197,11 +197,6 @@ LogicalResult buildColumnReductionKernel(ArrayRef<Operation *> ops,
                                          const ScheduleOptions &options,
                                          int64_t &grid, unsigned &numWarps);
 
-/// Replaces a last-dim `op` by the generics of a row program computing it in
-/// f32 (or the input type when wider): a max reduction, a reduction of
-/// exp(x - max), and exp(x - max) / sum; returns them in order.
-FailureOr<SmallVector<Operation *>> decomposeSoftmax(linalg::SoftmaxOp op);
-
 /// Whether `op` is an elementwise op reading an operand with its last two
 /// dims swapped (a transpose, 2-D or batched), others straight.
 bool isTransposeKernel(linalg::GenericOp op);

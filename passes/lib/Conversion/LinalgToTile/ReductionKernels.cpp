@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
+#include "tcc/Transforms/DecomposeSoftmax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "tcc/Analysis/RowSpace.h"
+#include "tcc/Transforms/DecomposeSoftmax.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -393,84 +394,6 @@ LogicalResult RowProgram::build(const OutputMap &outputs, Value origin,
 }
 
 } // namespace
-
-FailureOr<SmallVector<Operation *>>
-mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
-  auto type = cast<RankedTensorType>(op.getInput().getType());
-  int64_t rank = type.getRank();
-  if (int64_t(op.getDimension()) != rank - 1)
-    return op.emitOpError("softmax over a dim other than the last is not "
-                          "supported by convert-linalg-to-tile");
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  MLIRContext *ctx = op.getContext();
-  Type element = type.getElementType();
-  Type compute = element.getIntOrFloatBitWidth() < 32 ? Type(b.getF32Type())
-                                                      : element;
-  auto floatType = cast<FloatType>(compute);
-  SmallVector<int64_t> rowShape(type.getShape().drop_back());
-  auto rowType = RankedTensorType::get(rowShape, compute);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  AffineMap rows = id.getMajorSubMap(rank - 1);
-  SmallVector<utils::IteratorType> reduceIters(rank - 1,
-                                               utils::IteratorType::parallel);
-  reduceIters.push_back(utils::IteratorType::reduction);
-  SmallVector<utils::IteratorType> parallel(rank,
-                                            utils::IteratorType::parallel);
-  auto widen = [&](OpBuilder &nb, Location l, Value v) -> Value {
-    return compute == element ? v : arith::ExtFOp::create(nb, l, compute, v);
-  };
-  auto filled = [&](double value, bool negInf) -> Value {
-    Value empty = tensor::EmptyOp::create(b, loc, rowShape, compute);
-    APFloat init = negInf ? APFloat::getInf(floatType.getFloatSemantics(),
-                                            /*Negative=*/true)
-                          : APFloat(value);
-    if (!negInf) {
-      bool lost;
-      init.convert(floatType.getFloatSemantics(),
-                   APFloat::rmNearestTiesToEven, &lost);
-    }
-    Value scalar =
-        arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, init));
-    return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
-  };
-  Value x = op.getInput();
-  auto max = linalg::GenericOp::create(
-      b, loc, rowType, ValueRange{x}, ValueRange{filled(0, true)},
-      ArrayRef<AffineMap>{id, rows}, reduceIters,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value m = arith::MaximumFOp::create(nb, l, widen(nb, l, args[0]),
-                                            args[1]);
-        linalg::YieldOp::create(nb, l, m);
-      });
-  auto expShifted = [&](OpBuilder &nb, Location l, Value in, Value m) {
-    Value d = arith::SubFOp::create(nb, l, widen(nb, l, in), m);
-    return math::ExpOp::create(nb, l, d).getResult();
-  };
-  auto sum = linalg::GenericOp::create(
-      b, loc, rowType, ValueRange{x, max.getResult(0)},
-      ValueRange{filled(0.0, false)}, ArrayRef<AffineMap>{id, rows, rows},
-      reduceIters, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value e = expShifted(nb, l, args[0], args[1]);
-        linalg::YieldOp::create(nb, l,
-                                arith::AddFOp::create(nb, l, e, args[2])
-                                    .getResult());
-      });
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
-  auto quotient = linalg::GenericOp::create(
-      b, loc, type, ValueRange{x, max.getResult(0), sum.getResult(0)},
-      ValueRange{empty}, ArrayRef<AffineMap>{id, rows, rows, id}, parallel,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value e = expShifted(nb, l, args[0], args[1]);
-        Value q = arith::DivFOp::create(nb, l, e, args[2]);
-        if (compute != element)
-          q = arith::TruncFOp::create(nb, l, element, q);
-        linalg::YieldOp::create(nb, l, q);
-      });
-  op->getResult(0).replaceAllUsesWith(quotient.getResult(0));
-  op->erase();
-  return SmallVector<Operation *>{max, sum, quotient};
-}
 
 bool mlir::tcc::isRowProgram(ArrayRef<Operation *> ops) {
   std::optional<SmallVector<int64_t>> programRows;

@@ -1,8 +1,9 @@
 //===- TransposeKernel.cpp - permutations staged through shared memory ----===//
 //
-// An elementwise op that reads an operand transposed (the last two dims
-// swapped, a leading batch dim kept): each program covers a T x T block of
-// the output. The transposed operand is read through a transposed memref
+// An elementwise op that reads an operand transposed (a permutation that
+// moves the operand's contiguous dim away from the last; other dims, such as
+// batch and heads, are one index per program): each program covers a T x T
+// block of the output's (transposed dim, last dim). The transposed operand is read through a transposed memref
 // view with a layout whose threads run along the operand's contiguous dim
 // (coalesced, 16-byte vectors), converted to the output's layout (threads
 // along the output's contiguous dim) through shared memory, computed on and
@@ -23,36 +24,41 @@ namespace {
 
 constexpr int64_t kTile = 64;
 
-/// The permutation `map` applies when it swaps the last two dims of a rank-r
-/// space (r = 2, or 3 with a leading batch dim), else nullopt.
-bool swapsLastTwo(AffineMap map) {
+/// Where a permutation `map` (iteration dims -> operand dims) sends the
+/// operand's contiguous (last) dim among the iteration dims, when that is
+/// not the last iteration dim (a transpose), else nullopt.
+std::optional<unsigned> transposedDim(AffineMap map) {
   unsigned rank = map.getNumDims();
-  if ((rank != 2 && rank != 3) || !map.isPermutation())
-    return false;
-  SmallVector<unsigned> perm;
-  for (AffineExpr e : map.getResults())
-    perm.push_back(cast<AffineDimExpr>(e).getPosition());
-  return rank == 2 ? perm == SmallVector<unsigned>{1, 0}
-                   : perm == SmallVector<unsigned>{0, 2, 1};
+  if (rank < 2 || !map.isPermutation())
+    return std::nullopt;
+  unsigned from = cast<AffineDimExpr>(map.getResult(rank - 1)).getPosition();
+  if (from == rank - 1)
+    return std::nullopt;
+  return from;
 }
 
 } // namespace
 
 bool mlir::tcc::isTransposeKernel(linalg::GenericOp op) {
-  if (op.getNumLoops() < 2 || op.getNumLoops() > 3 ||
+  if (op.getNumLoops() < 2 ||
       !llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
         return t == utils::IteratorType::parallel;
       }))
     return false;
-  bool anySwapped = false;
+  // One transposition (every transposed operand moves its contiguous dim to
+  // the same iteration dim), other operands read straight.
+  std::optional<unsigned> dim;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
-    if (swapsLastTwo(map))
-      anySwapped = true;
-    else if (!map.isIdentity())
+    if (std::optional<unsigned> d = transposedDim(map)) {
+      if (dim && *dim != *d)
+        return false;
+      dim = d;
+    } else if (!map.isIdentity()) {
       return false;
+    }
   }
-  return anySwapped &&
+  return dim &&
          llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
            return op.getMatchingIndexingMap(&init).isIdentity();
          });
@@ -65,9 +71,23 @@ LogicalResult mlir::tcc::buildTransposeKernel(
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  bool batched = ranges.size() == 3;
-  int64_t batch = batched ? ranges[0] : 1;
-  int64_t rows = ranges[ranges.size() - 2], cols = ranges.back();
+  unsigned rank = ranges.size();
+  // The tile's dims: `across`, where the transposed operands' contiguous dim
+  // lands, and the last (the output's contiguous dim); every other dim is
+  // one index per program.
+  unsigned across = 0;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (auto d = transposedDim(op.getMatchingIndexingMap(input)))
+      across = *d;
+  unsigned last = rank - 1;
+  int64_t rows = ranges[across], cols = ranges[last];
+  SmallVector<unsigned> others;
+  int64_t batch = 1;
+  for (unsigned d = 0; d < rank; ++d)
+    if (d != across && d != last) {
+      others.push_back(d);
+      batch *= ranges[d];
+    }
   unsigned bytes = 1;
   for (Value operand : op->getOperands())
     bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(operand)));
@@ -82,8 +102,8 @@ LogicalResult mlir::tcc::buildTransposeKernel(
   auto outLayout = tile::BlockedEncodingAttr::get(
       ctx, {1, unsigned(vec)}, {unsigned(lanesAcross), unsigned(lanesAlong)},
       {warps, 1}, {1, 0});
-  // Transposed-operand layout: threads along the output's rows (the
-  // operand's contiguous dim).
+  // Transposed-operand layout: threads along the tile's rows (the operand's
+  // contiguous dim).
   auto inLayout = tile::BlockedEncodingAttr::get(
       ctx, {unsigned(vec), 1}, {unsigned(lanesAlong), unsigned(lanesAcross)},
       {1, warps}, {0, 1});
@@ -100,7 +120,7 @@ LogicalResult mlir::tcc::buildTransposeKernel(
   Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
   pid = arith::IndexCastOp::create(b, loc, b.getIndexType(), pid);
   Value perBatch = index(blocksR * blocksC);
-  Value batchIndex = arith::DivUIOp::create(b, loc, pid, perBatch);
+  Value outer = arith::DivUIOp::create(b, loc, pid, perBatch);
   Value inBatch = arith::RemUIOp::create(b, loc, pid, perBatch);
   Value r0 = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, inBatch, index(blocksC)),
@@ -108,9 +128,40 @@ LogicalResult mlir::tcc::buildTransposeKernel(
   Value c0 = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, inBatch, index(blocksC)),
       index(kTile));
-  // This batch's 2-D slice of a memref (rank 3), or the memref.
-  auto slice = [&](Value memref) {
-    return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
+  // The other dims' indices of this program (the last of them fastest).
+  DenseMap<unsigned, Value> fixed;
+  for (unsigned d : llvm::reverse(others)) {
+    fixed[d] = arith::RemUIOp::create(b, loc, outer, index(ranges[d]));
+    outer = arith::DivUIOp::create(b, loc, outer, index(ranges[d]));
+  }
+  // The 2-D [rows, cols] slice of `memref` (read through the permutation
+  // `map`) at this program's indices of the other dims.
+  auto slice = [&](Value memref, AffineMap map) -> Value {
+    if (!map.isIdentity()) {
+      // The view's dim i is iteration dim i: operand dim j is read by
+      // iteration dim map[j], so view dim i is operand dim map^-1(i).
+      SmallVector<unsigned> perm(rank);
+      for (unsigned i = 0; i < rank; ++i)
+        perm[cast<AffineDimExpr>(map.getResult(i)).getPosition()] = i;
+      memref = memref::TransposeOp::create(
+          b, loc, memref,
+          AffineMapAttr::get(AffineMap::getPermutationMap(perm, ctx)));
+    }
+    if (rank == 2)
+      return memref;
+    auto type = cast<MemRefType>(memref.getType());
+    SmallVector<OpFoldResult> offsets, sizes;
+    for (unsigned d = 0; d < rank; ++d) {
+      bool kept = d == across || d == last;
+      offsets.push_back(kept ? OpFoldResult(b.getIndexAttr(0))
+                             : OpFoldResult(fixed[d]));
+      sizes.push_back(b.getIndexAttr(kept ? ranges[d] : 1));
+    }
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+        {rows, cols}, type, offsets, sizes, strides);
+    return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
+                                     memref, offsets, sizes, strides);
   };
 
   IRMapping mapping;
@@ -119,17 +170,13 @@ LogicalResult mlir::tcc::buildTransposeKernel(
     if (failed(memref))
       return failure();
     Type element = getElementTypeOrSelf(input->get());
-    Value view = slice(*memref);
+    AffineMap map = op.getMatchingIndexingMap(input);
+    Value view = slice(*memref, map);
     Value loaded;
-    if (swapsLastTwo(op.getMatchingIndexingMap(input))) {
-      // [cols, rows] in memory, read as the [rows, cols] view.
-      auto transposed = memref::TransposeOp::create(
-          b, loc, view,
-          AffineMapAttr::get(AffineMap::getPermutationMap(
-              ArrayRef<unsigned>{1, 0}, ctx)));
+    if (transposedDim(map)) {
       Value t = tile::MemRefLoadOp::create(b, loc, tileType(element, inLayout),
-                                           transposed, ValueRange{r0, c0},
-                                           Value(), Value());
+                                           view, ValueRange{r0, c0}, Value(),
+                                           Value());
       loaded = tile::ConvertLayoutOp::create(b, loc,
                                              tileType(element, outLayout), t);
     } else {
@@ -157,7 +204,9 @@ LogicalResult mlir::tcc::buildTransposeKernel(
       return op.emitOpError("yields a value defined outside its body");
     results.push_back({result, value});
   }
-  if (failed(storeResults(b, loc, outputs, results, op, {r0, c0}, slice)))
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  if (failed(storeResults(b, loc, outputs, results, op, {r0, c0},
+                          [&](Value m) { return slice(m, identity); })))
     return failure();
   grid = batch * blocksR * blocksC;
   numWarps = warps;

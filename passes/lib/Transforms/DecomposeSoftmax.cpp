@@ -1,0 +1,115 @@
+//===- DecomposeSoftmax.cpp - tcc-decompose-softmax -----------------------===//
+//
+// A softmax over a dim other than the last becomes its reductions (a max,
+// a sum of exponentials) and the quotient, which kernel formation groups
+// like any other reductions (column reductions for an outer dim).
+//
+//===----------------------------------------------------------------------===//
+#include "tcc/Transforms/DecomposeSoftmax.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "tcc/Transforms/Passes.h"
+
+namespace mlir::tcc {
+#define GEN_PASS_DEF_TCCDECOMPOSESOFTMAX
+#include "tcc/Transforms/Passes.h.inc"
+} // namespace mlir::tcc
+
+using namespace mlir;
+
+FailureOr<SmallVector<Operation *>>
+mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  int64_t rank = type.getRank();
+  int64_t dim = op.getDimension();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  Type element = type.getElementType();
+  Type compute = element.getIntOrFloatBitWidth() < 32 ? Type(b.getF32Type())
+                                                      : element;
+  auto floatType = cast<FloatType>(compute);
+  SmallVector<int64_t> rowShape(type.getShape());
+  rowShape.erase(rowShape.begin() + dim);
+  auto rowType = RankedTensorType::get(rowShape, compute);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap rows = id.dropResult(dim);
+  SmallVector<utils::IteratorType> reduceIters(rank,
+                                               utils::IteratorType::parallel);
+  reduceIters[dim] = utils::IteratorType::reduction;
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  auto widen = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    return compute == element ? v : arith::ExtFOp::create(nb, l, compute, v);
+  };
+  auto filled = [&](double value, bool negInf) -> Value {
+    Value empty = tensor::EmptyOp::create(b, loc, rowShape, compute);
+    APFloat init = negInf ? APFloat::getInf(floatType.getFloatSemantics(),
+                                            /*Negative=*/true)
+                          : APFloat(value);
+    if (!negInf) {
+      bool lost;
+      init.convert(floatType.getFloatSemantics(),
+                   APFloat::rmNearestTiesToEven, &lost);
+    }
+    Value scalar =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(compute, init));
+    return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+  };
+  Value x = op.getInput();
+  auto max = linalg::GenericOp::create(
+      b, loc, rowType, ValueRange{x}, ValueRange{filled(0, true)},
+      ArrayRef<AffineMap>{id, rows}, reduceIters,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value m = arith::MaximumFOp::create(nb, l, widen(nb, l, args[0]),
+                                            args[1]);
+        linalg::YieldOp::create(nb, l, m);
+      });
+  auto expShifted = [&](OpBuilder &nb, Location l, Value in, Value m) {
+    Value d = arith::SubFOp::create(nb, l, widen(nb, l, in), m);
+    return math::ExpOp::create(nb, l, d).getResult();
+  };
+  auto sum = linalg::GenericOp::create(
+      b, loc, rowType, ValueRange{x, max.getResult(0)},
+      ValueRange{filled(0.0, false)}, ArrayRef<AffineMap>{id, rows, rows},
+      reduceIters, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value e = expShifted(nb, l, args[0], args[1]);
+        linalg::YieldOp::create(nb, l,
+                                arith::AddFOp::create(nb, l, e, args[2])
+                                    .getResult());
+      });
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+  auto quotient = linalg::GenericOp::create(
+      b, loc, type, ValueRange{x, max.getResult(0), sum.getResult(0)},
+      ValueRange{empty}, ArrayRef<AffineMap>{id, rows, rows, id}, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value e = expShifted(nb, l, args[0], args[1]);
+        Value q = arith::DivFOp::create(nb, l, e, args[2]);
+        if (compute != element)
+          q = arith::TruncFOp::create(nb, l, element, q);
+        linalg::YieldOp::create(nb, l, q);
+      });
+  op->getResult(0).replaceAllUsesWith(quotient.getResult(0));
+  op->erase();
+  return SmallVector<Operation *>{max, sum, quotient};
+}
+
+
+namespace {
+struct TccDecomposeSoftmaxPass
+    : public tcc::impl::TccDecomposeSoftmaxBase<TccDecomposeSoftmaxPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::SoftmaxOp> softmaxes;
+    getOperation()->walk([&](linalg::SoftmaxOp op) {
+      auto type = cast<RankedTensorType>(op.getInput().getType());
+      if (int64_t(op.getDimension()) != type.getRank() - 1)
+        softmaxes.push_back(op);
+    });
+    for (linalg::SoftmaxOp op : softmaxes)
+      if (failed(tcc::decomposeSoftmax(op)))
+        return signalPassFailure();
+  }
+};
+} // namespace
