@@ -62,7 +62,7 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
     memref per result), choosing the schedule: the block tile each program
     covers, and the blocked layout that spreads it over threads and warps
     (16-byte vectors along the contiguous dim where the row length allows,
-    whole warps along it first). Three kernel forms are recognized:
+    whole warps along it first). These kernel forms are recognized:
 
     * elementwise `linalg.generic` (all loops parallel) whose operands are
       identity or row/column-broadcast maps: one `[BM, BN]` block per program;
@@ -71,7 +71,15 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
       and elementwise consumers of the reduced row as an epilogue: `BM` rows
       per program, a loop over `BN`-wide column chunks, then `tile.reduce`;
     * `linalg.softmax` over the last dim: whole rows per program (max,
-      exp, sum, divide in registers, computed in f32 for f16/bf16).
+      exp, sum, divide in registers, computed in f32 for f16/bf16);
+    * a column reduction (a reduced dim that is not the innermost, as the
+      reduced operand is laid out: `[B, R, N] -> [B, N]`, e.g. `x.sum(0)`,
+      `x.mean(1)` of a rank-3 tensor) with the elementwise ops over its
+      outputs: one program per batch index and `BN`-wide column block,
+      lanes along the columns (16-byte vectors where the row length
+      allows), warps down the rows, a loop over `BR`-row chunks (the last
+      one masked) accumulating per-thread partials, then `tile.reduce`
+      along the rows (shared memory across warps) and the epilogue.
 
     Rank-1 programs run as one row; higher ranks collapse their leading dims
     when every map is the identity. The kernel carries its launch contract as
