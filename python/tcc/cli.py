@@ -43,9 +43,16 @@ def _compile(args: argparse.Namespace) -> int:
     else:
         with open(args.output, "w") as f:
             f.write(output)
-        if args.emit == "asm" and kernel.binary is not None and args.output.endswith(".s"):
-            with open(args.output[:-2] + ".hsaco", "wb") as f:
-                f.write(kernel.binary)
+        if args.emit == "asm" and args.output.endswith(".s"):
+            # One code object per kernel: k.hsaco, or k.<kernel>.hsaco when
+            # the program is several kernels.
+            parts = kernel.kernels
+            for part in parts:
+                if part.binary is None:
+                    continue
+                suffix = "" if len(parts) == 1 else f".{part.name}"
+                with open(f"{args.output[:-2]}{suffix}.hsaco", "wb") as f:
+                    f.write(part.binary)
     return 0
 
 

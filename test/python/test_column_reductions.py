@@ -15,6 +15,7 @@ import pytest
 
 from tcc.compiler.compile import compile as tcc_compile
 from tcc.examples.programs import reduction_benchmarks, reduction_program
+from tcc.frontend import Tensor, f32, program
 from tcc.runtime.runner import CompiledProgram
 from tcc.testing.simt import run_gpu_stage
 
@@ -191,12 +192,12 @@ def test_column_sum_of_a_tall_matrix_is_split(target):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_mean_of_a_few_long_rows_is_split(target):
-    # Two rows of 32768 f16: 2 chunks each (4 partial programs), then the
+    # Two rows of 65536 f16: 4 chunks each (8 partial programs), then the
     # final sum, the divide and the cast back to f16 in the second kernel.
-    x = np.random.default_rng(12).standard_normal((2, 32768)).astype(np.float16)
-    k, (y,) = _run(_reduce("long_rows", "reduce_mean", (2, 32768), [1], "f16"), target, x)
+    x = np.random.default_rng(12).standard_normal((2, 65536)).astype(np.float16)
+    k, (y,) = _run(_reduce("long_rows", "reduce_mean", (2, 65536), [1], "f16"), target, x)
     assert [p.name for p in k.kernels] == ["long_rows_k0", "long_rows_k1"]
-    assert [p.launch.grid[0] for p in k.kernels] == [4, 1]
+    assert [p.launch.grid[0] for p in k.kernels] == [8, 1]
     np.testing.assert_allclose(y.astype(np.float64), x.astype(np.float64).mean(1),
                                rtol=1e-3, atol=1e-4)
 
@@ -259,3 +260,51 @@ def test_runtime_returns_a_rank0_result_of_a_split_sum():
     assert isinstance(y, np.ndarray) and y.shape == ()
     assert [(f, g) for f, g, _ in device.launches] == [("total_k0", (4, 1, 1)),
                                                        ("total_k1", (1, 1, 1))]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_mean_over_the_two_trailing_dims_is_a_row_reduction(target):
+    x = np.random.default_rng(13).standard_normal((4, 30, 50)).astype(np.float32)
+    k, (y,) = _run(_reduce("hw", "reduce_mean", (4, 30, 50), [1, 2]), target, x)
+    assert len(k.kernels) == 1
+    np.testing.assert_allclose(y, x.astype(np.float64).mean((1, 2)), rtol=1e-5, atol=1e-6)
+
+
+@program
+def _torch_style(x: Tensor[6, 20, 12, f32]):
+    return x.sum(0), x.mean(1), x.amax((0, 2)), x.sum((0, 2), keepdim=True), x.sum(), x.var(0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_reductions_written_as_in_torch(target):
+    # Outer, middle, non-contiguous (two reductions: the innermost run of
+    # reduced dims, then the rest) and full reductions, and a variance over
+    # dim 0, in one program.
+    x = np.random.default_rng(14).standard_normal((6, 20, 12)).astype(np.float32)
+    k = tcc_compile(_torch_style, target, cache=False)
+    outs = run_gpu_stage(k, x)
+    xd = x.astype(np.float64)
+    refs = [xd.sum(0), xd.mean(1), xd.max((0, 2)), xd.sum((0, 2), keepdims=True), xd.sum(),
+            xd.var(0, ddof=1)]
+    for out, ref in zip(outs, refs, strict=True):
+        assert out.shape == ref.shape
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+
+
+WEIGHTED_SUM = """
+func.func @weighted(%x: tensor<300x40xf32>, %b: tensor<40xf32>) -> tensor<f32> {
+  %bb = tcc.broadcast %b dims = [0] : tensor<40xf32> -> tensor<300x40xf32>
+  %p = tcc.mul %x, %bb : tensor<300x40xf32>
+  %s = tcc.reduce_sum %p dims = [0, 1] : tensor<300x40xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_full_sum_over_a_broadcast_operand_reduces_the_rows_first(target):
+    rng = np.random.default_rng(15)
+    x, b = rng.standard_normal((300, 40)).astype(np.float32), rng.random(40).astype(np.float32)
+    k, (y,) = _run(WEIGHTED_SUM, target, x, b)
+    assert len(k.kernels) == 2 and y.shape == ()
+    np.testing.assert_allclose(y, (x.astype(np.float64) * b).sum(), rtol=1e-5)

@@ -263,7 +263,7 @@ def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
       return %y : tensor<2x50257xf16>
     }"""
     k = tcc_compile(src, target, cache=False)
-    assert len(k.kernels) == 1 and k.ir["tile"].count("scf.for") == 3
+    assert len(k.kernels) == 1 and k.ir["tile"].count("scf.for") == 2  # online: two walks
     x = (np.random.default_rng(5).standard_normal((2, 50257)) * 4).astype(np.float16)
     (y,) = run_gpu_stage(k, x)
     e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))

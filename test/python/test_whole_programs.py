@@ -131,3 +131,24 @@ def test_whole_program_artifact_lists_every_kernel():
     assert k.ir["tile"].count("tile.func @") == len(k.kernels)
     assert all(f".entry {part.name}" in part.asm for part in k.kernels)
     assert [a.role for a in k.args] == ["input"] * 3 + ["output"]
+
+
+def test_cli_emits_every_kernel_and_the_host_program(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "center.mlir"
+    src.write_text("""
+func.func @center(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
+  %y = tcc.softmax %x dim = 1 : tensor<8x64xf32>
+  %s = tcc.reduce_sum %y dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
+  return %y, %s : tensor<8x64xf32>, tensor<8xf32>
+}
+""")
+    run = [sys.executable, "-m", "tcc.cli", "compile", str(src), "--target", "sm_90",
+           "--no-cache"]
+    tile = subprocess.run([*run, "--emit", "tile"], capture_output=True, text=True, check=True)
+    assert tile.stdout.count("tile.func @center_k") == 2
+    assert "tcc.launch @center_k0" in tile.stdout and "tcc.host" in tile.stdout
+    asm = subprocess.run([*run, "--emit", "asm"], capture_output=True, text=True, check=True)
+    assert ".entry center_k0" in asm.stdout and ".entry center_k1" in asm.stdout

@@ -2,9 +2,11 @@
 //
 // Reductions with too few outputs to fill the GPU become two reductions: a
 // partial one over S chunks of the reduced dim into a [.., S, ..] buffer,
-// then a final one over S. Reductions of every dim are first rewritten as a
-// one-row reduction ([1, numel] -> [1]), which tcc-form-kernels and
-// convert-linalg-to-tile build as a row program.
+// then a final one over S. Before that, reductions are put in the forms
+// tcc-form-kernels and convert-linalg-to-tile build: reduced dims that are
+// not one run become two reductions (the innermost run, then the rest);
+// several trailing reduced dims become one, of the collapsed inputs (every
+// dim: a one-row reduction [1, numel] -> [1]).
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -95,49 +97,201 @@ linalg::GenericOp cloneWith(OpBuilder &b, Reduction r,
   return op;
 }
 
-/// The reduction over every dim `r.op` computes, as a one-row reduction
-/// [1, numel] -> [1] (inputs read whole, then reshaped); the value replaces
-/// r.op's. Nullopt when an input is read through another map.
-std::optional<Reduction> asOneRow(OpBuilder &b, Reduction r) {
+/// The reduction of `partial` (read whole, its loops `iterators`) with
+/// `r`'s combiner alone into `r.op`'s init (indexed by the parallel loops),
+/// which replaces `r.op`.
+Reduction reducePartials(OpBuilder &b, Reduction r, Value partial,
+                         ArrayRef<utils::IteratorType> iterators) {
   linalg::GenericOp op = r.op;
-  if (llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
-        return t != utils::IteratorType::reduction;
-      }))
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = iterators.size();
+  SmallVector<AffineExpr> kept;
+  for (unsigned d = 0; d < rank; ++d)
+    if (iterators[d] == utils::IteratorType::parallel)
+      kept.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                              AffineMap::get(rank, 0, kept, ctx)};
+  Value init = op.getDpsInits()[0];
+  Type element = cast<RankedTensorType>(init.getType()).getElementType();
+  bool outFirst = r.combiner->getOperand(0) ==
+                  op.getRegion().front().getArgument(op.getNumDpsInputs());
+  auto final = linalg::GenericOp::create(
+      b, op.getLoc(), init.getType(), ValueRange{partial}, init, maps,
+      iterators, [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value in = args[0], out = args[1];
+        OperationState state(loc, r.combiner->getName(),
+                             outFirst ? ValueRange{out, in}
+                                      : ValueRange{in, out},
+                             TypeRange{element}, r.combiner->getAttrs());
+        linalg::YieldOp::create(nested, loc,
+                                nested.create(state)->getResult(0));
+      });
+  op.getResult(0).replaceAllUsesWith(final.getResult(0));
+  op.erase();
+  Reduction rewritten = r;
+  rewritten.op = final;
+  rewritten.combiner =
+      cast<linalg::YieldOp>(final.getRegion().front().getTerminator())
+          .getOperand(0)
+          .getDefiningOp();
+  return rewritten;
+}
+
+/// A reduction of loops that are not one contiguous run (`x.sum((0, 2))`
+/// of a rank-3 tensor: [R, P, R]) as two: the innermost run of reduced
+/// loops first (the others kept: a row or column reduction), then the
+/// remaining reduced loops of its result. A run of several trailing loops
+/// with an input that is not read whole (`(x * b).sum()`, b a row) is
+/// reduced its last loop first. Returns the two; nullopt otherwise, or when
+/// the first input reading every loop is not the identity, or the init is
+/// not indexed by the parallel loops in order.
+std::optional<std::pair<Reduction, Reduction>> peelInnerReduction(OpBuilder &b,
+                                                                  Reduction r) {
+  linalg::GenericOp op = r.op;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned numLoops = ranges.size();
+  auto reduced = [&](unsigned d) {
+    return iterators[d] == utils::IteratorType::reduction;
+  };
+  unsigned first = 0, last = numLoops - 1;
+  while (!reduced(first))
+    ++first;
+  while (!reduced(last))
+    --last;
+  unsigned start = last;
+  while (start > first && reduced(start - 1))
+    --start;
+  MLIRContext *ctx = b.getContext();
+  OpOperand *const *primary =
+      llvm::find_if(op.getDpsInputOperands(), [&](OpOperand *input) {
+        return op.getMatchingIndexingMap(input).getNumResults() == numLoops;
+      });
+  if (primary == op.getDpsInputOperands().end() ||
+      !op.getMatchingIndexingMap(*primary).isIdentity())
     return std::nullopt;
+  if (start == first) {
+    // One run: only a run of trailing loops over inputs that cannot be
+    // collapsed (a broadcast operand) is reduced in steps, its last loop
+    // first.
+    bool collapsible =
+        llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+          return op.getMatchingIndexingMap(input).isIdentity();
+        });
+    if (last != numLoops - 1 || start == last || collapsible)
+      return std::nullopt;
+    start = last;
+  }
+  SmallVector<AffineExpr> parallel, keptDims;
+  SmallVector<int64_t> partialShape;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (!reduced(d))
+      parallel.push_back(getAffineDimExpr(d, ctx));
+    if (d < start || d > last) {
+      keptDims.push_back(getAffineDimExpr(d, ctx));
+      partialShape.push_back(ranges[d]);
+    }
+  }
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) !=
+      AffineMap::get(numLoops, 0, parallel, ctx))
+    return std::nullopt;
+  b.setInsertionPoint(op);
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands())
+    maps.push_back(op.getMatchingIndexingMap(input));
+  maps.push_back(AffineMap::get(numLoops, 0, keptDims, ctx));
+  SmallVector<utils::IteratorType> innerIterators(
+      numLoops, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> outerIterators;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (d >= start && d <= last)
+      innerIterators[d] = utils::IteratorType::reduction;
+    else
+      outerIterators.push_back(iterators[d]);
+  }
+  Value partialInit = createFill(b, op.getLoc(), partialShape, r.neutral);
+  linalg::GenericOp inner = cloneWith(b, r, op.getDpsInputs(), partialInit,
+                                      maps, innerIterators);
+  Reduction innerReduction = r;
+  innerReduction.op = inner;
+  innerReduction.combiner =
+      cast<linalg::YieldOp>(inner.getRegion().front().getTerminator())
+          .getOperand(0)
+          .getDefiningOp();
+  innerReduction.fill = partialInit.getDefiningOp<linalg::FillOp>()
+                            .getInputs()[0]
+                            .getDefiningOp<arith::ConstantOp>();
+  Reduction outer =
+      reducePartials(b, r, inner.getResult(0), outerIterators);
+  return std::make_pair(innerReduction, outer);
+}
+
+/// `r.op` reducing its trailing loops (every loop, or several) as a
+/// reduction of one last loop over its collapsed inputs: [P..., R...] ->
+/// [P..., prod R], or [1, numel] when every loop is reduced (the rank-0
+/// value then a reshape of the [1] result); the value replaces r.op's.
+/// Nullopt when r.op reduces one last loop already, reduces other loops, or
+/// reads an input through a map other than the identity.
+std::optional<Reduction> asRowReduction(OpBuilder &b, Reduction r) {
+  linalg::GenericOp op = r.op;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned numLoops = ranges.size();
+  unsigned kept = llvm::find(iterators, utils::IteratorType::reduction) -
+                  iterators.begin();
+  if (llvm::any_of(ArrayRef(iterators).drop_front(kept),
+                   [](utils::IteratorType t) {
+                     return t != utils::IteratorType::reduction;
+                   }) ||
+      (kept > 0 && kept + 1 == numLoops))
+    return std::nullopt;
+  MLIRContext *ctx = b.getContext();
   for (OpOperand *input : op.getDpsInputOperands())
     if (!op.getMatchingIndexingMap(input).isIdentity())
       return std::nullopt;
+  SmallVector<AffineExpr> keptDims;
+  for (unsigned d = 0; d < kept; ++d)
+    keptDims.push_back(getAffineDimExpr(d, ctx));
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) !=
+      AffineMap::get(numLoops, 0, keptDims, ctx))
+    return std::nullopt;
   Location loc = op.getLoc();
-  int64_t numel = 1;
-  for (int64_t extent : op.getStaticLoopRanges())
-    numel *= extent;
+  int64_t reduced = 1;
+  for (int64_t extent : ArrayRef(ranges).drop_front(kept))
+    reduced *= extent;
   b.setInsertionPoint(op);
   SmallVector<Value> inputs;
   for (Value input : op.getDpsInputs()) {
     auto type = cast<RankedTensorType>(input.getType());
-    if (type.getRank() > 1) {
-      ReassociationIndices all;
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        all.push_back(d);
-      input = tensor::CollapseShapeOp::create(
-          b, loc, input, ArrayRef<ReassociationIndices>{all});
-    }
-    input = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({1, numel}, type.getElementType()),
-        input, ArrayRef<ReassociationIndices>{{0, 1}});
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d < kept; ++d)
+      groups.push_back({int64_t(d)});
+    groups.emplace_back();
+    for (unsigned d = kept; d < numLoops; ++d)
+      groups.back().push_back(d);
+    if (groups.back().size() > 1)
+      input = tensor::CollapseShapeOp::create(b, loc, input, groups);
+    if (kept == 0)
+      input = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({1, reduced}, type.getElementType()),
+          input, ArrayRef<ReassociationIndices>{{0, 1}});
     inputs.push_back(input);
   }
-  MLIRContext *ctx = b.getContext();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  unsigned rows = std::max(kept, 1u);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rows + 1, ctx);
   SmallVector<AffineMap> maps(inputs.size(), identity);
-  maps.push_back(identity.getMajorSubMap(1));
-  Value init = createFill(b, loc, {1}, r.fill.getValue());
-  linalg::GenericOp row = cloneWith(
-      b, r, inputs, init, maps,
-      {utils::IteratorType::parallel, utils::IteratorType::reduction});
-  Value result = tensor::CollapseShapeOp::create(
-      b, loc, op.getResult(0).getType(), row.getResult(0),
-      ArrayRef<ReassociationIndices>{});
+  maps.push_back(identity.getMajorSubMap(rows));
+  SmallVector<utils::IteratorType> rowIterators(rows,
+                                                utils::IteratorType::parallel);
+  rowIterators.push_back(utils::IteratorType::reduction);
+  Value init = kept == 0 ? createFill(b, loc, {1}, r.fill.getValue())
+                         : op.getDpsInits()[0];
+  linalg::GenericOp row = cloneWith(b, r, inputs, init, maps, rowIterators);
+  Value result = row.getResult(0);
+  if (kept == 0)
+    result = tensor::CollapseShapeOp::create(b, loc, op.getResult(0).getType(),
+                                             result,
+                                             ArrayRef<ReassociationIndices>{});
   op.getResult(0).replaceAllUsesWith(result);
   op.erase();
   Reduction rewritten = r;
@@ -160,8 +314,13 @@ struct TccSplitReductionPass
         reductions.push_back(*r);
     });
     OpBuilder b(&getContext());
-    for (Reduction r : reductions) {
-      if (std::optional<Reduction> row = asOneRow(b, r))
+    while (!reductions.empty()) {
+      Reduction r = reductions.pop_back_val();
+      if (auto peeled = peelInnerReduction(b, r)) {
+        reductions.append({peeled->second, peeled->first});
+        continue;
+      }
+      if (std::optional<Reduction> row = asRowReduction(b, r))
         r = *row;
       if (std::optional<int64_t> factor = splitFactor(r))
         split(b, r, *factor);
@@ -185,7 +344,10 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned numLoops = ranges.size();
-  if (llvm::count(iterators, utils::IteratorType::reduction) != 1)
+  // (A reduction of one loop to a scalar is first made a row by
+  // asRowReduction; its final reduction would have no kernel form.)
+  if (numLoops < 2 ||
+      llvm::count(iterators, utils::IteratorType::reduction) != 1)
     return std::nullopt;
   unsigned dim = llvm::find(iterators, utils::IteratorType::reduction) -
                  iterators.begin();
@@ -216,7 +378,7 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
     if (d != dim)
       outputs *= ranges[d];
   // Programs the unsplit kernel would have: one per row, or one per batch
-  // index and block of columnsPerProgram columns.
+  // index and block of 512 bytes of columns.
   int64_t programs, minChunk;
   if (dim == numLoops - 1) {
     programs = outputs;
@@ -227,7 +389,13 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
     if (!info || info->numReducedLoops != 1 ||
         !llvm::equal(info->order, llvm::seq<unsigned>(0, numLoops)))
       return std::nullopt;
-    programs = info->batch * llvm::divideCeil(info->columns, 128);
+    // A program's columns: one 32-lane warp of 16-byte vectors.
+    unsigned bytes = 1;
+    for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
+      if (info->inputs[i] == tcc::ColumnAccess::Full)
+        bytes = std::max(
+            bytes, getElementTypeOrSelf(input).getIntOrFloatBitWidth() / 8);
+    programs = info->batch * llvm::divideCeil(info->columns, 512 / bytes);
     minChunk = minColumnChunk;
   }
   if (programs * 4 > targetPrograms)
@@ -235,8 +403,9 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
   int64_t extent = ranges[dim];
   int64_t wanted = std::min<int64_t>(llvm::divideCeil(targetPrograms, programs),
                                      extent / std::max<int64_t>(1, minChunk));
-  // The largest divisor of the extent up to `wanted`.
-  for (int64_t factor = wanted; factor >= 2; --factor)
+  // The largest divisor of the extent up to `wanted`; fewer than 4 chunks
+  // do not pay for the second launch.
+  for (int64_t factor = wanted; factor >= 4; --factor)
     if (extent % factor == 0)
       return factor;
   return std::nullopt;
@@ -307,34 +476,10 @@ void TccSplitReductionPass::split(OpBuilder &b, Reduction r,
       cloneWith(b, r, inputs, partialInit, maps, partialIterators);
 
   // The final reduction of the partials over s, into the original init.
-  unsigned rank = partialShape.size();
   SmallVector<utils::IteratorType> finalIterators(
-      rank, utils::IteratorType::parallel);
+      partialShape.size(), utils::IteratorType::parallel);
   finalIterators[dim] = utils::IteratorType::reduction;
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  SmallVector<AffineMap> finalMaps{identity, identity.dropResult(dim)};
-  Value init = op.getDpsInits()[0];
-  Type element = cast<RankedTensorType>(init.getType()).getElementType();
-  unsigned outPosition =
-      r.combiner->getOperand(0) ==
-              op.getRegion().front().getArgument(op.getNumDpsInputs())
-          ? 0
-          : 1;
-  auto final = linalg::GenericOp::create(
-      b, loc, init.getType(), ValueRange{partial.getResult(0)}, init,
-      finalMaps, finalIterators,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value in = args[0], out = args[1];
-        Value lhs = outPosition == 0 ? out : in;
-        Value rhs = outPosition == 0 ? in : out;
-        OperationState state(nestedLoc, r.combiner->getName(),
-                             ValueRange{lhs, rhs}, TypeRange{element},
-                             r.combiner->getAttrs());
-        linalg::YieldOp::create(nested, nestedLoc,
-                                nested.create(state)->getResult(0));
-      });
-  op.getResult(0).replaceAllUsesWith(final.getResult(0));
-  op.erase();
+  reducePartials(b, r, partial.getResult(0), finalIterators);
 }
 
 } // namespace

@@ -77,16 +77,20 @@ tile.func @replicated(%x: memref<64xf32>) attributes {grid_rank = 1 : i32} {
 // -----
 
 // convert_layout: identical distributions are free; others round-trip
-// through a workgroup buffer of the tile's size, between barriers.
+// through a workgroup buffer of the tile's size, between barriers. Between
+// layouts whose threads run along different dims (a transpose) each row of
+// the buffer is padded by one bank (32 x 33 floats), so lanes walking down a
+// column do not hit one bank.
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>
 #t = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [0, 1]}>
 
 // CHECK-LABEL: gpu.func @transpose_layout(
-// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1024xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<1056xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
-// CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[PITCH:.*]] = arith.constant 33 : index
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[BUF]][%{{.*}}] : memref<1056xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[BUF]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: memref.load %[[BUF]][%{{.*}}] : memref<1056xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.barrier
 // CHECK: gpu.return
 tile.func @transpose_layout(%x: memref<32x32xf32>, %y: memref<32x32xf32>) attributes {grid_rank = 1 : i32} {

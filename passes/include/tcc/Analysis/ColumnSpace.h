@@ -43,7 +43,8 @@ struct ColumnReductionInfo {
 /// innermost parallel loop, the reduced loops contiguous, every input read
 /// through a ColumnAccess map (the first input reading every loop sets the
 /// memory order).
-std::optional<ColumnReductionInfo> classifyColumnReduction(linalg::GenericOp op);
+std::optional<ColumnReductionInfo>
+classifyColumnReduction(linalg::GenericOp op);
 
 /// How an all-parallel op over the output space [B..., N...] (of rank
 /// `rank`, `numColLoops` of them the columns) reads an operand through

@@ -76,20 +76,25 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
       per program, a loop over `BN`-wide column chunks, then `tile.reduce`;
     * softmax: `linalg.softmax` over the last dim: whole rows per program
       (max, exp, sum, divide in registers, computed in f32 for f16/bf16);
+      rows too long for registers (`walk = looped`): the online softmax,
+      one walk of `BN`-wide chunks for a running max and rescaled sum, one
+      for the quotients;
     * matmul / fma_matmul: a (batched) matmul with an elementwise epilogue,
       `[BM, BN]` of C per program, K in `BK` steps staged through shared
       memory, `tile.dot` on the config's MMA layout (mma.sync, MFMA) or on
       blocked layouts (per-thread FMAs);
     * transpose: an elementwise op reading an operand with its last two
       dims swapped: `[T, T]` tiles staged through shared memory;
-    * column_reduction: a reduction of outer dims and the elementwise ops
-      over its outputs: one program per batch index and `BN` columns, a
-      loop over `BM`-row chunks;
+    * column_reduction: a reduced dim that is not the innermost, as the
+      reduced operand is laid out (`[B, R, N] -> [B, N]`, e.g. `x.sum(0)`,
+      `x.mean(1)` of a rank-3 tensor), with the elementwise ops over its
+      outputs: one program per batch index and `BN`-wide column block,
+      lanes along the columns, warps down the rows, a loop over `BM`-row
+      chunks (the last one masked) accumulating per-thread partials, then
+      `tile.reduce` along the rows and the epilogue;
     * row_program: row reductions of one row space and the elementwise ops
       around them: `BM` whole rows per program, persistent in registers or
-      walked in `BN`-wide chunks (`walk = looped`); a softmax whose rows are
-      too long for registers is a `softmax` config with `walk = looped`,
-      built as the row program of its decomposition.
+      walked in `BN`-wide chunks (`walk = looped`).
 
     Rank-1 programs run as one row; higher ranks collapse their leading dims
     when every map is the identity. The kernel carries its launch contract as

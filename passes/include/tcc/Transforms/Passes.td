@@ -116,21 +116,31 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
     original init is folded in once, by the final). `tcc-form-kernels` then
     makes two kernels of them, each a row program or a column reduction.
 
-    A reduction of every dim whose inputs are read whole is first
-    rewritten as a one-row reduction `[1, numel] -> [1]` of its flattened
-    inputs (then split like any row reduction), its `tensor<...>` result a
-    reshape of the `[1]` one.
+    First, reductions are put in the forms convert-linalg-to-tile builds.
+    Reduced dims that are not one run (`x.sum((0, 2))` of [A, B, C]) are
+    reduced in two steps: the innermost run into neutral partials over the
+    other dims ([A, B, C] -> [A, B], a row reduction here), then the rest of
+    the partials with the combiner alone into the original init ([A, B] ->
+    [B], a column reduction). A reduction of several trailing dims whose
+    inputs are read whole becomes a reduction of one last dim of its
+    collapsed inputs (`x.sum((1, 2))` of [B, H, W]: [B, H * W] -> [B]; of
+    every dim: a one-row reduction `[1, numel] -> [1]` of the flattened
+    inputs, its rank-0 result a reshape of the `[1]` one); with an input
+    that is not read whole (`(x * b).sum()`, b a row) its last dim is
+    reduced first, then the rest.
 
     Split: a reduction of one loop, its init holding the parallel loops in
     loop order, whose value is not read back over the reduced space (a
     normalization's statistics stay in their row program). The unsplit
     kernel's programs are estimated as one per row (innermost dim reduced)
-    or one per batch index and 128 columns (column reductions); when that
+    or one per batch index and 512 bytes of columns (column reductions: a
+    32-lane warp of 16-byte vectors); when that
     is at most a quarter of `target-programs`, the reduced extent R is split
     into S chunks, S the largest divisor of R up to
     `target-programs / programs` that leaves chunks of at least
     `min-row-chunk` elements (rows) or `min-column-chunk` rows (columns).
-    No split when R has no such divisor.
+    No split when R has no such divisor of at least 4 (fewer chunks do not
+    pay for the second launch).
 
     Before:
     ```mlir

@@ -164,8 +164,9 @@ private:
   Location loc;
   ArrayRef<Value> inputArgs;
   Value batchIndex, rowBase, n0;
-  /// The reduction's loop-invariant operands, as [BR, BN] tiles.
-  DenseMap<unsigned, Value> invariant;
+  /// The reduction's loop-invariant operands, as [BR, BN] tiles, and the
+  /// [B * R, N] views of the others.
+  DenseMap<unsigned, Value> invariant, fullViews;
   /// Values over the outputs, as [1, BN] tiles.
   DenseMap<Value, Value> tiles;
 };
@@ -208,20 +209,15 @@ FailureOr<Value> ColumnKernel::accumulate(const Combiner &combiner, Value r,
   for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
     Value tile = invariant.lookup(i);
     if (!tile) {
-      FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
-      if (failed(memref))
-        return failure();
       Type element = getElementTypeOrSelf(input->get());
       Value other =
           mask ? kb.splat(arith::ConstantOp::create(
                               b, loc, cast<TypedAttr>(b.getZeroAttr(element))),
                           kb.blockType(element))
                : Value();
-      tile = tile::MemRefLoadOp::create(
-          b, loc, kb.blockType(element),
-          viewAs2DGroups(b, loc, *memref,
-                         info.numBatchLoops + info.numReducedLoops),
-          ValueRange{row, n0}, mask, other);
+      tile = tile::MemRefLoadOp::create(b, loc, kb.blockType(element),
+                                        fullViews.lookup(i),
+                                        ValueRange{row, n0}, mask, other);
     }
     mapping.map(op.getMatchingBlockArgument(input), tile);
   }
@@ -297,13 +293,17 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
       kb.index(s.blockN));
   rowBase = arith::MulIOp::create(b, loc, batchIndex, kb.index(info.reduced));
 
-  // Operands that do not vary along the rows are loaded once.
+  // Operands that do not vary along the rows are loaded once; the others
+  // are read through [B * R, N] views.
   for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
-    if (info.inputs[i] == ColumnAccess::Full)
-      continue;
     FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
     if (failed(memref))
       return failure();
+    if (info.inputs[i] == ColumnAccess::Full) {
+      fullViews[i] = viewAs2DGroups(
+          b, loc, *memref, info.numBatchLoops + info.numReducedLoops);
+      continue;
+    }
     Value tile = loadOutputs(*memref, info.inputs[i]);
     invariant[i] = tile::BroadcastOp::create(
         b, loc, kb.blockType(getElementTypeOrSelf(input->get())), tile);

@@ -165,7 +165,7 @@ LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op,
 /// A row program (row reductions of one row space and the elementwise ops
 /// around them, isRowProgram): BM whole rows per program, persistent in
 /// registers, or walked in BN-wide chunks (config walk = looped)
-/// (RowProgramKernel.cpp). Also builds a looped softmax's decomposition.
+/// (RowProgramKernel.cpp).
 LogicalResult buildRowProgramKernel(ArrayRef<Operation *> ops,
                                     tile::LoweringConfigAttr config,
                                     tile::FuncOp kernel,

@@ -7,11 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
-#include "tcc/Transforms/DecomposeSoftmax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -212,6 +213,136 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
   return success();
 }
 
+/// A softmax over rows longer than registers hold, in two walks over each
+/// row (online softmax): the first keeps, per element position of the
+/// chunk, a running max m and a sum s of exp(x - m), rescaled when m grows
+/// (s = s * exp(m_old - m) + exp(x - m)); the row's max M and sum S then
+/// merge the positions (S = sum of s * exp(m - M)). The second walk writes
+/// exp(x - M) / S. Computed in f32 for 16-bit floats.
+static LogicalResult buildOnlineSoftmaxKernel(
+    linalg::SoftmaxOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
+    const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  int64_t n = type.getShape().back();
+  int64_t m = type.getNumElements() / n;
+  Type elementType = type.getElementType();
+  unsigned bytes = elementBytes(elementType);
+  // The config's [BM, BN] chunks (tcc-select-strategy: one row of 16
+  // elements per thread of 8 warps). A one-row block walks its row from a
+  // start that makes the row's vector runs aligned in memory whatever its
+  // length (a 50257-wide row starts at any element): the layout takes the
+  // widest vector, and the walks begin up to vec - 1 columns before the row
+  // (those elements are outside the memref: not read, not written).
+  unsigned widest = std::max(1u, kMaxVectorBytes / bytes);
+  bool shifted = n % widest != 0 && config.getBlock()[0] == 1;
+  FailureOr<BlockSchedule> planned = scheduleFromConfig(
+      op, config, shifted ? int64_t(llvm::alignTo(n, widest)) : n, bytes,
+      context);
+  if (failed(planned))
+    return failure();
+  BlockSchedule schedule = *planned;
+  FailureOr<Value> input = lookupInput(op.getInput(), inputArgs, op);
+  if (failed(input))
+    return failure();
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  FailureOr<Value> output = outputs.lookup(b, loc, op.getResult()[0], op);
+  if (failed(output))
+    return failure();
+  TileKernelBuilder kb(b, loc, schedule);
+  Value m0 = kb.blockOrigin(schedule.blockN).first;
+  Type f32 = elementType.getIntOrFloatBitWidth() < 32 ? Type(b.getF32Type())
+                                                      : elementType;
+  const llvm::fltSemantics &semantics = cast<FloatType>(f32).getFloatSemantics();
+  auto constant = [&](const APFloat &v) {
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, v));
+  };
+  Value lowest = kb.splat(constant(APFloat::getLargest(semantics, true)),
+                          kb.blockType(f32));
+  Value x2d = viewAs2D(b, loc, *input);
+  Value y2d = viewAs2D(b, loc, (*output));
+  // Columns past the row's end read as the lowest value: exp of them is 0.
+  auto loadChunk = [&](Value k) {
+    Value mask = columnsInBounds(kb, k, n);
+    Value other = kb.splat(
+        arith::ConstantOp::create(
+            b, loc,
+            b.getFloatAttr(elementType,
+                           APFloat::getLargest(
+                               cast<FloatType>(elementType).getFloatSemantics(),
+                               /*Negative=*/true))),
+        kb.blockType(elementType));
+    Value x = tile::MemRefLoadOp::create(b, loc, kb.blockType(elementType),
+                                         x2d, ValueRange{m0, k}, mask, other);
+    return f32 == elementType
+               ? x
+               : arith::ExtFOp::create(b, loc, kb.blockType(f32), x)
+                     .getResult();
+  };
+  Value zeros = kb.splat(constant(APFloat::getZero(semantics)),
+                         kb.blockType(f32));
+  Value start = kb.index(0);
+  if (shifted) {
+    Value offset = arith::MulIOp::create(b, loc, m0, kb.index(n));
+    Value misalign = arith::RemUIOp::create(b, loc, offset,
+                                            kb.index(schedule.vec));
+    start = arith::SubIOp::create(b, loc, start, misalign);
+  }
+  auto first = scf::ForOp::create(
+      b, loc, start, kb.index(n), kb.index(schedule.blockN),
+      ValueRange{lowest, zeros},
+      [&](OpBuilder &, Location, Value k, ValueRange carried) {
+        // (The body builder is `b`, set inside the loop.)
+        Value x = loadChunk(k);
+        Value mOld = carried[0], sOld = carried[1];
+        Value mNew = arith::MaximumFOp::create(b, loc, mOld, x);
+        Value rescale = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, mOld, mNew));
+        Value e = math::ExpOp::create(b, loc,
+                                      arith::SubFOp::create(b, loc, x, mNew));
+        Value sNew = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, sOld, rescale), e);
+        scf::YieldOp::create(b, loc, ValueRange{mNew, sNew});
+      });
+  Value mTile = first.getResult(0), sTile = first.getResult(1);
+  Value rowMax = reduceRows(kb, mTile, [](OpBuilder &rb, Location l, Value lhs,
+                                          Value rhs) {
+    return arith::MaximumFOp::create(rb, l, lhs, rhs).getResult();
+  });
+  Value merged = arith::MulFOp::create(
+      b, loc, sTile,
+      math::ExpOp::create(b, loc,
+                          arith::SubFOp::create(b, loc, mTile,
+                                                kb.broadcastRows(rowMax))));
+  Value rowSum = reduceRows(kb, merged, [](OpBuilder &rb, Location l,
+                                           Value lhs, Value rhs) {
+    return arith::AddFOp::create(rb, l, lhs, rhs).getResult();
+  });
+  Value inverse = arith::DivFOp::create(
+      b, loc,
+      kb.splat(constant(APFloat::getOne(semantics)), kb.rowsType(f32)),
+      rowSum);
+  Value maxBlock = kb.broadcastRows(rowMax);
+  Value inverseBlock = kb.broadcastRows(inverse);
+  scf::ForOp::create(
+      b, loc, start, kb.index(n), kb.index(schedule.blockN),
+      ValueRange{}, [&](OpBuilder &, Location, Value k, ValueRange) {
+        Value x = loadChunk(k);
+        Value e = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, x, maxBlock));
+        Value y = arith::MulFOp::create(b, loc, e, inverseBlock);
+        if (f32 != elementType)
+          y = arith::TruncFOp::create(b, loc, kb.blockType(elementType), y);
+        tile::MemRefStoreOp::create(b, loc, y2d, ValueRange{m0, k}, y,
+                                    Value());
+        scf::YieldOp::create(b, loc);
+      });
+  grid = llvm::divideCeil(m, schedule.blockM);
+  numWarps = schedule.numWarps();
+  return success();
+}
+
 LogicalResult mlir::tcc::buildSoftmaxKernel(
     linalg::SoftmaxOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
@@ -223,15 +354,10 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(
                           "supported by convert-linalg-to-tile");
   int64_t n = type.getShape().back();
   int64_t m = type.getNumElements() / n;
-  if (config.getWalk() == tile::RowWalk::looped) {
-    // Rows longer than registers hold: the softmax as a row program walked
-    // in chunks (max, then the sum of exponentials, then the quotients).
-    FailureOr<SmallVector<Operation *>> ops = decomposeSoftmax(op);
-    if (failed(ops))
-      return failure();
-    return buildRowProgramKernel(*ops, config, kernel, outputs, inputArgs,
-                                 context, grid, numWarps);
-  }
+  if (config.getWalk() == tile::RowWalk::looped)
+    // Rows longer than registers hold: two walks of BN-wide chunks.
+    return buildOnlineSoftmaxKernel(op, config, kernel, outputs, inputArgs,
+                                    context, grid, numWarps);
   Type elementType = type.getElementType();
   // Whole rows in registers: the block holds a row.
   int64_t blockN = config.getBlock()[1];

@@ -188,7 +188,8 @@ private:
         linear = arith::AddIOp::create(
             b, loc, linear,
             arith::MulIOp::create(b, loc, offsets[d], strideOf(d)));
-      if (d == fastDim)
+      // A dim the tile does not step along (extent 1) moves no run.
+      if (d == fastDim || layout.getShape()[d] == 1)
         continue;
       Value rem = arith::RemUIOp::create(b, loc, strideOf(d), w);
       ok = arith::AndIOp::create(

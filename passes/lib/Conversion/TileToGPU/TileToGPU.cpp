@@ -178,10 +178,11 @@ Value mlir::tcc::tile_to_gpu::fromStorage(OpBuilder &b, Location loc,
   return arith::TruncIOp::create(b, loc, type, stored);
 }
 
-/// Row-major index of the running thread's element `e` of `layout`.
+/// Row-major index of the running thread's element `e` of `layout`, rows
+/// `rowPad` elements longer than the tile's (rank 2).
 static Value emitElementIndex(OpBuilder &b, Location loc,
                               const TileLayout &layout, ArrayRef<Value> base,
-                              int64_t e) {
+                              int64_t e, int64_t rowPad = 0) {
   SmallVector<int64_t> idx = layout.delinearize(e);
   SmallVector<Value> coord;
   for (unsigned d = 0; d < layout.getRank(); ++d)
@@ -189,19 +190,36 @@ static Value emitElementIndex(OpBuilder &b, Location loc,
         b, loc, base[d],
         arith::ConstantIndexOp::create(b, loc,
                                        layout.getElemOffset(d, idx[d]))));
-  return emitRowMajorIndex(b, loc, coord, layout.getShape());
+  SmallVector<int64_t> shape(layout.getShape());
+  if (rowPad)
+    shape.back() += rowPad;
+  return emitRowMajorIndex(b, loc, coord, shape);
+}
+
+/// Elements of padding after each row of the scratch copy of a tile moved
+/// between layouts whose threads run along different dims (a transpose):
+/// one 4-byte bank, so that lanes walking down a column of the row-major
+/// copy hit different banks.
+static int64_t transposePadding(const TileLayout &src, const TileLayout &dst,
+                                Type elem) {
+  if (src.getRank() != 2 || src.getOrder()[0] == dst.getOrder()[0])
+    return 0;
+  unsigned bits = getScratchStorageType(elem).getIntOrFloatBitWidth();
+  return std::max<int64_t>(1, 32 / std::max(8u, bits));
 }
 
 void mlir::tcc::tile_to_gpu::emitStoreToScratch(OpBuilder &b, Location loc,
                                                 Value src,
                                                 const TileLayout &srcLayout,
-                                                Value buffer, ThreadIds ids) {
+                                                Value buffer, ThreadIds ids,
+                                                int64_t rowPad) {
   // Element e of this thread goes to its row-major index.
   SmallVector<Value> srcBase = srcLayout.emitThreadBase(b, loc, ids);
   for (int64_t e = 0; e < srcLayout.getNumElems(); ++e) {
     Value v = vector::ExtractOp::create(b, loc, src, e);
-    memref::StoreOp::create(b, loc, toStorage(b, loc, v), buffer,
-                            emitElementIndex(b, loc, srcLayout, srcBase, e));
+    memref::StoreOp::create(
+        b, loc, toStorage(b, loc, v), buffer,
+        emitElementIndex(b, loc, srcLayout, srcBase, e, rowPad));
   }
 }
 
@@ -209,13 +227,15 @@ Value mlir::tcc::tile_to_gpu::emitRelayoutThroughScratch(
     OpBuilder &b, Location loc, Value src, const TileLayout &srcLayout,
     const TileLayout &dstLayout, Value buffer, ThreadIds ids) {
   Type elem = cast<VectorType>(src.getType()).getElementType();
-  emitStoreToScratch(b, loc, src, srcLayout, buffer, ids);
+  int64_t rowPad = transposePadding(srcLayout, dstLayout, elem);
+  emitStoreToScratch(b, loc, src, srcLayout, buffer, ids, rowPad);
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> dstBase = dstLayout.emitThreadBase(b, loc, ids);
   SmallVector<Value> elems;
   for (int64_t e = 0; e < dstLayout.getNumElems(); ++e) {
     Value v = memref::LoadOp::create(
-        b, loc, buffer, emitElementIndex(b, loc, dstLayout, dstBase, e));
+        b, loc, buffer,
+        emitElementIndex(b, loc, dstLayout, dstBase, e, rowPad));
     elems.push_back(fromStorage(b, loc, v, elem));
   }
   gpu::BarrierOp::create(b, loc);
@@ -387,7 +407,13 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
                         "through shared memory; convert the offsets instead");
         return WalkResult::interrupt();
       }
-      info.requestScratch(src.getElementType(), src.getNumElements());
+      int64_t elems = src.getNumElements();
+      if (isa<tile::ConvertLayoutOp>(op))
+        if (int64_t pad = transposePadding(*TileLayout::get(src, warpSize),
+                                           *TileLayout::get(dst, warpSize),
+                                           src.getElementType()))
+          elems += src.getShape().front() * pad;
+      info.requestScratch(src.getElementType(), elems);
     }
     return WalkResult::advance();
   });

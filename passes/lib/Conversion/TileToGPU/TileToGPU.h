@@ -139,7 +139,7 @@ Value fromStorage(OpBuilder &b, Location loc, Value stored, Type type);
 /// the scratch buffer (no barrier).
 void emitStoreToScratch(OpBuilder &b, Location loc, Value src,
                         const TileLayout &srcLayout, Value buffer,
-                        ThreadIds ids);
+                        ThreadIds ids, int64_t rowPad = 0);
 /// Writes every element of a per-thread vector to row-major scratch, syncs,
 /// reads back the elements of `dst` (same element count) and syncs again.
 /// Reshapes and layout conversions go through it.

@@ -51,9 +51,8 @@ extern const KernelFormInfo kColumnReductionForm;
 extern const KernelFormInfo kRowProgramForm;
 
 /// The plan of a row program over [m, n] rows whose widest element is
-/// `elementBytes` wide (RowProgram.cpp), as `form` (row_program, or softmax
-/// for a softmax too long for registers): whole rows in registers while
-/// they fit (the row rounded up to a power of two at most
+/// `elementBytes` wide (RowProgram.cpp), as `form`: whole rows in registers
+/// while they fit (the row rounded up to a power of two at most
 /// `max-softmax-columns`), else `walk = looped` over chunks of 16 elements
 /// per thread of up to 8 warps; about 16 elements per thread.
 FailureOr<tile::LoweringConfigAttr>

@@ -3,8 +3,7 @@
 // Row reductions of one row space and the elementwise ops around them
 // (LayerNorm, RMSNorm, log-softmax, ...; tcc/Analysis/RowSpace.h): BM rows
 // per program, kept in registers when they fit, walked in chunks otherwise.
-// The root is the last row reduction (rowProgramRoot). Also the plan of a
-// softmax whose rows are too long for registers (configureRows).
+// The root is the last row reduction (rowProgramRoot).
 //
 //===----------------------------------------------------------------------===//
 #include "Forms.h"

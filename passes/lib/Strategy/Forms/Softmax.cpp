@@ -2,8 +2,8 @@
 //
 // linalg.softmax over the last dim: whole rows per program, kept in
 // registers (max, exp, sum, divide); rows longer than max-softmax-columns
-// are walked in chunks (walk = looped: the row program of its
-// decomposition, RowProgram.cpp's configureRows).
+// are walked in chunks (walk = looped: the online softmax, a walk for the
+// running max and rescaled sum, a walk for the quotients).
 //
 //===----------------------------------------------------------------------===//
 #include "Forms.h"
@@ -31,16 +31,25 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   int64_t n = type.getShape().back();
   int64_t m = type.getNumElements() / n;
   int64_t blockN = llvm::PowerOf2Ceil(n);
-  if (blockN > options.maxSoftmaxColumns) {
-    // Rows longer than registers hold: the row program of the softmax's
-    // decomposition (tcc/Transforms/DecomposeSoftmax.h), computed in f32
-    // (or the input type when wider), walked in chunks.
-    Type element = type.getElementType();
-    unsigned bytes = std::max(elementBytes(element), 4u);
-    return configureRows(root, tile::KernelForm::softmax, m, n, bytes,
-                         options);
-  }
   unsigned warpSize = options.target.getWarpSize();
+  if (blockN > options.maxSoftmaxColumns) {
+    // Rows longer than registers hold: the online softmax's two walks
+    // (walk = looped) over chunks of 16 elements per thread of 8 warps.
+    int64_t chunk = std::min<int64_t>(blockN, 16 * warpSize * 8);
+    unsigned warps = llvm::bit_floor(static_cast<uint64_t>(
+        std::clamp<int64_t>(chunk / (16 * warpSize), 1, 16)));
+    // A one-row block walks from an aligned start (the builder): plan it
+    // for the row rounded up to the widest vector.
+    unsigned bytes = elementBytes(type.getElementType());
+    unsigned widest = std::max(1u, kMaxVectorBytes / bytes);
+    BlockSchedule s = chooseRowBlock(m, llvm::alignTo(n, widest), bytes, warps,
+                                     warpSize, chunk, chunk);
+    if (n % widest == 0 || s.blockM != 1)
+      s = chooseRowBlock(m, n, bytes, warps, warpSize, chunk, chunk);
+    return makeConfig(root, tile::KernelForm::softmax, {s.blockM, s.blockN},
+                      s.numWarps(), /*numStages=*/{}, /*mma=*/{},
+                      tile::RowWalk::looped);
+  }
   // About 16 elements per thread keep a row in registers without spilling.
   unsigned warps = std::clamp<int64_t>(blockN / (16 * warpSize), 1, 16);
   warps = llvm::bit_floor(warps);

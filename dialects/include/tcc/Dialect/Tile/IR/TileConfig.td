@@ -82,8 +82,8 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     - `mma`: the tensor-core instruction (form = matmul only);
     - `walk`: `persistent` (whole rows in registers, the default) or
       `looped` (BN-wide chunks of longer rows) for form = row_program and
-      form = softmax (a looped softmax is built as the row program of its
-      max / sum-of-exponentials / quotient decomposition).
+      form = softmax (a looped softmax is the online softmax: a walk for
+      the running max and rescaled sum, a walk for the quotients).
 
     The root op the config sits on: the op itself for elementwise,
     transpose and softmax; the reduction or matmul for row_reduction,
