@@ -175,3 +175,65 @@ func.func @softmax_short(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %r = linalg.softmax {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 512], num_warps = 4>} dimension(1) ins(%x : tensor<64x1000xf32>) outs(%e : tensor<64x1000xf32>) -> tensor<64x1000xf32>
   return %r : tensor<64x1000xf32>
 }
+
+// -----
+
+// form = transpose on an op that reads nothing transposed.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transpose_form_on_a_copy(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %e = tensor.empty() : tensor<256x256xf32>
+  // expected-error@+1 {{has a lowering_config of form = transpose, which builds an elementwise linalg.generic reading an operand with its last two dims swapped}}
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"],
+      tile.lowering_config = #tile.lowering_config<form = transpose, block = [64, 64], num_warps = 4>}
+      ins(%x : tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+
+// -----
+
+// A column-reduction block wider than one warp's lanes of vectors (32 x 4).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+func.func @column_block_too_wide(%x: tensor<64x1024xf32>) -> tensor<1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<1024xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<1024xf32>) -> tensor<1024xf32>
+  // expected-error@+1 {{lowering_config block [8, 256] is wider than one warp's lanes of 4-element vectors (32 lanes)}}
+  %s = linalg.generic {indexing_maps = [#id, #cols], iterator_types = ["reduction", "parallel"],
+      tile.lowering_config = #tile.lowering_config<form = column_reduction, block = [8, 256], num_warps = 1>}
+      ins(%x : tensor<64x1024xf32>) outs(%f : tensor<1024xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1024xf32>
+  return %s : tensor<1024xf32>
+}
+
+// -----
+
+// A persistent row program whose block does not hold the row.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+func.func @persistent_short_block(%x: tensor<8x1000xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error@+1 {{lowering_config block [1, 256] does not hold a row of 1000 elements; a shorter block needs walk = looped}}
+  %s = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x1000xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = row_program, block = [1, 256], num_warps = 2, walk = persistent>}
+      ins(%x : tensor<8x1000xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %s, %m : tensor<8xf32>, tensor<8xf32>
+}
