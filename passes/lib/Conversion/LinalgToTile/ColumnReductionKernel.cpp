@@ -57,51 +57,6 @@ Value viewAs2DGroups(OpBuilder &b, Location loc, Value memref, unsigned lead) {
 }
 
 /// `memref` flattened to 1-D.
-Value viewAs1D(OpBuilder &b, Location loc, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() == 1)
-    return memref;
-  ReassociationIndices all;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    all.push_back(d);
-  return memref::CollapseShapeOp::create(b, loc, memref,
-                                         ArrayRef<ReassociationIndices>{all});
-}
-
-/// The reduction's body: `yield combiner(x, out)`.
-struct Combiner {
-  Operation *op;
-  Value x;
-  TypedAttr neutral;
-};
-
-FailureOr<Combiner> matchCombiner(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
-  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
-  Operation *combiner = yielded.getDefiningOp();
-  if (!combiner || combiner->getNumOperands() != 2 ||
-      combiner->getNumResults() != 1 || combiner->getBlock() != &body ||
-      !llvm::is_contained(combiner->getOperands(), Value(outArg)) ||
-      !outArg.hasOneUse())
-    return op.emitOpError("reduction body is not `combiner(value, acc)`; "
-                          "not supported by convert-linalg-to-tile");
-  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
-  if (!neutral)
-    return combiner->emitOpError("has no known neutral element; cannot mask "
-                                 "a partial chunk of rows");
-  Value x = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
-                                              : combiner->getOperand(0);
-  return Combiner{combiner, x, *neutral};
-}
-
-Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
-                    Value rhs) {
-  OperationState state(loc, combiner->getName(), ValueRange{lhs, rhs},
-                       TypeRange{lhs.getType()}, combiner->getAttrs());
-  return b.create(state)->getResult(0);
-}
-
 /// The config's schedule: BN = block[1] columns in vector-wide runs (the
 /// widest vector keeping every row aligned), the rest of the warp and the
 /// config's warps along the rows, BM = block[0] rows per chunk; a diagnostic
@@ -153,7 +108,7 @@ private:
   /// Loads operand `memref` read through `access` as a [1, BN] tile.
   Value loadOutputs(Value memref, ColumnAccess access);
   /// The [BR, BN] chunk of rows [r, r + BR) folded into `acc`.
-  FailureOr<Value> accumulate(const Combiner &combiner, Value r, Value acc,
+  FailureOr<Value> accumulate(const ReductionBody &combiner, Value r, Value acc,
                               bool masked);
   LogicalResult evalEpilogue(linalg::GenericOp op);
 
@@ -186,10 +141,10 @@ Value ColumnKernel::loadOutputs(Value memref, ColumnAccess access) {
       ValueRange{batchIndex, n0}, Value(), Value());
 }
 
-FailureOr<Value> ColumnKernel::accumulate(const Combiner &combiner, Value r,
+FailureOr<Value> ColumnKernel::accumulate(const ReductionBody &combiner, Value r,
                                           Value acc, bool masked) {
   linalg::GenericOp op = ops.front();
-  Type accType = combiner.op->getResult(0).getType();
+  Type accType = combiner.combiner->getResult(0).getType();
   Value mask;
   if (masked) {
     Type i32 = b.getI32Type();
@@ -224,7 +179,7 @@ FailureOr<Value> ColumnKernel::accumulate(const Combiner &combiner, Value r,
   Block &body = op.getRegion().front();
   if (failed(kb.cloneBody(body, mapping,
                           [&](Type type) { return kb.blockType(type); },
-                          {combiner.op})))
+                          {combiner.combiner})))
     return failure();
   Value x = mapping.lookupOrNull(combiner.x);
   if (!x)
@@ -234,7 +189,7 @@ FailureOr<Value> ColumnKernel::accumulate(const Combiner &combiner, Value r,
     x = arith::SelectOp::create(b, loc, mask, x,
                                 kb.splat(neutral, kb.blockType(accType)));
   }
-  return cloneCombiner(b, loc, combiner.op, acc, x);
+  return cloneCombiner(b, loc, combiner.combiner, acc, x);
 }
 
 LogicalResult ColumnKernel::evalEpilogue(linalg::GenericOp op) {
@@ -274,14 +229,14 @@ LogicalResult ColumnKernel::evalEpilogue(linalg::GenericOp op) {
 
 LogicalResult ColumnKernel::build(const OutputMap &outputs) {
   linalg::GenericOp op = ops.front();
-  FailureOr<Combiner> combiner = matchCombiner(op);
+  FailureOr<ReductionBody> combiner = matchReductionBody(op);
   if (failed(combiner))
     return failure();
   FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
   if (failed(fill))
     return op.emitOpError("reduction init is not a constant fill");
   const BlockSchedule &s = kb.schedule;
-  Type accType = combiner->op->getResult(0).getType();
+  Type accType = combiner->combiner->getResult(0).getType();
 
   // This program's batch index and first column.
   int64_t blocksN = llvm::divideCeil(info.columns, s.blockN);
@@ -350,7 +305,7 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
                                   {accType, accType}, {loc, loc});
     tile::ReduceReturnOp::create(
         b, loc,
-        cloneCombiner(b, loc, combiner->op, region->getArgument(0),
+        cloneCombiner(b, loc, combiner->combiner, region->getArgument(0),
                       region->getArgument(1)));
   }
   Value result = reduceOp.getResult();
@@ -358,7 +313,7 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
   auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
   if (fillConst.getValue() != combiner->neutral) {
     Value init = arith::ConstantOp::create(b, loc, fillConst.getValue());
-    result = cloneCombiner(b, loc, combiner->op, result,
+    result = cloneCombiner(b, loc, combiner->combiner, result,
                            kb.splat(init, kb.colsType(accType)));
   }
   tiles[op.getResult(0)] = tile::ExpandDimsOp::create(

@@ -123,16 +123,12 @@ LogicalResult buildPermutedKernel(linalg::GenericOp op,
   if (failed(kb.cloneBody(body, mapping,
                           [&](Type type) { return kb.blockType(type); })))
     return failure();
-  TileKernelBuilder::TileResults results;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
-    Value value = mapping.lookupOrNull(yielded);
-    if (!value)
-      return op.emitOpError("yields a value defined outside its body");
-    results.push_back({result, value});
-  }
+  FailureOr<TileKernelBuilder::TileResults> results =
+      TileKernelBuilder::yieldedTiles(op, mapping);
+  if (failed(results))
+    return failure();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  if (failed(storeResults(b, loc, outputs, results, op, {m0, n0},
+  if (failed(storeResults(b, loc, outputs, *results, op, {m0, n0},
                           [&](Value m) { return slice(m, identity); })))
     return failure();
   grid = leading * blocks;
@@ -238,16 +234,12 @@ LogicalResult buildBatchedElementwiseKernel(
   if (failed(kb.cloneBody(body, mapping,
                           [&](Type type) { return kb.blockType(type); })))
     return failure();
-  TileKernelBuilder::TileResults results;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
-    Value value = mapping.lookupOrNull(yielded);
-    if (!value)
-      return op.emitOpError("yields a value defined outside its body");
-    results.push_back({result, value});
-  }
+  FailureOr<TileKernelBuilder::TileResults> results =
+      TileKernelBuilder::yieldedTiles(op, mapping);
+  if (failed(results))
+    return failure();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(ranges.size(), ctx);
-  if (failed(storeResults(b, loc, outputs, results, op, {m0, n0},
+  if (failed(storeResults(b, loc, outputs, *results, op, {m0, n0},
                           [&](Value mem) { return view(mem, identity).first; })))
     return failure();
   grid = leading * blocks;
@@ -351,17 +343,13 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
                           [&](Type type) { return kb.blockType(type); })))
     return failure();
 
-  TileKernelBuilder::TileResults results;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
-    Value value = mapping.lookupOrNull(yielded);
-    if (!value)
-      return op.emitOpError("yields a value defined outside its body");
-    results.push_back({result, value});
-  }
+  FailureOr<TileKernelBuilder::TileResults> results =
+      TileKernelBuilder::yieldedTiles(op, mapping);
+  if (failed(results))
+    return failure();
   AffineMap outputMap =
       AffineMap::getMultiDimIdentityMap(ranges.size(), ctx);
-  if (failed(storeResults(b, loc, outputs, results, op, {m0, n0},
+  if (failed(storeResults(b, loc, outputs, *results, op, {m0, n0},
                           [&](Value m) {
                             return viewAs2D(b, loc,
                                             view(m, outputMap).first);

@@ -180,6 +180,20 @@ TileKernelBuilder::cloneBody(Block &body, IRMapping &mapping,
   return success();
 }
 
+FailureOr<TileKernelBuilder::TileResults>
+TileKernelBuilder::yieldedTiles(linalg::GenericOp op,
+                                const IRMapping &mapping) {
+  TileResults results;
+  auto yield = cast<linalg::YieldOp>(op.getRegion().front().getTerminator());
+  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
+    Value value = mapping.lookupOrNull(yielded);
+    if (!value)
+      return op.emitOpError("yields a value defined outside its body");
+    results.push_back({result, value});
+  }
+  return results;
+}
+
 FailureOr<TileKernelBuilder::TileResults> TileKernelBuilder::applyEpilogue(
     linalg::GenericOp producer, Value produced, linalg::GenericOp epilogue,
     ArrayRef<Value> inputArgs,
@@ -347,6 +361,80 @@ FailureOr<Value> OutputMap::lookup(OpBuilder &b, Location loc, Value tensor,
   return user->emitOpError()
          << "result is not returned by the function (directly or through a "
             "reshape); convert-linalg-to-tile cannot place it";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+FailureOr<ReductionBody> mlir::tcc::matchReductionBody(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  Operation *combiner = yielded.getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 ||
+      combiner->getNumResults() != 1 || combiner->getBlock() != &body ||
+      !llvm::is_contained(combiner->getOperands(), Value(outArg)) ||
+      !outArg.hasOneUse())
+    return op.emitOpError("reduction body is not `combiner(value, acc)`; "
+                          "not supported by convert-linalg-to-tile");
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral)
+    return combiner->emitOpError("has no known neutral element; cannot mask "
+                                 "a partial chunk of rows");
+  Value x = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
+                                              : combiner->getOperand(0);
+  return ReductionBody{combiner, x, *neutral};
+}
+
+Value mlir::tcc::cloneCombiner(OpBuilder &b, Location loc, Operation *combiner,
+                               Value lhs, Value rhs) {
+  OperationState state(loc, combiner->getName(), ValueRange{lhs, rhs},
+                       TypeRange{lhs.getType()}, combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
+Value mlir::tcc::reduceRows(
+    TileKernelBuilder &kb, Value block,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  Type elementType = cast<RankedTensorType>(block.getType()).getElementType();
+  auto reduce = tile::ReduceOp::create(kb.b, kb.loc, kb.rowsType(elementType),
+                                       block, /*axis=*/1u);
+  OpBuilder::InsertionGuard guard(kb.b);
+  Block *region = kb.b.createBlock(&reduce.getCombiner(), {},
+                                   {elementType, elementType},
+                                   {kb.loc, kb.loc});
+  Value combined = combine(kb.b, kb.loc, region->getArgument(0),
+                           region->getArgument(1));
+  tile::ReduceReturnOp::create(kb.b, kb.loc, combined);
+  return reduce.getResult();
+}
+
+Value mlir::tcc::columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n) {
+  OpBuilder &b = kb.b;
+  Location loc = kb.loc;
+  Type i32 = b.getI32Type();
+  Value cols = tile::ArangeOp::create(b, loc, kb.colsType(i32), 0u,
+                                      uint32_t(kb.schedule.blockN));
+  Value k32 = arith::IndexCastOp::create(b, loc, i32, k);
+  Value shifted = arith::AddIOp::create(b, loc, cols,
+                                        kb.splat(k32, kb.colsType(i32)));
+  Value limit = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));
+  Value inBounds =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, shifted,
+                            kb.splat(limit, kb.colsType(i32)));
+  return kb.broadcastCols(inBounds);
+}
+
+Value mlir::tcc::viewAs1D(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() == 1)
+    return memref;
+  ReassociationIndices all;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    all.push_back(dim);
+  return memref::CollapseShapeOp::create(b, loc, memref,
+                                         ArrayRef<ReassociationIndices>{all});
 }
 
 //===----------------------------------------------------------------------===//

@@ -88,6 +88,11 @@ public:
   /// (value of the original function, its tile in the kernel)
   using TileResults = SmallVector<std::pair<Value, Value>>;
 
+  /// `op`'s results and the tiles its body (cloned with `mapping`) yields
+  /// for them.
+  static FailureOr<TileResults> yieldedTiles(linalg::GenericOp op,
+                                             const IRMapping &mapping);
+
   /// Runs the elementwise `epilogue` on tiles: `produced` is the tile of
   /// `producer`'s result (its only use must be the epilogue); the epilogue's
   /// other inputs are function arguments loaded by `loadInput(memref, map,
@@ -135,6 +140,29 @@ struct OutputMap {
   func::ReturnOp returnOp;
   ValueRange outputArgs;
 };
+
+/// A reduction body `yield combiner(x, out)`: the combiner, the reduced
+/// value `x` (computed in the body) and the combiner's neutral element.
+struct ReductionBody {
+  Operation *combiner;
+  Value x;
+  TypedAttr neutral;
+};
+/// `op`'s reduction body, or failure with a diagnostic (no such body, or a
+/// combiner without a neutral element to mask a partial chunk with).
+FailureOr<ReductionBody> matchReductionBody(linalg::GenericOp op);
+/// Re-creates the scalar binary `combiner` on `lhs`, `rhs` (tiles or
+/// scalars: the result type follows `lhs`).
+Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
+                    Value rhs);
+/// tile.reduce of a [BM, BN] tile along its rows with a scalar `combine`.
+Value reduceRows(TileKernelBuilder &kb, Value block,
+                 function_ref<Value(OpBuilder &, Location, Value, Value)>
+                     combine);
+/// i1 [BM, BN] tile: column index (k + j) < n.
+Value columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n);
+/// A memref as a 1-D vector (all dims collapsed).
+Value viewAs1D(OpBuilder &b, Location loc, Value memref);
 
 /// The kernel builders, one per form. Each builds the kernel its `config`
 /// describes (tcc-select-strategy's, or written by hand: checked here),

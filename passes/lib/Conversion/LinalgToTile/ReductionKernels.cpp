@@ -18,52 +18,6 @@
 using namespace mlir;
 using namespace mlir::tcc;
 
-namespace {
-
-/// tile.reduce of a [BM, BN] tile along its rows with a scalar `combine`.
-Value reduceRows(TileKernelBuilder &kb, Value block,
-                 function_ref<Value(OpBuilder &, Location, Value, Value)>
-                     combine) {
-  Type elementType = cast<RankedTensorType>(block.getType()).getElementType();
-  auto reduce = tile::ReduceOp::create(kb.b, kb.loc, kb.rowsType(elementType),
-                                       block, /*axis=*/1u);
-  OpBuilder::InsertionGuard guard(kb.b);
-  Block *region = kb.b.createBlock(&reduce.getCombiner(), {},
-                                   {elementType, elementType},
-                                   {kb.loc, kb.loc});
-  Value combined = combine(kb.b, kb.loc, region->getArgument(0),
-                           region->getArgument(1));
-  tile::ReduceReturnOp::create(kb.b, kb.loc, combined);
-  return reduce.getResult();
-}
-
-/// i1 [BM, BN] tile: column index (k + j) < n.
-Value columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n) {
-  OpBuilder &b = kb.b;
-  Location loc = kb.loc;
-  Type i32 = b.getI32Type();
-  Value cols = tile::ArangeOp::create(b, loc, kb.colsType(i32), 0u,
-                                      uint32_t(kb.schedule.blockN));
-  Value k32 = arith::IndexCastOp::create(b, loc, i32, k);
-  Value shifted = arith::AddIOp::create(b, loc, cols,
-                                        kb.splat(k32, kb.colsType(i32)));
-  Value limit = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));
-  Value inBounds =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, shifted,
-                            kb.splat(limit, kb.colsType(i32)));
-  return kb.broadcastCols(inBounds);
-}
-
-/// Re-creates the scalar binary `combiner` on `lhs`, `rhs` (tiles or
-/// scalars: the result type follows `lhs`).
-Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
-                    Value rhs) {
-  OperationState state(loc, combiner->getName(), ValueRange{lhs, rhs},
-                       TypeRange{lhs.getType()}, combiner->getAttrs());
-  return b.create(state)->getResult(0);
-}
-
-} // namespace
 
 LogicalResult mlir::tcc::buildRowReductionKernel(
     linalg::GenericOp op, linalg::GenericOp epilogue,
@@ -86,21 +40,12 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
 
   // The body is `yield combiner(x(inputs...), out)`.
   Block &body = op.getRegion().front();
-  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
-  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
-  Operation *combiner = yielded.getDefiningOp();
-  if (!combiner || combiner->getNumOperands() != 2 ||
-      combiner->getNumResults() != 1 || combiner->getBlock() != &body ||
-      !llvm::is_contained(combiner->getOperands(), Value(outArg)) ||
-      !outArg.hasOneUse())
-    return op.emitOpError("reduction body is not `combiner(value, acc)`; "
-                          "not supported by convert-linalg-to-tile");
-  Value xValue = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
-                                                   : combiner->getOperand(0);
-  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
-  if (!neutral)
-    return combiner->emitOpError("has no known neutral element; cannot mask "
-                                 "a partial row chunk");
+  FailureOr<ReductionBody> reduction = matchReductionBody(op);
+  if (failed(reduction))
+    return failure();
+  Operation *combiner = reduction->combiner;
+  Value xValue = reduction->x;
+  std::optional<TypedAttr> neutral = reduction->neutral;
   Type accType = combiner->getResult(0).getType();
 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();

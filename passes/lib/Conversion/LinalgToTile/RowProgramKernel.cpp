@@ -30,53 +30,6 @@ using namespace mlir::tcc;
 
 namespace {
 
-/// A memref as the 1-D [rows] vector of a row program (leading dims
-/// collapsed).
-Value viewAs1D(OpBuilder &b, Location loc, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() == 1)
-    return memref;
-  ReassociationIndices all;
-  for (int64_t dim = 0; dim < type.getRank(); ++dim)
-    all.push_back(dim);
-  return memref::CollapseShapeOp::create(b, loc, memref,
-                                         ArrayRef<ReassociationIndices>{all});
-}
-
-/// The body of a reduction: `yield combiner(x, out)`.
-struct Reduction {
-  Operation *combiner;
-  Value x; // the reduced value, computed in the body
-  TypedAttr neutral;
-};
-
-FailureOr<Reduction> matchReduction(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
-  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
-  Operation *combiner = yielded.getDefiningOp();
-  if (!combiner || combiner->getNumOperands() != 2 ||
-      combiner->getNumResults() != 1 || combiner->getBlock() != &body ||
-      !llvm::is_contained(combiner->getOperands(), Value(outArg)) ||
-      !outArg.hasOneUse())
-    return op.emitOpError("reduction body is not `combiner(value, acc)`; "
-                          "not supported by convert-linalg-to-tile");
-  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
-  if (!neutral)
-    return combiner->emitOpError("has no known neutral element; cannot mask "
-                                 "a partial row chunk");
-  Value x = combiner->getOperand(0) == outArg ? combiner->getOperand(1)
-                                              : combiner->getOperand(0);
-  return Reduction{combiner, x, *neutral};
-}
-
-Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
-                    Value rhs) {
-  OperationState state(loc, combiner->getName(), ValueRange{lhs, rhs},
-                       TypeRange{lhs.getType()}, combiner->getAttrs());
-  return b.create(state)->getResult(0);
-}
-
 class RowProgram {
 public:
   RowProgram(ArrayRef<linalg::GenericOp> ops, TileKernelBuilder &kb,
@@ -106,7 +59,6 @@ private:
   /// The [BM] tile of per-row value `value` (a reduction or rows op of the
   /// program, or an input).
   FailureOr<Value> rowsValue(Value value, Operation *user);
-  Value columnsInBounds(Value k);
 
   ArrayRef<linalg::GenericOp> ops;
   TileKernelBuilder &kb;
@@ -118,20 +70,6 @@ private:
   DenseMap<Value, linalg::GenericOp> producer;
   DenseMap<Value, Value> rows; // per-row values computed
 };
-
-Value RowProgram::columnsInBounds(Value k) {
-  Type i32 = b.getI32Type();
-  Value cols = tile::ArangeOp::create(b, loc, kb.colsType(i32), 0u,
-                                      uint32_t(kb.schedule.blockN));
-  Value k32 = arith::IndexCastOp::create(b, loc, i32, k);
-  Value shifted = arith::AddIOp::create(b, loc, cols,
-                                        kb.splat(k32, kb.colsType(i32)));
-  Value limit = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));
-  Value inBounds =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, shifted,
-                            kb.splat(limit, kb.colsType(i32)));
-  return kb.broadcastCols(inBounds);
-}
 
 FailureOr<Value> RowProgram::rowsValue(Value value, Operation *user) {
   if (Value tile = rows.lookup(value))
@@ -221,7 +159,7 @@ FailureOr<Value> RowProgram::blockValue(Chunk &chunk, Value value) {
 }
 
 FailureOr<Value> RowProgram::reduce(Chunk *persistent, linalg::GenericOp op) {
-  FailureOr<Reduction> reduction = matchReduction(op);
+  FailureOr<ReductionBody> reduction = matchReductionBody(op);
   if (failed(reduction))
     return failure();
   FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
@@ -245,7 +183,7 @@ FailureOr<Value> RowProgram::reduce(Chunk *persistent, linalg::GenericOp op) {
     if (!x)
       return op.emitOpError("reduces a value defined outside its body");
     if (n % kb.schedule.blockN != 0)
-      x = arith::SelectOp::create(b, loc, columnsInBounds(chunk.k), x,
+      x = arith::SelectOp::create(b, loc, columnsInBounds(kb, chunk.k, n), x,
                                   identityBlock);
     return cloneCombiner(b, loc, reduction->combiner, acc, x);
   };
@@ -272,18 +210,10 @@ FailureOr<Value> RowProgram::reduce(Chunk *persistent, linalg::GenericOp op) {
       return failure();
     acc = loop.getResult(0);
   }
-  auto reduceOp = tile::ReduceOp::create(b, loc, kb.rowsType(accType), acc,
-                                         /*axis=*/1u);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *region = b.createBlock(&reduceOp.getCombiner(), {},
-                                  {accType, accType}, {loc, loc});
-    tile::ReduceReturnOp::create(
-        b, loc,
-        cloneCombiner(b, loc, reduction->combiner, region->getArgument(0),
-                      region->getArgument(1)));
-  }
-  Value result = reduceOp.getResult();
+  Value result = reduceRows(kb, acc, [&](OpBuilder &rb, Location l, Value lhs,
+                                         Value rhs) {
+    return cloneCombiner(rb, l, reduction->combiner, lhs, rhs);
+  });
   // A fill other than the neutral element is an initial value: fold it in.
   auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
   if (fillConst.getValue() != reduction->neutral) {

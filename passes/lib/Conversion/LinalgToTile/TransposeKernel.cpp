@@ -156,16 +156,12 @@ LogicalResult mlir::tcc::buildTransposeKernel(
         return tileType(type, outLayout);
       })))
     return failure();
-  TileKernelBuilder::TileResults results;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
-    Value value = mapping.lookupOrNull(yielded);
-    if (!value)
-      return op.emitOpError("yields a value defined outside its body");
-    results.push_back({result, value});
-  }
+  FailureOr<TileKernelBuilder::TileResults> results =
+      TileKernelBuilder::yieldedTiles(op, mapping);
+  if (failed(results))
+    return failure();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-  if (failed(storeResults(b, loc, outputs, results, op, {r0, c0},
+  if (failed(storeResults(b, loc, outputs, *results, op, {r0, c0},
                           [&](Value m) { return slice(m, identity); })))
     return failure();
   grid = batch * blocksR * blocksC;
