@@ -100,17 +100,18 @@ bool mlir::tcc::isRowReduction(linalg::GenericOp op) {
          iterators[1] == utils::IteratorType::reduction;
 }
 
-bool mlir::tcc::isMatmulOp(linalg::GenericOp op) {
+std::optional<std::pair<bool, bool>>
+mlir::tcc::matmulTransposes(linalg::GenericOp op) {
   unsigned loops = op.getNumLoops();
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       (loops != 3 && loops != 4))
-    return false;
+    return std::nullopt;
   SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
   for (unsigned i = 0; i + 1 < loops; ++i)
     if (it[i] != utils::IteratorType::parallel)
-      return false;
+      return std::nullopt;
   if (it.back() != utils::IteratorType::reduction)
-    return false;
+    return std::nullopt;
   MLIRContext *ctx = op.getContext();
   // (b,) m, n, k: a batch dim leads every operand.
   bool batched = loops == 4;
@@ -124,7 +125,16 @@ bool mlir::tcc::isMatmulOp(linalg::GenericOp op) {
   };
   AffineExpr m = d(0), n = d(1), k = d(2);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  return maps[0] == map(m, k) && maps[1] == map(k, n) && maps[2] == map(m, n);
+  if (maps[2] != map(m, n))
+    return std::nullopt;
+  bool aT = maps[0] == map(k, m), bT = maps[1] == map(n, k);
+  if ((!aT && maps[0] != map(m, k)) || (!bT && maps[1] != map(k, n)))
+    return std::nullopt;
+  return std::make_pair(aT, bT);
+}
+
+bool mlir::tcc::isMatmulOp(linalg::GenericOp op) {
+  return matmulTransposes(op) == std::make_pair(false, false);
 }
 
 bool mlir::tcc::hasTensorCoreTypes(linalg::GenericOp op) {

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "tcc/Strategy/Strategy.h"
 #include "tcc/Transforms/Passes.h"
 
 namespace mlir::tcc {
@@ -19,41 +20,6 @@ namespace mlir::tcc {
 using namespace mlir;
 
 namespace {
-
-/// The (batch?, m, n, k) contraction's operand maps in the row-major form:
-/// A (b, m, k), B (b, k, n), C (b, m, n). Returns which operands are read
-/// transposed ((b, k, m) for A, (b, n, k) for B), or nullopt when `op` is
-/// no such contraction.
-std::optional<std::pair<bool, bool>> transposedOperands(linalg::GenericOp op) {
-  unsigned loops = op.getNumLoops();
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      (loops != 3 && loops != 4))
-    return std::nullopt;
-  SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
-  for (unsigned i = 0; i + 1 < loops; ++i)
-    if (it[i] != utils::IteratorType::parallel)
-      return std::nullopt;
-  if (it.back() != utils::IteratorType::reduction)
-    return std::nullopt;
-  MLIRContext *ctx = op.getContext();
-  bool batched = loops == 4;
-  auto d = [&](unsigned i) { return getAffineDimExpr(i + batched, ctx); };
-  auto map = [&](AffineExpr x, AffineExpr y) {
-    SmallVector<AffineExpr> results;
-    if (batched)
-      results.push_back(getAffineDimExpr(0, ctx));
-    results.append({x, y});
-    return AffineMap::get(loops, 0, results, ctx);
-  };
-  AffineExpr m = d(0), n = d(1), k = d(2);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[2] != map(m, n))
-    return std::nullopt;
-  bool aT = maps[0] == map(k, m), bT = maps[1] == map(n, k);
-  if ((!aT && maps[0] != map(m, k)) || (!bT && maps[1] != map(k, n)))
-    return std::nullopt;
-  return std::make_pair(aT, bT);
-}
 
 /// A transpose of the last two dims of `value`, as an elementwise generic
 /// (a kernel of its own: the transpose form of convert-linalg-to-tile).
@@ -86,7 +52,7 @@ struct NormalizeOperands : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
-    std::optional<std::pair<bool, bool>> transposed = transposedOperands(op);
+    std::optional<std::pair<bool, bool>> transposed = tcc::matmulTransposes(op);
     if (!transposed || (!transposed->first && !transposed->second))
       return failure();
     Location loc = op.getLoc();

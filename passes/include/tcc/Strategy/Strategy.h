@@ -45,6 +45,10 @@ bool isRowReduction(linalg::GenericOp op);
 /// A matmul generic (A (m, k), B (k, n), C (m, n)), or a batched one
 /// (A (b, m, k), B (b, k, n), C (b, m, n)).
 bool isMatmulOp(linalg::GenericOp op);
+/// Which operands a (batch?, m, n, k) contraction reads transposed: A as
+/// (b?, k, m), B as (b?, n, k); nullopt when `op` is no such contraction
+/// (C must be (b?, m, n)). isMatmulOp is {false, false}.
+std::optional<std::pair<bool, bool>> matmulTransposes(linalg::GenericOp op);
 /// f16 or bf16 operands of one type: what the tensor-core kinds take.
 bool hasTensorCoreTypes(linalg::GenericOp op);
 /// Checks that a matmul's body is out + a * b (operands possibly cast) and
