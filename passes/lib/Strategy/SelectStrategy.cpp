@@ -93,17 +93,7 @@ struct TccSelectStrategyPass
       root->setAttr(tile::kLoweringConfigAttrName, *config);
       return success();
     }
-    InFlightDiagnostic diag =
-        func.emitOpError()
-        << "needs " << ops->size()
-        << " kernels; convert-linalg-to-tile builds one kernel per function "
-           "(an elementwise op, a row program of row reductions and the "
-           "elementwise ops around them, a matmul with an elementwise "
-           "epilogue, or a softmax): run tcc-form-kernels first to split a "
-           "program into kernels";
-    for (Operation *op : *ops)
-      diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
-    return failure();
+    return emitNotOneKernel(func, *ops);
   }
 };
 

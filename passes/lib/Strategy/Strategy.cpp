@@ -50,6 +50,21 @@ LogicalResult mlir::tcc::verifyKernelSignature(func::FuncOp func) {
   return success();
 }
 
+LogicalResult mlir::tcc::emitNotOneKernel(func::FuncOp func,
+                                          ArrayRef<Operation *> ops) {
+  InFlightDiagnostic diag =
+      func.emitOpError()
+      << "needs " << ops.size()
+      << " kernels; convert-linalg-to-tile builds one kernel per function "
+         "(an elementwise op, a row program of row reductions and the "
+         "elementwise ops around them, a matmul with an elementwise "
+         "epilogue, or a softmax): run tcc-form-kernels first to split a "
+         "program into kernels";
+  for (Operation *op : ops)
+    diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
+  return diag;
+}
+
 FailureOr<Value> mlir::tcc::getFillValue(Value init) {
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
     if (fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())

@@ -39,6 +39,9 @@ FailureOr<SmallVector<Operation *>> collectKernelOps(func::FuncOp func);
 /// The scalar constant a reduction's init is filled with (linalg.fill, or
 /// a generalized fill: a generic with no inputs yielding a constant).
 FailureOr<Value> getFillValue(Value init);
+/// The diagnostic for a function whose kernel ops `ops` are no one kernel
+/// (not split by tcc-form-kernels): names the count and notes each op.
+LogicalResult emitNotOneKernel(func::FuncOp func, ArrayRef<Operation *> ops);
 bool isAllParallel(linalg::GenericOp op);
 /// A [parallel, reduction] generic.
 bool isRowReduction(linalg::GenericOp op);

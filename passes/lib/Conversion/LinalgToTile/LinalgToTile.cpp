@@ -527,17 +527,7 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   linalg::GenericOp epilogue;
   if (!group && (kernelOps->size() > 2 ||
                  (kernelOps->size() == 2 && kernelOps->front() != *root))) {
-    InFlightDiagnostic diag =
-        func.emitOpError()
-        << "needs " << kernelOps->size()
-        << " kernels; convert-linalg-to-tile builds one kernel per function "
-           "(an elementwise op, a row program of row reductions and the "
-           "elementwise ops around them, a matmul with an elementwise "
-           "epilogue, or a softmax): run tcc-form-kernels first to split a "
-           "program into kernels";
-    for (Operation *op : *kernelOps)
-      diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
-    return failure();
+    return emitNotOneKernel(func, *kernelOps);
   }
   if (!group && kernelOps->size() == 2) {
     epilogue = dyn_cast<linalg::GenericOp>(kernelOps->back());
