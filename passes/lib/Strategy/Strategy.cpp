@@ -152,6 +152,20 @@ bool mlir::tcc::isMatmulOp(linalg::GenericOp op) {
   return matmulTransposes(op) == std::make_pair(false, false);
 }
 
+bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
+  if (!target || !target.hasMma(tile::MmaKind::wgmma_m64nNk16) ||
+      !hasTensorCoreTypes(op) || !matmulTransposes(op))
+    return false;
+  for (Value input : op.getDpsInputs()) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!isa<BlockArgument>(input) || !type || !type.hasStaticShape() ||
+        (type.getShape().back() * 2) % 16)
+      return false;
+  }
+  auto out = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  return out && out.hasStaticShape();
+}
+
 bool mlir::tcc::hasTensorCoreTypes(linalg::GenericOp op) {
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
   Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
 #include "tcc/Strategy/Strategy.h"
 #include "tcc/Transforms/Passes.h"
 
@@ -54,6 +55,9 @@ struct NormalizeOperands : OpRewritePattern<linalg::GenericOp> {
                                 PatternRewriter &rewriter) const override {
     std::optional<std::pair<bool, bool>> transposed = tcc::matmulTransposes(op);
     if (!transposed || (!transposed->first && !transposed->second))
+      return failure();
+    // The Hopper GEMM reads transposed operands through its descriptors.
+    if (tcc::fitsWgmma(op, tcc::tile::lookupTarget(op)))
       return failure();
     Location loc = op.getLoc();
     SmallVector<Value> inputs(op.getDpsInputs());

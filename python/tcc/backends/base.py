@@ -19,7 +19,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
-from tcc.runtime.artifact import ArgSpec, CallConv, KernelArtifact, LaunchSpec
+from tcc.runtime.artifact import ArgSpec, CallConv, KernelArtifact, LaunchSpec, TensorMapSpec
 from tcc.targets import TargetInfo, get_target_info
 
 # Device-library functions that no tcc artifact may call: nothing links them
@@ -50,6 +50,7 @@ class KernelSignature:
     block: tuple[int, int, int] | None
     bare_ptr_ok: bool
     dynamic_shared_bytes: int = 0  # tcc.dynamic_shared_bytes (buffers over 48 KiB)
+    tensor_maps: tuple[TensorMapSpec, ...] = ()  # trailing TMA tensor-map parameters
 
 
 class Target(ABC):
@@ -182,6 +183,7 @@ class Target(ABC):
             args=args,
             call_conv=call_conv,
             compiler_version=compiler_version,
+            tensor_maps=sig.tensor_maps,
         )
 
 
@@ -209,7 +211,9 @@ def kernel_signatures(module: ir.Module) -> list[KernelSignature]:
     for fn in _kernels(module):
         fty = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
         args, bare_ok = [], True
-        for i, t in enumerate(fty.inputs):
+        maps = tensor_maps_of(fn)
+        inputs = list(fty.inputs)[: len(fty.inputs) - len(maps)]
+        for i, t in enumerate(inputs):
             if isinstance(t, ir.MemRefType):
                 mt = ir.MemRefType(t)
                 shape = tuple(
@@ -231,8 +235,25 @@ def kernel_signatures(module: ir.Module) -> list[KernelSignature]:
         dynamic = 0
         if "tcc.dynamic_shared_bytes" in fn.attributes:
             dynamic = ir.IntegerAttr(fn.attributes["tcc.dynamic_shared_bytes"]).value
-        sigs.append(KernelSignature(name, tuple(args), block, bare_ok, dynamic))  # type: ignore[arg-type]
+        sigs.append(KernelSignature(name, tuple(args), block, bare_ok, dynamic,  # type: ignore[arg-type]
+                                    maps))
     return sigs
+
+
+def tensor_maps_of(fn: ir.Operation) -> tuple[TensorMapSpec, ...]:
+    """The TMA tensor maps a kernel takes after its arguments (its
+    ``tcc.tensor_maps`` attribute, written by convert-linalg-to-tile)."""
+    if "tcc.tensor_maps" not in fn.attributes:
+        return ()
+    specs = []
+    for entry in ir.ArrayAttr(fn.attributes["tcc.tensor_maps"]):
+        d = ir.DictAttr(entry)
+        specs.append(TensorMapSpec(
+            ir.IntegerAttr(d["operand"]).value,
+            tuple(int(v) for v in ir.DenseI64ArrayAttr(d["box"])),
+            ir.IntegerAttr(d["swizzle"]).value,
+        ))
+    return tuple(specs)
 
 
 def _finalize_args(

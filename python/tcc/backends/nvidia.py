@@ -26,7 +26,12 @@ class NvidiaTarget(Target):
     def gpu_target_attr(self) -> str:
         # The lowest PTX ISA version that knows the architecture (the
         # table's ISA features).
-        return (f'#nvvm.target<O = 3, chip = "{self.arch}", '
+        # wgmma and setmaxnreg exist in sm_90a PTX only (any H100/H200 runs
+        # it); the arch-specific target is what a wgmma target compiles for.
+        chip = self.arch
+        if "wgmma_m64nNk16" in self.info.mma and not chip.endswith("a"):
+            chip += "a"
+        return (f'#nvvm.target<O = 3, chip = "{chip}", '
                 f'features = "{self.info.isa_features}">')
 
     def _vendor_pipeline(self, bare_ptr: bool) -> Sequence[str]:
@@ -35,7 +40,46 @@ class NvidiaTarget(Target):
         return (
             "convert-nvgpu-to-nvvm",
             f"convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv={int(bare_ptr)}}}",
+            # NVVM ops without an LLVM intrinsic (wgmma.mma_async,
+            # mbarrier.try_wait.parity, ...) become inline PTX.
+            "convert-nvvm-to-llvm",
         )
+
+    def _post_lowering(self, module: ir.Module) -> None:
+        # Dynamic shared memory starts 1024-byte aligned: the offsets
+        # convert-tile-to-gpu gives TMA / wgmma buffers (128-byte swizzle,
+        # whose pattern repeats every 1024 bytes) are relative to it.
+        # TMA tensor maps (the trailing parameters tcc.tensor_maps counts)
+        # are 128-byte CUtensorMaps by value: byval grid constants, whose
+        # param-space address cp.async.bulk.tensor takes.
+        i64 = ir.IntegerType.get_signless(64)
+        tensor_map = ir.DictAttr.get({
+            "llvm.byval": ir.TypeAttr.get(ir.Type.parse("!llvm.array<128 x i8>")),
+            "llvm.align": ir.IntegerAttr.get(i64, 64),
+            "nvvm.grid_constant": ir.UnitAttr.get(),
+        })
+        for gm in module.body.operations:
+            if gm.operation.name != "gpu.module":
+                continue
+            for op in gm.regions[0].blocks[0].operations:
+                name = op.operation.name
+                if (name == "llvm.mlir.global"
+                        and ir.StringAttr(op.attributes["sym_name"]).value
+                        .startswith("__dynamic_shmem")):
+                    op.attributes["alignment"] = ir.IntegerAttr.get(i64, 1024)
+                if name == "llvm.func" and "tcc.producer_warps" in op.attributes:
+                    # setmaxnreg needs a register cap at entry: one block per
+                    # SM (__launch_bounds__(threads, 1)).
+                    op.attributes["nvvm.minctasm"] = ir.IntegerAttr.get(
+                        ir.IntegerType.get_signless(32), 1)
+                if name == "llvm.func" and "tcc.tensor_maps" in op.attributes:
+                    maps = len(ir.ArrayAttr(op.attributes["tcc.tensor_maps"]))
+                    count = len(op.regions[0].blocks[0].arguments)
+                    old = (list(ir.ArrayAttr(op.attributes["arg_attrs"]))
+                           if "arg_attrs" in op.attributes else
+                           [ir.DictAttr.get({})] * count)
+                    old[count - maps:] = [tensor_map] * maps
+                    op.attributes["arg_attrs"] = ir.ArrayAttr.get(old)
 
     def emit(self, module: ir.Module) -> tuple[str, bytes | None]:
         with module.context:

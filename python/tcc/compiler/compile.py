@@ -552,8 +552,11 @@ def _read_tile_kernel(k: ir.Operation) -> dict[str, Any]:
             + " (e.g. attributes {tcc.grid = array<i64: 64, 1, 1>, tcc.num_inputs = 2 : i32})"
         )
     ftype = ir.FunctionType(ir.TypeAttr(k.attributes["function_type"]).value)
+    # Trailing TMA tensor maps are the runtime's to build, not the host's.
+    maps = len(ir.ArrayAttr(k.attributes["tcc.tensor_maps"])) \
+        if "tcc.tensor_maps" in k.attributes else 0
     return {
-        "arg_types": list(ftype.inputs),
+        "arg_types": list(ftype.inputs)[: len(ftype.inputs) - maps],
         "grid": tuple(int(v) for v in ir.DenseI64ArrayAttr(k.attributes["tcc.grid"])),
         "num_inputs": ir.IntegerAttr(k.attributes["tcc.num_inputs"]).value,
     }

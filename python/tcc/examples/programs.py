@@ -2,15 +2,34 @@
 
 
 def gemm_program(m: int, n: int, k: int, dtype: str, *, bias_gelu: bool = False,
-                 name: str = "gemm", batch: int | None = None) -> str:
+                 name: str = "gemm", batch: int | None = None, layout: str = "nn") -> str:
     """``C = A @ B`` (f32 accumulation, cast back to ``dtype``), optionally with
     a bias row added and GELU(tanh) applied before the cast; with ``batch``,
-    ``batch`` independent products of [batch, m, k] and [batch, k, n]."""
+    ``batch`` independent products of [batch, m, k] and [batch, k, n].
+    ``layout`` says how the operands are stored: "nn" (A [m, k], B [k, n]),
+    "nt" (B given as [n, k] and transposed, nn.Linear's ``x @ w.T``) or "tn"
+    (A given as [k, m])."""
+    if layout not in ("nn", "nt", "tn"):
+        raise ValueError(f"layout must be nn, nt or tn, got {layout!r}")
     lead = f"{batch}x" if batch else ""
     a, b = f"tensor<{lead}{m}x{k}x{dtype}>", f"tensor<{lead}{k}x{n}x{dtype}>"
     c32, c = f"tensor<{lead}{m}x{n}xf32>", f"tensor<{lead}{m}x{n}x{dtype}>"
-    args = f"%a: {a}, %b: {b}"
-    body = f"  %p = tcc.matmul %a, %b acc(f32) : {a}, {b} -> {c32}\n"
+    perm = "[0, 2, 1]" if batch else "[1, 0]"
+    body = ""
+    lhs, rhs = "%a", "%b"
+    if layout == "tn":
+        stored = f"tensor<{lead}{k}x{m}x{dtype}>"
+        args = f"%a: {stored}, %b: {b}"
+        body += f"  %at = tcc.transpose %a permutation = {perm} : {stored} -> {a}\n"
+        lhs = "%at"
+    elif layout == "nt":
+        stored = f"tensor<{lead}{n}x{k}x{dtype}>"
+        args = f"%a: {a}, %b: {stored}"
+        body += f"  %bt = tcc.transpose %b permutation = {perm} : {stored} -> {b}\n"
+        rhs = "%bt"
+    else:
+        args = f"%a: {a}, %b: {b}"
+    body += f"  %p = tcc.matmul {lhs}, {rhs} acc(f32) : {a}, {b} -> {c32}\n"
     last = "%p"
     if bias_gelu:
         bias = f"tensor<{n}xf32>"

@@ -90,6 +90,18 @@ class LaunchSpec:
 
 
 @dataclass(frozen=True)
+class TensorMapSpec:
+    """A TMA tensor map the kernel takes after its arguments (a 128-byte
+    CUtensorMap passed by value), built by the runtime over array argument
+    ``operand``: boxes of ``box`` elements (outermost first, as the array's
+    dims) with a ``swizzle``-byte swizzle; elements outside read as zero."""
+
+    operand: int
+    box: tuple[int, ...]
+    swizzle: int = 128
+
+
+@dataclass(frozen=True)
 class KernelArtifact:
     """A kernel compiled for one target, ready for the runtime to load."""
 
@@ -102,6 +114,7 @@ class KernelArtifact:
     args: tuple[ArgSpec, ...]
     call_conv: CallConv = "bare"
     compiler_version: str = ""
+    tensor_maps: tuple[TensorMapSpec, ...] = ()
 
     def arg(self, name: str) -> ArgSpec:
         for spec in self.args:
@@ -127,6 +140,7 @@ class KernelArtifact:
             "args": [asdict(a) | {"shape": list(a.shape)} for a in self.args],
             "call_conv": self.call_conv,
             "compiler_version": self.compiler_version,
+            "tensor_maps": [asdict(t) | {"box": list(t.box)} for t in self.tensor_maps],
             "asm_size": len(asm),
             "binary_size": len(binary) if self.binary is not None else None,
         }
@@ -171,6 +185,10 @@ class KernelArtifact:
             ),
             call_conv=header["call_conv"],
             compiler_version=header["compiler_version"],
+            tensor_maps=tuple(
+                TensorMapSpec(t["operand"], tuple(t["box"]), t["swizzle"])
+                for t in header.get("tensor_maps", [])
+            ),
         )
 
     def save(self, path: str | Path) -> None:

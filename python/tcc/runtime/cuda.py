@@ -6,9 +6,13 @@ driver. PTX images are JIT-compiled by the driver (``cuModuleLoadData``).
 
 from __future__ import annotations
 
+import ctypes
+from collections.abc import Sequence
 from typing import Any
 
-from tcc.runtime.errors import LaunchError, RuntimeUnavailableError
+from tcc.runtime.errors import ArgumentError, LaunchError, RuntimeUnavailableError
+
+_TMA_DTYPES = {"f16": ("FLOAT16", 2), "bf16": ("BFLOAT16", 2), "f32": ("FLOAT32", 4)}
 
 
 def _import_driver(arch: str) -> Any:
@@ -44,6 +48,7 @@ class CudaDevice:
         self._dev = self._call("cuDeviceGet", device)
         self._ctx = self._call("cuDevicePrimaryCtxRetain", self._dev)
         self._call("cuCtxSetCurrent", self._ctx)
+        self._tensor_maps: dict[tuple[Any, ...], bytes] = {}
 
     # -- error handling --------------------------------------------------
     def _check(self, err: Any, what: str) -> None:
@@ -84,6 +89,48 @@ class CudaDevice:
             "cuLaunchKernel", function, *grid, *block, shared_mem_bytes,
             self._drv.CUstream(stream), params_address, 0,
         )
+
+    # -- TMA tensor maps -----------------------------------------------------
+    def tensor_map(self, ptr: int, dtype: str, shape: Sequence[int], box: Sequence[int],
+                   swizzle: int) -> bytes:
+        """The 128-byte CUtensorMap of a C-contiguous ``shape`` array of
+        ``dtype`` at ``ptr``, read in ``box`` boxes (outermost dim first) with a
+        ``swizzle``-byte swizzle and zero fill outside; cached per argument."""
+        key = (ptr, dtype, tuple(shape), tuple(box), swizzle)
+        cached = self._tensor_maps.get(key)
+        if cached is not None:
+            return cached
+        drv = self._drv
+        if dtype not in _TMA_DTYPES:
+            raise ArgumentError(f"TMA tensor map: dtype {dtype} is not f16, bf16 or f32")
+        name, itemsize = _TMA_DTYPES[dtype]
+        if ptr % 16:
+            raise ArgumentError(
+                f"TMA tensor map: the {dtype} array at {ptr:#x} is not 16-byte aligned "
+                "(cuTensorMapEncodeTiled needs it)")
+        dims = [int(d) for d in reversed(shape)]  # innermost first
+        strides, step = [], itemsize
+        for d in dims[:-1]:
+            step *= d
+            strides.append(step)
+        swizzles = {128: "CU_TENSOR_MAP_SWIZZLE_128B", 64: "CU_TENSOR_MAP_SWIZZLE_64B",
+                    32: "CU_TENSOR_MAP_SWIZZLE_32B", 0: "CU_TENSOR_MAP_SWIZZLE_NONE"}
+        tmap = self._call(
+            "cuTensorMapEncodeTiled",
+            getattr(drv.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{name}"),
+            len(dims), ptr,
+            [drv.cuuint64_t(d) for d in dims],
+            [drv.cuuint64_t(s) for s in strides],
+            [drv.cuuint32_t(int(b)) for b in reversed(box)],
+            [drv.cuuint32_t(1)] * len(dims),
+            drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            getattr(drv.CUtensorMapSwizzle, swizzles[swizzle]),
+            drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+        raw = ctypes.string_at(int(tmap.getPtr()), 128)
+        self._tensor_maps[key] = raw
+        return raw
 
     # -- memory ------------------------------------------------------------
     def alloc(self, nbytes: int) -> int:

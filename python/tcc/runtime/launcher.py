@@ -53,6 +53,8 @@ class Device(Protocol):
         self, function: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
         shared_mem_bytes: int, stream: int, params_address: int,
     ) -> None: ...
+    def tensor_map(self, ptr: int, dtype: str, shape: Sequence[int], box: Sequence[int],
+                   swizzle: int) -> bytes: ...
     def alloc(self, nbytes: int) -> int: ...
     def free(self, ptr: int) -> None: ...
     def copy_htod(self, dst: int, src_address: int, nbytes: int) -> None: ...
@@ -279,12 +281,14 @@ class PackedArgs:
 
 def pack_args(
     artifact: KernelArtifact, pointers: Sequence[int | None], values: Sequence[Any],
-    infos: Sequence[TensorInfo | None] | None = None,
+    infos: Sequence[TensorInfo | None] | None = None, device: Device | None = None,
 ) -> PackedArgs:
     """Pack device pointers (array args) and scalar values in ABI order.
 
     ``bare``: one pointer per memref. ``descriptor``: the MLIR memref
     descriptor flattened (allocated ptr, aligned ptr, offset, sizes, strides).
+    The artifact's TMA tensor maps follow, 128 bytes each by value (built by
+    ``device`` over their operands' pointers and shapes).
     """
     if infos is None and artifact.call_conv == "descriptor":
         infos = describe_args(artifact, values)
@@ -308,6 +312,16 @@ def pack_args(
                 strides.append(stride)
                 stride *= d
             storage.extend(ctypes.c_int64(s) for s in reversed(strides))
+    for tmap in artifact.tensor_maps:
+        if device is None:
+            raise ArgumentError(f"{artifact.kernel_name}: TMA tensor maps need the device")
+        spec = artifact.args[tmap.operand]
+        shape = spec.shape if all(isinstance(d, int) for d in spec.shape) else \
+            infos[tmap.operand].shape  # type: ignore[index,union-attr]
+        ptr = pointers[tmap.operand]
+        assert ptr is not None
+        raw = device.tensor_map(ptr, spec.dtype, shape, tmap.box, tmap.swizzle)  # type: ignore[arg-type]
+        storage.append((ctypes.c_uint8 * 128).from_buffer_copy(raw))
     array = (ctypes.c_void_p * max(len(storage), 1))(*[ctypes.addressof(s) for s in storage])
     return PackedArgs(storage, array)
 
@@ -412,7 +426,7 @@ class CompiledKernel:
                     if spec.role != "output":
                         device.copy_htod(dptr, info.ptr, nbytes)
                     pointers.append(dptr)
-            packed = pack_args(art, pointers, full, infos)
+            packed = pack_args(art, pointers, full, infos, device)
             device.launch(
                 function, grid, art.launch.block, art.launch.shared_mem_bytes, stream,
                 packed.address,

@@ -140,7 +140,7 @@ class CompiledProgram:
                 ]
                 grid = compute_grid(art, [None] * len(values), {}, step_infos)
                 packed = pack_args(art, [ptrs[a] for a in step.args], [None] * len(values),
-                                   step_infos)
+                                   step_infos, device)
                 device.launch(kernel._load(), grid, art.launch.block,
                               art.launch.shared_mem_bytes, stream, packed.address)
             if staged or owned:

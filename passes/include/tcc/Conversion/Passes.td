@@ -129,8 +129,11 @@ def ConvertLinalgToTile : Pass<"convert-linalg-to-tile", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tcc::tile::TileDialect"
   ];

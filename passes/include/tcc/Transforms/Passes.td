@@ -82,8 +82,10 @@ def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
     transpose into the contraction, gets a transpose of that operand (an
     elementwise generic: a kernel of its own, staged through shared memory)
     and the row-major map. The transpose costs one pass over the operand
-    (for a 4096^3 GEMM about 5% of its time) until the GEMM schedules read
-    transposed operands directly.
+    (for a 4096^3 GEMM about 5% of its time). Contractions the Hopper GEMM
+    takes (tcc::fitsWgmma: a wgmma target, f16 / bf16 operands straight
+    from the kernel's arguments) keep their maps: its TMA boxes and wgmma
+    descriptors read either layout.
 
     Before:
     ```mlir

@@ -7,6 +7,9 @@
 #include "LinalgToTile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -542,6 +545,12 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
                 "one elementwise epilogue)";
   }
 
+  // A wgmma kernel's operands arrive as TMA tensor maps too: two trailing
+  // parameters (WgmmaMatmulKernel.cpp gives them their attributes).
+  unsigned numMemRefs = memrefTypes.size();
+  if (form == tile::KernelForm::matmul &&
+      config.getMma() == tile::MmaKind::wgmma_m64nNk16)
+    memrefTypes.append(2, LLVM::LLVMPointerType::get(func.getContext()));
   OpBuilder b(func);
   Location loc = func.getLoc();
   auto kernel = tile::FuncOp::create(
@@ -553,7 +562,9 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   b.setInsertionPointToStart(entry);
   auto returnOp = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   OutputMap outputs{returnOp,
-                    entry->getArguments().drop_front(func.getNumArguments())};
+                    entry->getArguments()
+                        .take_front(numMemRefs)
+                        .drop_front(func.getNumArguments())};
   SmallVector<Value> inputArgs(
       entry->getArguments().take_front(func.getNumArguments()));
 
@@ -606,6 +617,12 @@ LogicalResult ConvertLinalgToTilePass::build(
                                      outputs, inputArgs, context, grid, warps);
     return mismatch("a [parallel, reduction] linalg.generic");
   case tile::KernelForm::matmul:
+    // wgmma reads A and B transposed or not (through its descriptors).
+    if (generic && hasTensorCoreTypes(generic) &&
+        config.getMma() == tile::MmaKind::wgmma_m64nNk16 &&
+        matmulTransposes(generic))
+      return buildWgmmaMatmulKernel(generic, epilogue, config, kernel,
+                                    outputs, inputArgs, context, grid, warps);
     if (generic && isMatmulOp(generic) && hasTensorCoreTypes(generic))
       return buildMatmulKernel(generic, epilogue, config, kernel, outputs,
                                inputArgs, context, grid, warps);

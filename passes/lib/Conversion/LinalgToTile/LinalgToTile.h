@@ -267,6 +267,28 @@ public:
       function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
       function_ref<RankedTensorType(Type)> accTile, int64_t &grid) const;
 
+  /// An epilogue operand read onto the accumulator's `layout` ([blockM,
+  /// blockN] at m0 / n0): the identity map loads the block, (m) / (n) maps a
+  /// per-row / per-column vector broadcast across it.
+  FailureOr<Value> loadOnAccumulator(OpBuilder &b, Location loc,
+                                     linalg::GenericOp epilogue, Value memref,
+                                     AffineMap map, Type element,
+                                     Attribute layout, int64_t blockM,
+                                     int64_t blockN) const;
+  /// Sets the block origin and batch (a persistent program's current tile)
+  /// instead of begin()'s program ids.
+  void place(Value blockRow, Value blockCol, Value batchIdx);
+  /// (pid_m, pid_n) of block `pid` of a blocksM x blocksN grid under
+  /// grouped rasterization (kGroupM row blocks down a column of blocks
+  /// before moving right: consecutive blocks share B's column block and A's
+  /// rows stay in L2).
+  static std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc,
+                                                   Value pid, int64_t blocksM,
+                                                   int64_t blocksN);
+
+  /// The accumulator's initial value (the matmul's constant fill).
+  double getInit() const { return init; }
+
   linalg::GenericOp op;
   bool batched = false;
   int64_t batch = 1, m = 0, n = 0, k = 0;
@@ -278,6 +300,18 @@ private:
   int64_t blocks = 1;
 };
 
+/// The Hopper GEMM (mma = wgmma_m64nNk16; WgmmaMatmulKernel.cpp): a
+/// persistent, warp-specialized program; a producer warpgroup streams A and
+/// B boxes with TMA into a ring of shared slots, consumer warpgroups run
+/// wgmma on them and apply the epilogue. A and B may be read transposed.
+LogicalResult buildWgmmaMatmulKernel(linalg::GenericOp op,
+                                     linalg::GenericOp epilogue,
+                                     tile::LoweringConfigAttr config,
+                                     tile::FuncOp kernel,
+                                     const OutputMap &outputs,
+                                     ArrayRef<Value> inputArgs,
+                                     const BuildContext &context,
+                                     int64_t &grid, unsigned &numWarps);
 /// Block-tiled tensor-core GEMM with an optional elementwise epilogue, on
 /// the config's MMA (mma.sync / MFMA).
 LogicalResult buildMatmulKernel(linalg::GenericOp op,

@@ -34,11 +34,12 @@ tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t cols,
                                         {1, 0});
 }
 
-/// (pid_m, pid_n) of this program under grouped rasterization: programs walk
-/// kGroupM row blocks down a column of blocks before moving right, so
-/// consecutive programs share B's column block and A's rows stay in L2.
-std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc, Value pid,
-                                          int64_t blocksM, int64_t blocksN) {
+} // namespace
+
+std::pair<Value, Value> GemmProgram::groupedProgramIds(OpBuilder &b,
+                                                       Location loc, Value pid,
+                                                       int64_t blocksM,
+                                                       int64_t blocksN) {
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   Value perGroup = c(kGroupM * blocksN);
   Value group = arith::DivUIOp::create(b, loc, pid, perGroup);
@@ -51,8 +52,6 @@ std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc, Value pid,
   Value pidN = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   return {pidM, pidN};
 }
-
-} // namespace
 
 FailureOr<GemmProgram> GemmProgram::get(linalg::GenericOp op) {
   FailureOr<double> init = verifyGemmBody(op);
@@ -132,6 +131,47 @@ Value GemmProgram::emitMainLoop(
   return product;
 }
 
+FailureOr<Value> GemmProgram::loadOnAccumulator(
+    OpBuilder &b, Location loc, linalg::GenericOp epilogue, Value memref,
+    AffineMap map, Type element, Attribute layout, int64_t blockM,
+    int64_t blockN) const {
+  MLIRContext *ctx = b.getContext();
+  auto tileOf = [&](ArrayRef<int64_t> shape, Type elem) {
+    return RankedTensorType::get(shape, elem, layout);
+  };
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
+    return tile::MemRefLoadOp::create(b, loc, tileOf({blockM, blockN}, element),
+                                      memref, ValueRange{m0, n0}, Value(),
+                                      Value())
+        .getResult();
+  bool cols = map == AffineMap::get(2, 0, {d1}, ctx);
+  if (!cols && map != AffineMap::get(2, 0, {d0}, ctx))
+    return epilogue.emitOpError()
+           << "epilogue operand map " << AffineMapAttr::get(map)
+           << " is not supported (identity or a row/column broadcast)";
+  // A bias row (or per-row scale) in the accumulator's sliced layout.
+  unsigned sliced = cols ? 0 : 1;
+  auto vecType = RankedTensorType::get(
+      {cols ? blockN : blockM}, element,
+      tile::SliceEncodingAttr::get(ctx, sliced, layout));
+  Value v = tile::MemRefLoadOp::create(b, loc, vecType, memref,
+                                       ValueRange{cols ? n0 : m0}, Value(),
+                                       Value());
+  SmallVector<int64_t> unitShape = cols ? SmallVector<int64_t>{1, blockN}
+                                        : SmallVector<int64_t>{blockM, 1};
+  Value e = tile::ExpandDimsOp::create(b, loc, tileOf(unitShape, element), v,
+                                       sliced);
+  return tile::BroadcastOp::create(b, loc, tileOf({blockM, blockN}, element), e)
+      .getResult();
+}
+
+void GemmProgram::place(Value blockRow, Value blockCol, Value batchIdx) {
+  m0 = blockRow;
+  n0 = blockCol;
+  batchIndex = batchIdx;
+}
+
 Value GemmProgram::slice(OpBuilder &b, Location loc, Value memref) const {
   return batched ? sliceBatch(b, loc, memref, batchIndex) : memref;
 }
@@ -185,6 +225,8 @@ mmaLayout(MLIRContext *ctx, tile::MmaKind kind, unsigned warps) {
   case tile::MmaKind::mma_sync_m16n8k16:
     return {tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2}, {16, 8}),
             {16, 8}};
+  case tile::MmaKind::wgmma_m64nNk16:
+    llvm_unreachable("wgmma plans build in WgmmaMatmulKernel.cpp");
   case tile::MmaKind::mfma_32x32x8:
   case tile::MmaKind::mfma_16x16x16: {
     unsigned size = kind == tile::MmaKind::mfma_32x32x8 ? 32 : 16;
@@ -278,31 +320,10 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   auto mmaTile = [&](Type element) {
     return tileOf({blockM, blockN}, element, mma);
   };
-  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
   auto loadOnMma = [&](Value memref, AffineMap map,
                        Type element) -> FailureOr<Value> {
-    if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
-      return tile::MemRefLoadOp::create(b, loc, mmaTile(element), memref,
-                                        ValueRange{m0, n0}, Value(), Value())
-          .getResult();
-    bool cols = map == AffineMap::get(2, 0, {d1}, ctx);
-    if (!cols && map != AffineMap::get(2, 0, {d0}, ctx))
-      return epilogue.emitOpError()
-             << "epilogue operand map " << AffineMapAttr::get(map)
-             << " is not supported (identity or a row/column broadcast)";
-    // A bias row (or per-row scale) in the accumulator's sliced layout.
-    unsigned sliced = cols ? 0 : 1;
-    auto vecType = RankedTensorType::get(
-        {cols ? blockN : blockM}, element,
-        tile::SliceEncodingAttr::get(ctx, sliced, mma));
-    Value v = tile::MemRefLoadOp::create(b, loc, vecType, memref,
-                                         ValueRange{cols ? n0 : m0}, Value(),
-                                         Value());
-    SmallVector<int64_t> unitShape = cols ? SmallVector<int64_t>{1, blockN}
-                                          : SmallVector<int64_t>{blockM, 1};
-    Value e = tile::ExpandDimsOp::create(
-        b, loc, tileOf(unitShape, element, mma), v, sliced);
-    return tile::BroadcastOp::create(b, loc, mmaTile(element), e).getResult();
+    return program->loadOnAccumulator(b, loc, epilogue, memref, map, element,
+                                      mma, blockM, blockN);
   };
   if (failed(program->finish(b, loc, product, epilogue, inputArgs, outputs,
                              loadOnMma, mmaTile, grid)))

@@ -39,10 +39,15 @@ TileLayout::get(RankedTensorType type, unsigned warpSize,
   SmallVector<int64_t> run, runStride;
   if (auto mma = dyn_cast<tile::NvidiaMmaEncodingAttr>(root)) {
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-    if (mma.getVersion() != 2 || warps.size() != 2) {
+    // wgmma's (version 3) is the same on warps [W, 1]: each warpgroup's
+    // m64 tile is its 4 warps' 16-row tiles (WgmmaOpsToGPU.cpp).
+    bool wgmma = mma.getVersion() == 3 && warps.size() == 2 &&
+                 warps[1] == 1 && warps[0] % 4 == 0;
+    if ((mma.getVersion() != 2 && !wgmma) || warps.size() != 2) {
       if (emitError)
         fail(emitError) << "layout " << mma
                         << " is not supported: only mma.sync (version 2) "
+                           "and wgmma (version 3, warpsPerCTA [4k, 1]) "
                            "accumulators lower to per-thread vectors";
       return error();
     }

@@ -55,6 +55,13 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, unsigned warpSize)
         gpu::AddressSpaceAttr::get(
             ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
   });
+  addConversion([ctx](tile::MBarriersType type) -> Type {
+    return MemRefType::get(
+        {type.getCount()}, IntegerType::get(ctx, 64),
+        MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(
+            ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     if (isSharedTile(type) || isDotOperandTile(type)) {
       if (Type converted = convertMmaTileType(type, this->warpSize))
@@ -128,15 +135,31 @@ static int64_t paddedBytes(MemRefType type) {
   return llvm::alignTo(type.getNumElements() * elemBytes, 16);
 }
 
+int64_t KernelInfo::getBufferAlignment(unsigned index) const {
+  return index >= scratch.size() &&
+                 alignedBuffers.contains(index - scratch.size())
+             ? 1024
+             : 16;
+}
+
+SmallVector<int64_t> KernelInfo::getBufferOffsets(MLIRContext *ctx) const {
+  SmallVector<int64_t> offsets;
+  int64_t offset = 0;
+  for (auto [i, type] : llvm::enumerate(getWorkgroupBufferTypes(ctx))) {
+    offset = llvm::alignTo(offset, getBufferAlignment(i));
+    offsets.push_back(offset);
+    offset += paddedBytes(type);
+  }
+  offsets.push_back(offset);
+  return offsets;
+}
+
 int64_t KernelInfo::getSharedBytes() const {
   if (scratch.empty() && sharedBuffers.empty())
     return 0;
   MLIRContext *ctx = scratch.empty() ? sharedBuffers.front().getContext()
                                      : scratch.front().first.getContext();
-  int64_t total = 0;
-  for (MemRefType type : getWorkgroupBufferTypes(ctx))
-    total += paddedBytes(type);
-  return total;
+  return getBufferOffsets(ctx).back();
 }
 
 Value mlir::tcc::tile_to_gpu::getScratchBuffer(Operation *op,
@@ -313,7 +336,14 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
                   access.getOffsets(),
                   [](Value v) { return getKnownDivisor(v); });
             });
-    if (isa<tile::SharedAllocOp>(op)) {
+    if (isa<tile::SharedAllocOp, tile::MBarrierAllocOp>(op)) {
+      // TMA / wgmma operand buffers ([slots, chunks, rows, 64] in the
+      // 128-byte swizzle) start at the swizzle period, 1024 bytes.
+      if (auto buffer =
+              dyn_cast<tile::SharedBufferType>(op->getResult(0).getType());
+          buffer && buffer.getTileShape().size() == 3 &&
+          buffer.getEncoding().getMaxPhase() == 8)
+        info.alignedBuffers.insert(info.sharedBuffers.size());
       info.sharedBufferOf[op] = info.sharedBuffers.size();
       info.sharedBuffers.push_back(
           cast<MemRefType>(converter.convertType(op->getResult(0).getType())));
@@ -421,6 +451,10 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
     return failure();
   if (!info.numWarps)
     info.numWarps = defaultNumWarps;
+  // Warp-specialized kernels: warps past the tiles' (a TMA producer
+  // warpgroup) run no distributed layout.
+  if (auto extra = func->getAttrOfType<IntegerAttr>("tcc.producer_warps"))
+    info.numWarps += extra.getInt();
   if (info.getSharedBytes() > maxSharedBytes) {
     func.emitOpError("needs ")
         << info.getSharedBytes()
@@ -520,7 +554,15 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
     for (unsigned i = 0; i < workgroup.size(); ++i)
       gpuFunc.setWorkgroupAttributionAttr(
           i, rewriter.getStringAttr(LLVM::LLVMDialect::getAlignAttrName()),
-          rewriter.getI64IntegerAttr(16));
+          rewriter.getI64IntegerAttr(info.getBufferAlignment(i)));
+    // Arguments keep their attributes (a TMA tensor map's llvm.byval and
+    // nvvm.grid_constant); tensor maps are described for the runtime.
+    for (auto [i, plan] : llvm::enumerate(plans))
+      if (DictionaryAttr attrs = func.getArgAttrDict(i))
+        gpuFunc.setArgAttrs(plan.first, attrs);
+    for (StringRef name : {"tcc.tensor_maps", "tcc.producer_warps"})
+      if (Attribute attr = func->getAttr(name))
+        gpuFunc->setAttr(name, attr);
     gpuFunc->setAttr("tcc.shared_bytes",
                      rewriter.getI32IntegerAttr(info.getSharedBytes()));
     if (info.dynamicShared)
@@ -541,13 +583,12 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
           gpu::AddressSpaceAttr::get(
               ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
       Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytesType);
-      int64_t offset = 0;
+      SmallVector<int64_t> offsets = info.getBufferOffsets(ctx);
       for (auto [i, type] : llvm::enumerate(buffers)) {
-        Value at = arith::ConstantIndexOp::create(rewriter, loc, offset);
+        Value at = arith::ConstantIndexOp::create(rewriter, loc, offsets[i]);
         auto view = memref::ViewOp::create(rewriter, loc, type, base, at,
                                            ValueRange{});
         view->setAttr(kBufferIndexAttr, rewriter.getI64IntegerAttr(i));
-        offset += paddedBytes(type);
       }
     }
     SmallVector<Value> replacements;
@@ -679,6 +720,8 @@ struct ConvertTileToGPUPass
       populateTileToGPUMmaPatterns(converter, *info, patterns);
       populateTileToGPUStagingPatterns(converter, *info, patterns);
       populateTileToGPUFmaPatterns(converter, *info, patterns);
+      populateTileToGPUTmaPatterns(converter, *info, patterns);
+      populateTileToGPUWgmmaPatterns(converter, *info, patterns);
       if (failed(applyPartialConversion(func.getOperation(), target,
                                         std::move(patterns))))
         return signalPassFailure();

@@ -15,6 +15,7 @@
 
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::tcc::tile_to_gpu {
 
@@ -89,6 +90,14 @@ struct KernelInfo {
   /// kernel may declare statically): views of one
   /// gpu.dynamic_shared_memory at 16-byte aligned offsets.
   bool dynamicShared = false;
+
+  /// Indices (into sharedBuffers) of TMA / wgmma operand buffers, which
+  /// start 1024-byte aligned (the 128-byte swizzle's period).
+  llvm::DenseSet<unsigned> alignedBuffers;
+  /// Alignment of workgroup buffer `index` (scratch first): 16 or 1024.
+  int64_t getBufferAlignment(unsigned index) const;
+  /// Byte offset of each workgroup buffer, then the total.
+  SmallVector<int64_t> getBufferOffsets(MLIRContext *ctx) const;
 
   /// The workgroup buffers in order: scratch ones, then shared tiles.
   SmallVector<MemRefType> getWorkgroupBufferTypes(MLIRContext *ctx) const;
@@ -252,6 +261,23 @@ void populateTileToGPUMfmaPatterns(TileTypeConverter &converter,
 void populateTileToGPUFmaPatterns(TileTypeConverter &converter,
                                   const KernelInfo &info,
                                   RewritePatternSet &patterns);
+/// Hopper: TMA copies and mbarriers (TmaOpsToGPU.cpp), wgmma
+/// (WgmmaOpsToGPU.cpp).
+void populateTileToGPUTmaPatterns(TileTypeConverter &converter,
+                                  const KernelInfo &info,
+                                  RewritePatternSet &patterns);
+void populateTileToGPUWgmmaPatterns(TileTypeConverter &converter,
+                                    const KernelInfo &info,
+                                    RewritePatternSet &patterns);
+/// The 32-bit shared-window address of a workgroup memref's first element.
+Value emitSharedAddress(OpBuilder &b, Location loc, Value memref);
+/// A shared address as an LLVM pointer in address space 3.
+Value emitSharedPointer(OpBuilder &b, Location loc, Value address);
+/// The shared address of chunk `chunk` of slot `slot` of a converted
+/// [slots, chunks, rows, 64] Hopper operand buffer.
+Value emitSlotChunkAddress(OpBuilder &b, Location loc,
+                           tile::SharedBufferType type, Value buffer,
+                           Value slot, Value chunk);
 
 } // namespace mlir::tcc::tile_to_gpu
 

@@ -18,11 +18,30 @@ namespace {
 
 constexpr int64_t kBlockK = 32;
 
+/// The Hopper plan: 128-row blocks on two consumer warpgroups (64 rows
+/// each) and a producer warpgroup (num_warps 12), 256 columns where N
+/// allows (wgmma's widest, the most reuse per loaded byte), BK 64 (one
+/// 128-byte swizzle span of 16-bit elements), as many stages as shared
+/// memory holds up to 6 (4 at 128 x 256).
+FailureOr<tile::LoweringConfigAttr>
+configureWgmma(linalg::GenericOp op, int64_t n,
+               const StrategyOptions &options) {
+  int64_t blockM = 128, blockK = 64;
+  int64_t blockN = n >= 256 ? 256 : (n > 64 ? 128 : 64);
+  int64_t stageBytes = (blockM + blockN) * blockK * 2;
+  int64_t stages = std::min<int64_t>(
+      6, (options.target.getMaxSharedBytes() - 2048) / stageBytes);
+  return makeConfig(op, tile::KernelForm::matmul, {blockM, blockN, blockK},
+                    12, stages, tile::MmaKind::wgmma_m64nNk16);
+}
+
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
   if (options.target.getMma().empty())
     return nullptr; // the FMA form's
-  return matchRootWithEpilogue(ops, [](linalg::GenericOp op) {
-    return isMatmulOp(op) && hasTensorCoreTypes(op);
+  tile::TargetAttr target = options.target;
+  return matchRootWithEpilogue(ops, [target](linalg::GenericOp op) {
+    return (isMatmulOp(op) && hasTensorCoreTypes(op)) ||
+           fitsWgmma(op, target);
   });
 }
 
@@ -34,6 +53,8 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned lead = ranges.size() == 4; // the batch dim
   int64_t m = ranges[lead], n = ranges[lead + 1];
+  if (fitsWgmma(op, options.target))
+    return configureWgmma(op, n, options);
   unsigned warps = options.numWarps;
   if (warps < 2 || warps > 16 || !llvm::isPowerOf2_32(warps))
     return op.emitOpError() << "num-warps = " << warps

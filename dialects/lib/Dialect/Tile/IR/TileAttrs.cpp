@@ -380,7 +380,8 @@ void mlir::tcc::tile::printMmaKinds(AsmPrinter &printer,
 }
 
 static bool isNvidiaMma(MmaKind kind) {
-  return kind == MmaKind::mma_sync_m16n8k16;
+  return kind == MmaKind::mma_sync_m16n8k16 ||
+         kind == MmaKind::wgmma_m64nNk16;
 }
 
 LogicalResult TargetAttr::verify(EmitErrorFn emitError, StringRef arch,
@@ -473,7 +474,15 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
       llvm::interleaveComma(block, diag);
       return diag << "]";
     }
-  if (numWarps == 0 || numWarps > 16 || !llvm::isPowerOf2_32(numWarps))
+  // wgmma plans count a producer warpgroup besides 1 or 2 consumer ones.
+  bool wgmma = mma && *mma == MmaKind::wgmma_m64nNk16;
+  if (wgmma && numWarps != 8 && numWarps != 12)
+    return emitError() << "#tile.lowering_config: mma = wgmma_m64nNk16 "
+                          "needs num_warps 8 or 12 (a producer warpgroup and "
+                          "1 or 2 consumer warpgroups), got "
+                       << numWarps;
+  if (!wgmma &&
+      (numWarps == 0 || numWarps > 16 || !llvm::isPowerOf2_32(numWarps)))
     return emitError() << "#tile.lowering_config: num_warps must be a power "
                           "of two from 1 to 16, got "
                        << numWarps;

@@ -170,11 +170,20 @@ LogicalResult FuncOp::verify() {
     return emitOpError("a kernel returns nothing (it writes through "
                        "pointers), but the signature has ")
            << getFunctionType().getNumResults() << " result(s)";
-  for (auto [i, type] : llvm::enumerate(getArgumentTypes()))
+  // `tcc.tensor_maps` names the trailing !llvm.ptr arguments that are TMA
+  // tensor maps (128-byte CUtensorMaps the runtime passes by value).
+  auto maps = (*this)->getAttrOfType<ArrayAttr>("tcc.tensor_maps");
+  unsigned firstMap = getArgumentTypes().size() - (maps ? maps.size() : 0);
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
+    if (i >= firstMap && isa<LLVM::LLVMPointerType>(type))
+      continue;
     if (!isa<IntegerType, IndexType, FloatType, PtrType, MemRefType>(type))
       return emitOpError("argument #")
              << i << " has type " << type
-             << "; kernel arguments are integers, floats, !tile.ptr or memrefs";
+             << "; kernel arguments are integers, floats, !tile.ptr or "
+                "memrefs (and trailing !llvm.ptr tensor maps that "
+                "tcc.tensor_maps describes)";
+  }
   if (DictionaryAttr constexprs = getConstexprsAttr())
     for (NamedAttribute entry : constexprs)
       if (!isa<IntegerAttr>(entry.getValue()))
@@ -675,5 +684,92 @@ LogicalResult ReduceOp::verifyRegions() {
   if (ret.getResult().getType() != elem)
     return emitOpError("combiner returns ")
            << ret.getResult().getType() << " but must return " << elem;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Hopper: TMA copies, mbarriers, warpgroup MMA
+//===----------------------------------------------------------------------===//
+
+LogicalResult MBarrierAllocOp::verify() {
+  if (!isa_and_nonnull<FuncOp>((*this)->getParentOp()))
+    return emitOpError("must be directly in a tile.func body (barriers live "
+                       "for the whole kernel), not inside loops or branches");
+  if (getType().getCount() <= 0)
+    return emitOpError("needs at least one barrier, got ")
+           << getType().getCount();
+  return success();
+}
+
+/// A wgmma / TMA operand buffer: [slots, chunks, rows, 64] of 16-bit
+/// elements in the 128-byte swizzle (#tile.shared vec 8, perPhase 1,
+/// maxPhase 8).
+static LogicalResult verifyCanonicalHopperBuffer(Operation *op,
+                                                 SharedBufferType buffer,
+                                                 StringRef name) {
+  ArrayRef<int64_t> tile = buffer.getTileShape();
+  SharedEncodingAttr enc = buffer.getEncoding();
+  if (tile.size() != 3 || tile[2] != 64 ||
+      buffer.getElementType().getIntOrFloatBitWidth() != 16)
+    return op->emitOpError()
+           << name << " buffer " << buffer
+           << " must hold [chunks, rows, 64] tiles of 16-bit elements (one "
+              "128-byte swizzle span per row)";
+  if (enc.getVec() != 8 || enc.getPerPhase() != 1 || enc.getMaxPhase() != 8)
+    return op->emitOpError()
+           << name << " buffer must use the 128-byte swizzle (#tile.shared "
+              "vec = 8, perPhase = 1, maxPhase = 8), got "
+           << enc;
+  if (tile[1] % 8)
+    return op->emitOpError() << name << " buffer rows (" << tile[1]
+                             << ") must be a multiple of 8 (one swizzle "
+                                "period)";
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  if (getCoords().size() != 2 && getCoords().size() != 3)
+    return emitOpError("takes 2 or 3 coordinates (a 2-D box, or one of a "
+                       "batch's), got ")
+           << getCoords().size();
+  return verifyCanonicalHopperBuffer(*this, getDst().getType(), "destination");
+}
+
+LogicalResult WarpGroupDotOp::verify() {
+  SharedBufferType a = getA().getType(), b = getB().getType();
+  if (failed(verifyCanonicalHopperBuffer(*this, a, "A")) ||
+      failed(verifyCanonicalHopperBuffer(*this, b, "B")))
+    return failure();
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  auto mma = dyn_cast_or_null<NvidiaMmaEncodingAttr>(acc.getEncoding());
+  if (!mma || mma.getVersion() != 3 || acc.getRank() != 2 ||
+      !acc.getElementType().isF32())
+    return emitOpError("accumulator must be an f32 2-D tile in a "
+                       "#tile.nvidia_mma version 3 (wgmma) layout, got ")
+           << acc;
+  if (a.getElementType() != b.getElementType() ||
+      !(a.getElementType().isF16() || a.getElementType().isBF16()))
+    return emitOpError("operands must be f16 or bf16, of one type");
+  // Logical [BM, BK] and [BK, BN] from the chunked storage.
+  auto extent = [](SharedBufferType t, bool mnMajor) {
+    ArrayRef<int64_t> s = t.getTileShape();
+    int64_t cols = s[0] * 64;
+    return mnMajor ? std::make_pair(s[1], cols) : std::make_pair(cols, s[1]);
+  };
+  auto [aK, aM] = extent(a, getAMnMajor());
+  auto [bK, bN] = extent(b, getBMnMajor());
+  int64_t bm = acc.getDimSize(0), bn = acc.getDimSize(1);
+  if (aM != bm || bN != bn || aK != bK)
+    return emitOpError("operand tiles (A ")
+           << aM << " x " << aK << ", B " << bK << " x " << bN
+           << ") do not multiply into the " << bm << " x " << bn
+           << " accumulator";
+  unsigned warps = mma.getWarpsPerCTA()[0];
+  if (mma.getWarpsPerCTA().size() != 2 || mma.getWarpsPerCTA()[1] != 1 ||
+      warps % 4 || bm % (16 * warps) || bn % 8 || bn > 256 || aK % 16)
+    return emitOpError("block ")
+           << bm << " x " << bn << " x " << aK
+           << " does not fit wgmma m64nNk16 on warpsPerCTA = [" << warps
+           << ", 1] (whole warpgroups along M, N a multiple of 8 up to 256)";
   return success();
 }

@@ -36,6 +36,7 @@ def Tile_Dialect : Dialect {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect"
   ];

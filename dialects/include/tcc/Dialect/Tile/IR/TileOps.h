@@ -2,6 +2,7 @@
 #ifndef TCC_DIALECT_TILE_IR_TILEOPS_H
 #define TCC_DIALECT_TILE_IR_TILEOPS_H
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

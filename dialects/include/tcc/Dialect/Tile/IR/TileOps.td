@@ -14,6 +14,7 @@
 include "tcc/Dialect/Tile/IR/TileDialect.td"
 include "tcc/Dialect/Tile/IR/TileAttrs.td"
 include "tcc/Dialect/Tile/IR/TileTypes.td"
+include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -377,6 +378,132 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce.return", [
   let summary = "yield the combined value of a tile.reduce combiner";
   let arguments = (ins Tile_Scalar:$result);
   let assemblyFormat = "$result attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Hopper (sm_90a): TMA copies, mbarriers, warpgroup MMA
+//===----------------------------------------------------------------------===//
+
+def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [
+    MemoryEffects<[MemAlloc<DefaultResource>, MemWrite]>]> {
+  let summary = "allocate and initialize a row of mbarriers";
+  let description = [{
+    `%full = tile.mbarrier_alloc {arrivals = 1} : !tile.mbarriers<4>`: every
+    barrier starts in phase 0 expecting `arrivals` arrivals per phase. One
+    thread initializes them, fences the initialization for the async proxy
+    and the workgroup synchronizes, so every thread may use them next.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$arrivals);
+  let results = (outs Tile_MBarriers:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive on one mbarrier (optionally announcing TMA bytes)";
+  let description = [{
+    `tile.mbarrier_arrive %bars[%i] {expect_tx = 49152}`: each executing
+    thread arrives once on barrier `%i`; with `expect_tx` it first raises the
+    phase's pending transaction count by that many bytes (what the TMA
+    copies completing on the barrier deliver).
+  }];
+  let arguments = (ins Tile_MBarriers:$barriers, Index:$index,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$expect_tx);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until an mbarrier's phase of the given parity completed";
+  let description = [{
+    `tile.mbarrier_wait %bars[%i], %parity`: spins on `try_wait.parity`
+    until the phase with parity `%parity` (the low bit of an index) of
+    barrier `%i` has completed. A fresh barrier is in phase 0, so waiting on
+    parity 1 returns at once (how a producer sees an empty slot first).
+  }];
+  let arguments = (ins Tile_MBarriers:$barriers, Index:$index, Index:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $parity attr-dict `:` qualified(type($barriers))
+  }];
+}
+
+def Tile_TmaLoadOp : Tile_Op<"tma_load", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "TMA copy of one box of a tensor into a shared slot";
+  let description = [{
+    ```mlir
+    tile.tma_load %mapA[%m0, %k0], %bufA[%slot, %chunk], %full[%slot]
+        : !llvm.ptr, !tile.shared_buffer<4x1x128x64xf16, #sw128>,
+          !tile.mbarriers<4>
+    ```
+    `cp.async.bulk.tensor` of the box whose first element is at the 2 or 3
+    coordinates (outermost first, as the memref's indices) from the tensor
+    map `%map` (a 128-byte CUtensorMap kernel parameter, passed by value)
+    into chunk `%chunk` of slot `%slot`: the buffer's tile is
+    [chunks, rows, cols], each chunk one box of [rows, cols] written in the
+    map's swizzle. The copy completes on barrier `%bar`'s current phase
+    (its bytes count against the phase's expected transactions); elements
+    outside the tensor are zero. Issued by every executing thread: guard it
+    to one.
+  }];
+  let arguments = (ins LLVM_AnyPointer:$map, Variadic<Index>:$coords,
+                       Tile_SharedBuffer:$dst, Index:$slot, Index:$chunk,
+                       Tile_MBarriers:$barriers, Index:$barrier);
+  let assemblyFormat = [{
+    $map `[` $coords `]` `,` $dst `[` $slot `,` $chunk `]` `,`
+    $barriers `[` $barrier `]` attr-dict `:` qualified(type($map)) `,`
+    qualified(type($dst)) `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [
+    MemoryEffects<[MemRead]>, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "issue wgmma on shared slots of A and B (asynchronous)";
+  let description = [{
+    ```mlir
+    %d = tile.warpgroup_dot %bufA[%s], %bufB[%s], %acc {b_mn_major}
+        : !tile.shared_buffer<4x1x128x64xf16, #sw128>,
+          !tile.shared_buffer<4x4x64x64xf16, #sw128>
+          -> tensor<128x256xf32, #tile.nvidia_mma<{version = 3, ...}>>
+    ```
+    `acc + A x B` of slot `%s` of each buffer, as wgmma m64nNk16 groups of
+    each warpgroup (fenced, then committed as one group): A is [BM, BK] and
+    B [BK, BN]. Each buffer's tile is [chunks, rows, 64] of 16-bit elements
+    in the 128-byte swizzle TMA writes; K-major operands (A's rows are M,
+    B's rows are N) keep K in the 64 columns, MN-major ones (`a_mn_major`,
+    `b_mn_major`: A stored [K, M], B [K, N]) keep 64 of M or N there, the
+    chunks stepping along M or N. The result may only be read after a
+    `tile.warpgroup_wait` retires its group.
+  }];
+  let arguments = (ins Tile_SharedBuffer:$a, Index:$aSlot,
+                       Tile_SharedBuffer:$b, Index:$bSlot,
+                       Tile_Tensor:$acc, UnitAttr:$a_mn_major,
+                       UnitAttr:$b_mn_major);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `[` $aSlot `]` `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
+    qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_WarpGroupWaitOp : Tile_Op<"warpgroup_wait", [
+    MemoryEffects<[MemRead, MemWrite]>, AllTypesMatch<["src", "result"]>]> {
+  let summary = "wait until at most `pending` wgmma groups are in flight";
+  let description = [{
+    `%r = tile.warpgroup_wait %d {pending = 1} : tensor<...>`: the groups
+    committed before the last `pending` have completed; `%r` is `%d` with
+    its registers safe to read (and the shared slots those groups read free
+    to overwrite).
+  }];
+  let arguments = (ins Tile_Tensor:$src,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
 }
 
 #endif // TCC_DIALECT_TILE_IR_TILEOPS_TD

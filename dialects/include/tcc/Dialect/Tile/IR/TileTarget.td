@@ -44,7 +44,10 @@ def Tile_MmaKind : I32EnumAttr<"MmaKind", "tensor-core instruction", [
     // AMD CDNA: v_mfma_f32_32x32x8 (one wave64).
     I32EnumAttrCase<"mfma_32x32x8", 1>,
     // AMD CDNA: v_mfma_f32_16x16x16 (one wave64).
-    I32EnumAttrCase<"mfma_16x16x16", 2>
+    I32EnumAttrCase<"mfma_16x16x16", 2>,
+    // NVIDIA sm_90a: wgmma.mma_async m64nNk16 (one warpgroup of 4 warps),
+    // operands from shared memory through matrix descriptors, fed by TMA.
+    I32EnumAttrCase<"wgmma_m64nNk16", 3>
   ]> {
   let cppNamespace = "::mlir::tcc::tile";
   let genSpecializedAttr = 0;

@@ -53,6 +53,18 @@ def Tile_SharedBufferType : Tile_Type<"SharedBuffer", "shared_buffer"> {
   }];
 }
 
+// A row of mbarriers in shared memory (NVIDIA sm_90: what TMA copies complete
+// on and warpgroups hand stages over with), one per pipeline stage.
+def Tile_MBarriersType : Tile_Type<"MBarriers", "mbarriers"> {
+  let summary = "mbarriers in shared memory, one per pipeline slot";
+  let description = [{
+    `!tile.mbarriers<4>`: four 8-byte mbarrier objects, made by
+    `tile.mbarrier_alloc` with the arrival count each phase waits for.
+  }];
+  let parameters = (ins "int64_t":$count);
+  let assemblyFormat = "`<` $count `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Type constraints
 //===----------------------------------------------------------------------===//
@@ -64,6 +76,9 @@ def Tile_Scalar : AnyTypeOf<[AnySignlessIntegerOrIndex, AnyFloat, Tile_Ptr],
 def Tile_SharedBuffer
     : Type<CPred<"::llvm::isa<::mlir::tcc::tile::SharedBufferType>($_self)">,
            "!tile.shared_buffer", "::mlir::tcc::tile::SharedBufferType">;
+def Tile_MBarriers
+    : Type<CPred<"::llvm::isa<::mlir::tcc::tile::MBarriersType>($_self)">,
+           "!tile.mbarriers", "::mlir::tcc::tile::MBarriersType">;
 def Tile_Int : AnyTypeOf<[AnySignlessIntegerOrIndex]>;
 
 // A tile: a statically shaped tensor, with a layout encoding once assigned.

@@ -1,0 +1,239 @@
+"""tcc's Hopper GEMM (wgmma fed by TMA, warp-specialized, persistent) on an
+H100/H200: correctness against float64 on fresh random inputs with poisoned
+outputs, and TFLOP/s next to cuBLAS (torch.matmul / F.linear), an autotuned
+Triton matmul (the configs of issue 9 and more, grouped ordering, reading the
+operands in the same memory layout) and, for the fused epilogue,
+torch.compile, all in one run.
+
+    # here (CPU, MLIR): compile the cases into DIR
+    PYTHONPATH=build/dev/python_packages python benchmarks/hopper_gemm.py build DIR [--quick]
+    # on the GPU machine (tcc.runtime, torch, triton):
+    PYTHONPATH=python python3 benchmarks/hopper_gemm.py run DIR OUT [--no-time]
+
+Layouts: "nn" (A [M, K], B [K, N]), "nt" (B stored [N, K]: nn.Linear's
+x @ w.T) and "tn" (A stored [K, M]).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+# (M, N, K, dtype, layout, batch, epilogue)
+FULL = [
+    *[(s, s, s, dt, lay, None, False) for s in (4096, 8192) for dt in ("f16", "bf16")
+      for lay in ("nn", "nt", "tn")],
+    *[(m, n, k, dt, lay, None, False)
+      for (m, n, k) in ((1000, 1000, 1000), (4097, 4095, 4096), (3000, 1500, 776))
+      for dt in ("f16", "bf16") for lay in ("nn", "nt")],
+    (1024, 1024, 1024, "f16", "nn", 16, False),
+    (1024, 1024, 1024, "bf16", "nt", 16, False),
+    (4096, 4096, 1024, "bf16", "nn", None, True),
+    (4096, 4096, 1024, "bf16", "nt", None, True),
+]
+QUICK = [
+    (256, 512, 256, "f16", "nn", None, False),
+    (256, 512, 256, "f16", "nt", None, False),
+    (256, 512, 256, "f16", "tn", None, False),
+    (300, 200, 136, "bf16", "nn", None, False),
+    (256, 256, 128, "bf16", "nt", 2, True),
+    (4096, 4096, 4096, "f16", "nn", None, False),
+]
+TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}
+TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16"}
+
+
+def _name(case: tuple[Any, ...]) -> str:
+    m, n, k, dtype, layout, batch, epilogue = case
+    lead = f"{batch}x" if batch else ""
+    return f"{'bias_gelu_' if epilogue else ''}{layout}_{dtype}_{lead}{m}x{n}x{k}"
+
+
+def build(directory: Path, quick: bool) -> None:
+    from tcc.compiler.compile import compile as tcc_compile
+    from tcc.examples.programs import gemm_program
+
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = []
+    for case in QUICK if quick else FULL:
+        m, n, k, dtype, layout, batch, epilogue = case
+        start = time.perf_counter()
+        kernel = tcc_compile(gemm_program(m, n, k, dtype, bias_gelu=epilogue, batch=batch,
+                                          layout=layout), "sm_90", cache=False)
+        if len(kernel.kernels) != 1 or "wgmma.mma_async" not in kernel.kernels[0].asm:
+            raise SystemExit(f"{_name(case)}: expected one wgmma kernel")
+        kernel.artifact.save(directory / f"{_name(case)}.tcck")
+        manifest.append({"name": _name(case), "case": list(case),
+                         "compile_s": time.perf_counter() - start})
+        print(f"built {_name(case)} in {manifest[-1]['compile_s']:.1f} s", flush=True)
+    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+TRITON_CONFIGS = [  # (BM, BN, BK, stages, warps): issue 9's, then more
+    (128, 256, 64, 3, 8), (128, 128, 64, 4, 4), (128, 256, 64, 4, 8), (256, 128, 64, 3, 8),
+    (128, 128, 64, 3, 8), (64, 256, 64, 4, 4), (128, 64, 64, 4, 4), (128, 128, 128, 3, 8),
+]
+
+
+def _triton_matmul() -> Any:
+    import torch
+    import triton
+    import triton.language as tl
+
+    configs = [triton.Config({"BM": bm, "BN": bn, "BK": bk, "GROUP": 8}, num_stages=s,
+                             num_warps=w) for bm, bn, bk, s, w in TRITON_CONFIGS]
+
+    @triton.autotune(configs=configs, key=["m", "n", "k", "sam", "sak", "sbk", "sbn"])
+    @triton.jit
+    def kernel(a, b, c, m, n, k, sam, sak, sbk, sbn,  # noqa: ANN001
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,  # noqa: N803
+               GROUP: tl.constexpr):  # noqa: N803
+        pid = tl.program_id(0)
+        pm_n, pn_n = tl.cdiv(m, BM), tl.cdiv(n, BN)
+        group = pid // (GROUP * pn_n)
+        first = group * GROUP
+        size = min(pm_n - first, GROUP)
+        pm = first + (pid % (GROUP * pn_n)) % size
+        pn = (pid % (GROUP * pn_n)) // size
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, k, BK):
+            x = tl.load(a + rm[:, None] * sam + (k0 + rk)[None, :] * sak,
+                        mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k), other=0)
+            y = tl.load(b + (k0 + rk)[:, None] * sbk + rn[None, :] * sbn,
+                        mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n), other=0)
+            acc += tl.dot(x, y)
+        tl.store(c + rm[:, None] * n + rn[None, :], acc.to(c.dtype.element_ty),
+                 mask=(rm[:, None] < m) & (rn[None, :] < n))
+
+    def matmul(x: Any, y: Any) -> Any:  # x [m, k], y [k, n]: any strides
+        m, k = x.shape
+        n = y.shape[1]
+        out = torch.empty((m, n), device=x.device, dtype=x.dtype)
+
+        def grid(meta: dict[str, int]) -> tuple[int]:
+            return (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
+
+        kernel[grid](x, y, out, m, n, k, x.stride(0), x.stride(1), y.stride(0), y.stride(1))
+        return out
+
+    return matmul
+
+
+def _bench(fn: Any, reps: int = 50) -> float:
+    """Median ms of ``reps`` runs (CUDA events) after warm-up."""
+    import torch
+
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def run(directory: Path, out: Path, timed: bool) -> int:
+    import torch
+    import torch.nn.functional as F  # noqa: N812
+
+    from tcc.runtime import load
+
+    out.mkdir(parents=True, exist_ok=True)
+    gen = torch.Generator(device="cuda").manual_seed(int(time.time()))
+    triton_mm = _triton_matmul() if timed else None
+    rows, failures = [], 0
+    for entry in json.loads((directory / "manifest.json").read_text()):
+        m, n, k, dtype_name, layout, batch, epilogue = entry["case"]
+        # A hung kernel (a lost mbarrier phase) must not eat the device time.
+        faulthandler.dump_traceback_later(120, exit=True)
+        lead = (batch,) if batch else ()
+        dtype = getattr(torch, TORCH_DTYPES[dtype_name])
+        a = torch.randn((*lead, m, k), generator=gen, device="cuda").to(dtype)
+        b = torch.randn((*lead, k, n), generator=gen, device="cuda").to(dtype)
+        # The stored operands (what the kernel reads) and their logical views.
+        sa = a.transpose(-1, -2).contiguous() if layout == "tn" else a
+        sb = b.transpose(-1, -2).contiguous() if layout == "nt" else b
+        args = [sa, sb]
+        ref = a.double() @ b.double()
+        bias = None
+        if epilogue:
+            bias = torch.randn((n,), generator=gen, device="cuda")
+            args.append(bias)
+            ref = F.gelu(ref + bias.double(), approximate="tanh")
+        kernel = load(directory / f"{entry['name']}.tcck")
+        result = torch.full((*lead, m, n), float("nan"), device="cuda", dtype=dtype)
+        kernel(*args, out=result)
+        torch.cuda.synchronize()
+        unwritten = int(torch.isnan(result).sum())
+        rel = float(torch.linalg.vector_norm(result.double() - ref)
+                    / torch.linalg.vector_norm(ref))
+        ok = unwritten == 0 and rel <= TOLERANCE[dtype_name]
+        failures += not ok
+        row: dict[str, Any] = {"name": entry["name"], "rel_err": rel, "unwritten": unwritten,
+                               "ok": ok}
+        if timed:
+            flops = 2.0 * m * n * k * (batch or 1)
+            la = sa.transpose(-1, -2) if layout == "tn" else sa
+            lb = sb.transpose(-1, -2) if layout == "nt" else sb
+            fns: dict[str, Any] = {"tcc": lambda k_=kernel, a_=args, o=result: k_(*a_, out=o)}
+            if epilogue:
+                def eager(x: Any = la, y: Any = lb, z: Any = bias) -> Any:
+                    return F.gelu(torch.matmul(x, y).float() + z,
+                                  approximate="tanh").to(x.dtype)
+                fns["eager"] = eager
+                fns["torch.compile"] = torch.compile(eager)
+            elif layout == "nt" and not lead:
+                fns["cuBLAS"] = lambda x=la, w=sb: F.linear(x, w)
+            else:
+                fns["cuBLAS"] = lambda x=la, y=lb: torch.matmul(x, y)
+            if not lead and not epilogue:
+                fns["triton"] = lambda x=la, y=lb: triton_mm(x, y)  # type: ignore[misc]
+            for label, fn in fns.items():
+                row[label] = flops / (_bench(fn) * 1e-3) / 1e12
+        faulthandler.cancel_dump_traceback_later()
+        rows.append(row)
+        print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:34s} rel.err {rel:.1e} unwritten "
+              f"{unwritten} " + " ".join(f"{lab} {row[lab]:.0f}" for lab in row
+                                         if lab not in ("name", "rel_err", "unwritten", "ok")),
+              flush=True)
+    (out / "hopper_gemm.json").write_text(json.dumps(rows, indent=1))
+    if timed:
+        lines = ["| GEMM | rel. err | tcc TFLOP/s | cuBLAS | Triton (autotuned) | "
+                 "torch.compile | tcc / cuBLAS | tcc / Triton | tcc / compile |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+        nan = float("nan")
+        for r in rows:
+            peer = r.get("cuBLAS", r.get("eager", nan))
+            lines.append(
+                f"| {r['name']} | {r['rel_err']:.1e} | {r['tcc']:.0f} | {peer:.0f} | "
+                f"{r.get('triton', nan):.0f} | {r.get('torch.compile', nan):.0f} | "
+                f"{r['tcc'] / peer:.2f} | {r['tcc'] / r.get('triton', nan):.2f} | "
+                f"{r['tcc'] / r.get('torch.compile', nan):.2f} |")
+        report = "\n".join(lines)
+        (out / "hopper_gemm.md").write_text(report + "\n")
+        print(report)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    verb = sys.argv[1] if len(sys.argv) > 1 else ""
+    if verb == "build" and len(sys.argv) >= 3:
+        build(Path(sys.argv[2]), "--quick" in sys.argv)
+    elif verb == "run" and len(sys.argv) >= 4:
+        sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3]), "--no-time" not in sys.argv))
+    else:
+        print(__doc__)
+        sys.exit(2)

@@ -1,0 +1,339 @@
+//===- WgmmaMatmulKernel.cpp - the Hopper GEMM as a tile program ----------===//
+//
+// A (batched) matmul generic with f16 / bf16 operands and a wgmma plan
+// (lowering_config mma = wgmma_m64nNk16) becomes a persistent,
+// warp-specialized program, the schedule of CUTLASS 3's and Triton's Hopper
+// GEMMs:
+//
+//   - a grid of at most one program per SM walks the output tiles (batch
+//     after batch, grouped rasterization within one) with stride
+//     num_programs;
+//   - the last warpgroup is the producer: its registers lowered
+//     (setmaxnreg.dec 40), one thread streams each k step's A and B boxes
+//     with TMA into a ring of `num_stages` shared slots; slot s is filled
+//     after barrier empty[s] shows it free and completes on full[s]
+//     (expect-tx of the step's bytes);
+//   - the other warpgroups are consumers (registers raised, setmaxnreg.inc
+//     232): each waits on full[s], issues its wgmma group on the slot, keeps
+//     one group in flight (warpgroup_wait pending 1) and then frees the
+//     previous step's slot (every consumer thread arrives on empty[s']);
+//     after the k loop the epilogue (bias, activations, casts) runs on the
+//     accumulator registers and stores.
+//
+// Operands are read as they are in memory: A [M, K] or, transposed, [K, M];
+// B [K, N] or, for x @ w.T, [N, K]. The shared slots hold boxes of 64
+// 16-bit elements per row (one 128-byte swizzle span) along the contiguous
+// dim, in chunks along the other (WgmmaOpsToGPU.cpp describes them to
+// wgmma), so no operand is transposed through a copy. Ragged edges are the
+// TMA unit's zero fill on loads and masked stores in the epilogue.
+//
+// Slot s and phase parity come from one running k-step counter that the
+// producer and the consumers advance identically over the persistent loop:
+// step i uses slot i % S in phase i / S.
+//
+//===----------------------------------------------------------------------===//
+#include "LinalgToTile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+
+namespace {
+
+constexpr int64_t kSpan = 64;          // elements per slot row (128 bytes)
+constexpr int64_t kProducerWarps = 4;  // one warpgroup
+constexpr int64_t kProducerRegs = 40;  // setmaxnreg.dec
+constexpr int64_t kConsumerRegs = 232; // setmaxnreg.inc
+// Programs of the persistent grid: the SMs of an H100 SXM / H200 (the loop
+// strides by num_programs, so any count is correct; this one fills them).
+constexpr int64_t kPersistentPrograms = 132;
+
+/// One operand's TMA boxes and shared slot: `rows` x 64 boxes along the
+/// contiguous dim, `chunks` of them per k step.
+struct OperandPlan {
+  unsigned arg;     // the memref argument
+  bool mnMajor;     // contiguous along M / N (else along K)
+  int64_t rows;     // box rows
+  int64_t chunks;   // boxes per k step
+  Value memref, map;
+
+  int64_t bytes() const { return chunks * rows * kSpan * 2; }
+};
+
+} // namespace
+
+LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
+    linalg::GenericOp op, linalg::GenericOp epilogue,
+    tile::LoweringConfigAttr config, tile::FuncOp kernel,
+    const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
+  FailureOr<GemmProgram> program = GemmProgram::get(op);
+  if (!transposes || failed(program))
+    return failure();
+  Type elem = getElementTypeOrSelf(op.getDpsInputs()[0]);
+  Type outType = getElementTypeOrSelf(op.getResult(0));
+  int64_t blockM = config.getBlock()[0], blockN = config.getBlock()[1];
+  int64_t blockK = config.getBlock()[2];
+  int64_t warps = config.getNumWarps();
+  int64_t consumerWarps = warps - kProducerWarps;
+  int64_t groups = consumerWarps / 4;
+  int64_t stages = config.getNumStages() ? *config.getNumStages() : 4;
+  if (warps % 4 || groups < 1 || groups > 2 || blockM % (64 * groups) ||
+      blockN % kSpan || blockN > 256 || blockK % kSpan || blockM > 256 ||
+      stages < 2)
+    return op.emitOpError()
+           << "lowering_config block [" << blockM << ", " << blockN << ", "
+           << blockK << "], num_warps = " << warps << ", num_stages = "
+           << stages
+           << " does not fit the wgmma schedule (one producer and 1 or 2 "
+              "consumer warpgroups: num_warps 8 or 12; BM a multiple of 64 "
+              "per consumer warpgroup up to 256, BN a multiple of 64 up to "
+              "256, BK a multiple of 64, at least 2 stages)";
+  if (!context.target.hasMma(tile::MmaKind::wgmma_m64nNk16))
+    return op.emitOpError() << "lowering_config mma = wgmma_m64nNk16 is not "
+                               "an instruction of target "
+                            << context.target.getArch()
+                            << " (#tile.target mma)";
+
+  // A: [BM, BK] from [M, K] (K-major) or [K, M] (aT, M-major); B: [BK, BN]
+  // from [K, N] (N-major) or [N, K] (bT, K-major).
+  auto [aT, bT] = *transposes;
+  OperandPlan a{0, aT, aT ? blockK : blockM, aT ? blockM / kSpan : blockK / kSpan,
+                {}, {}};
+  OperandPlan bp{0, !bT, bT ? blockN : blockK,
+                 bT ? blockK / kSpan : blockN / kSpan, {}, {}};
+  for (auto [i, plan] : llvm::enumerate(SmallVector<OperandPlan *>{&a, &bp})) {
+    FailureOr<Value> memref =
+        lookupInput(op.getDpsInputs()[i], inputArgs, op);
+    if (failed(memref))
+      return failure();
+    plan->memref = *memref;
+    plan->arg = cast<BlockArgument>(*memref).getArgNumber();
+  }
+  int64_t stageBytes = a.bytes() + bp.bytes();
+  int64_t sharedBytes = stages * stageBytes + 1024;
+  if (sharedBytes > context.target.getMaxSharedBytes())
+    return op.emitOpError()
+           << "lowering_config needs " << sharedBytes
+           << " bytes of shared memory for " << stages << " stages of "
+           << stageBytes << ", more than the target's "
+           << context.target.getMaxSharedBytes()
+           << " (#tile.target max_shared_bytes)";
+
+  // The tensor maps: the two trailing kernel parameters (128-byte
+  // CUtensorMaps the runtime builds and passes by value; the NVIDIA backend
+  // marks them byval grid constants), described by tcc.tensor_maps.
+  Block *entry = &kernel.getBody().front();
+  SmallVector<Attribute> mapDescs;
+  unsigned firstMap = kernel.getNumArguments() - 2;
+  auto i64 = IntegerType::get(ctx, 64);
+  for (auto [i, plan] : llvm::enumerate(SmallVector<OperandPlan *>{&a, &bp})) {
+    plan->map = entry->getArgument(firstMap + i);
+    SmallVector<int64_t> box = {plan->rows, kSpan};
+    if (program->batched)
+      box.insert(box.begin(), 1);
+    NamedAttrList desc;
+    desc.set("operand", IntegerAttr::get(i64, plan->arg));
+    desc.set("box", DenseI64ArrayAttr::get(ctx, box));
+    desc.set("swizzle", IntegerAttr::get(i64, 128));
+    mapDescs.push_back(desc.getDictionary(ctx));
+  }
+  kernel->setAttr("tcc.tensor_maps", ArrayAttr::get(ctx, mapDescs));
+  kernel->setAttr("tcc.producer_warps",
+                  IntegerAttr::get(IntegerType::get(ctx, 32), kProducerWarps));
+
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  // Index constants at the kernel's entry, dominating every region.
+  OpBuilder constants = OpBuilder::atBlockBegin(entry);
+  auto c = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(constants, loc, v);
+  };
+  auto sw128 = tile::SharedEncodingAttr::get(ctx, 8, 1, 8, {2, 1, 0});
+  auto bufferOf = [&](const OperandPlan &plan) {
+    return tile::SharedBufferType::get(
+        ctx, {stages, plan.chunks, plan.rows, kSpan}, elem, sw128);
+  };
+  auto allocA = tile::SharedAllocOp::create(b, loc, bufferOf(a));
+  constants.setInsertionPoint(allocA);
+  Value bufA = allocA;
+  Value bufB = tile::SharedAllocOp::create(b, loc, bufferOf(bp));
+  auto barriers = tile::MBarriersType::get(ctx, stages);
+  Value full = tile::MBarrierAllocOp::create(b, loc, barriers, 1);
+  Value empty = tile::MBarrierAllocOp::create(b, loc, barriers,
+                                              consumerWarps * 32);
+
+  int64_t tilesM = llvm::divideCeil(program->m, blockM);
+  int64_t tilesN = llvm::divideCeil(program->n, blockN);
+  int64_t tilesPerBatch = tilesM * tilesN;
+  int64_t tiles = program->batch * tilesPerBatch;
+  int64_t kSteps = llvm::divideCeil(program->k, blockK);
+  Value pid = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
+  Value programs = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      tile::NumProgramsOp::create(b, loc, b.getI32Type(), 0u));
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value consumerThreads = c(consumerWarps * 32);
+
+  // The tile `t` of the walk: (batch, m0, n0).
+  struct Origin {
+    Value batch, m0, n0;
+  };
+  auto originOf = [&](OpBuilder &lb, Value t) {
+    Value batch = arith::DivUIOp::create(lb, loc, t, c(tilesPerBatch));
+    Value inBatch = arith::RemUIOp::create(lb, loc, t, c(tilesPerBatch));
+    auto [pm, pn] =
+        GemmProgram::groupedProgramIds(lb, loc, inBatch, tilesM, tilesN);
+    return Origin{batch, arith::MulIOp::create(lb, loc, pm, c(blockM)),
+                  arith::MulIOp::create(lb, loc, pn, c(blockN))};
+  };
+  auto slotOf = [&](OpBuilder &lb, Value step) {
+    return std::make_pair(
+        arith::RemUIOp::create(lb, loc, step, c(stages)).getResult(),
+        arith::DivUIOp::create(lb, loc, step, c(stages)).getResult());
+  };
+
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           tid, consumerThreads);
+  auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+
+  // --- Producer warpgroup: one thread issues every TMA copy. ---
+  {
+    OpBuilder pb = OpBuilder::atBlockBegin(&roles.getThenRegion().front());
+    NVVM::SetMaxRegisterOp::create(pb, loc, kProducerRegs,
+                                   NVVM::SetMaxRegisterAction::decrease);
+    Value leader = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq,
+                                         tid, consumerThreads);
+    auto one = scf::IfOp::create(pb, loc, leader, /*withElse=*/false);
+    OpBuilder ob = OpBuilder::atBlockBegin(&one.getThenRegion().front());
+    auto walk = scf::ForOp::create(
+        ob, loc, pid, c(tiles), programs, ValueRange{c(0)},
+        [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
+          Origin o = originOf(tb, t);
+          auto kLoop = scf::ForOp::create(
+              tb, loc, c(0), c(kSteps), c(1), ValueRange{iter[0]},
+              [&](OpBuilder &kb, Location, Value kk, ValueRange it) {
+                auto [slot, phase] = slotOf(kb, it[0]);
+                // Slot free: its previous phase's consumers arrived (a
+                // fresh barrier passes parity 1 at once).
+                Value prev = arith::AddIOp::create(kb, loc, phase, c(1));
+                tile::MBarrierWaitOp::create(kb, loc, empty, slot, prev);
+                tile::MBarrierArriveOp::create(
+                    kb, loc, full, slot,
+                    kb.getI64IntegerAttr(stageBytes));
+                Value k0 = arith::MulIOp::create(kb, loc, kk, c(blockK));
+                auto load = [&](const OperandPlan &plan, Value buffer,
+                                Value mn0) {
+                  for (int64_t ch = 0; ch < plan.chunks; ++ch) {
+                    // Rows along the non-contiguous dim, 64 columns of the
+                    // contiguous one.
+                    Value row = plan.mnMajor ? k0 : mn0;
+                    Value col = arith::AddIOp::create(
+                        kb, loc, plan.mnMajor ? mn0 : k0, c(ch * kSpan));
+                    SmallVector<Value> coords = {row, col};
+                    if (program->batched)
+                      coords.insert(coords.begin(), o.batch);
+                    tile::TmaLoadOp::create(kb, loc, plan.map, coords,
+                                            buffer, slot, c(ch), full, slot);
+                  }
+                };
+                load(a, bufA, o.m0);
+                load(bp, bufB, o.n0);
+                scf::YieldOp::create(
+                    kb, loc,
+                    ValueRange{arith::AddIOp::create(kb, loc, it[0], c(1))});
+              });
+          scf::YieldOp::create(tb, loc, kLoop.getResults());
+        });
+    (void)walk;
+  }
+
+  // --- Consumer warpgroups: wgmma on the slots, then the epilogue. ---
+  OpBuilder cb = OpBuilder::atBlockBegin(&roles.getElseRegion().front());
+  NVVM::SetMaxRegisterOp::create(cb, loc, kConsumerRegs,
+                                 NVVM::SetMaxRegisterAction::increase);
+  auto mma = tile::NvidiaMmaEncodingAttr::get(
+      ctx, 3, {unsigned(consumerWarps), 1},
+      {16, unsigned(blockN), 16});
+  Type f32 = Float32Type::get(ctx);
+  auto accType = RankedTensorType::get({blockM, blockN}, f32, mma);
+  LogicalResult status = success();
+  scf::ForOp::create(
+      cb, loc, pid, c(tiles), programs, ValueRange{c(0)},
+      [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
+        Origin o = originOf(tb, t);
+        Value zero = arith::ConstantOp::create(
+            tb, loc, tb.getFloatAttr(f32, 0.0));
+        Value acc0 = tile::SplatOp::create(tb, loc, accType, zero);
+        auto kLoop = scf::ForOp::create(
+            tb, loc, c(0), c(kSteps), c(1), ValueRange{acc0, iter[0]},
+            [&](OpBuilder &kb, Location, Value kk, ValueRange it) {
+              auto [slot, phase] = slotOf(kb, it[1]);
+              tile::MBarrierWaitOp::create(kb, loc, full, slot, phase);
+              Value d = tile::WarpGroupDotOp::create(
+                  kb, loc, accType, bufA, slot, bufB, slot, it[0], aT, !bT);
+              // One group stays in flight: the previous step's is done, so
+              // its slot is free.
+              d = tile::WarpGroupWaitOp::create(kb, loc, d, 1);
+              Value notFirst = arith::CmpIOp::create(
+                  kb, loc, arith::CmpIPredicate::ugt, kk, c(0));
+              auto release = scf::IfOp::create(kb, loc, notFirst, false);
+              {
+                OpBuilder rb =
+                    OpBuilder::atBlockBegin(&release.getThenRegion().front());
+                Value prevStep = arith::SubIOp::create(rb, loc, it[1], c(1));
+                tile::MBarrierArriveOp::create(
+                    rb, loc, empty, slotOf(rb, prevStep).first, IntegerAttr());
+              }
+              scf::YieldOp::create(
+                  kb, loc,
+                  ValueRange{d, arith::AddIOp::create(kb, loc, it[1], c(1))});
+            });
+        Value acc = tile::WarpGroupWaitOp::create(tb, loc, kLoop.getResult(0),
+                                                  0);
+        Value lastStep = arith::SubIOp::create(tb, loc, kLoop.getResult(1),
+                                               c(1));
+        tile::MBarrierArriveOp::create(tb, loc, empty,
+                                       slotOf(tb, lastStep).first, IntegerAttr());
+        // The matmul's init (a constant fill) and result type.
+        if (double init = program->getInit(); init != 0.0) {
+          Value fill = tile::SplatOp::create(
+              tb, loc, accType,
+              arith::ConstantOp::create(tb, loc, tb.getFloatAttr(f32, init)));
+          acc = arith::AddFOp::create(tb, loc, acc, fill);
+        }
+        if (outType != f32)
+          acc = arith::TruncFOp::create(
+              tb, loc, RankedTensorType::get({blockM, blockN}, outType, mma),
+              acc);
+        program->place(o.m0, o.n0, o.batch);
+        auto loadOnAcc = [&](Value memref, AffineMap map,
+                             Type element) -> FailureOr<Value> {
+          return program->loadOnAccumulator(tb, loc, epilogue, memref, map,
+                                            element, mma, blockM, blockN);
+        };
+        auto accTile = [&](Type element) {
+          return RankedTensorType::get({blockM, blockN}, element, mma);
+        };
+        int64_t unused = 0;
+        if (failed(program->finish(tb, loc, acc, epilogue, inputArgs, outputs,
+                                   loadOnAcc, accTile, unused)))
+          status = failure();
+        scf::YieldOp::create(tb, loc, ValueRange{kLoop.getResult(1)});
+      });
+  if (failed(status))
+    return failure();
+  grid = std::min(tiles, kPersistentPrograms);
+  numWarps = warps;
+  return success();
+}

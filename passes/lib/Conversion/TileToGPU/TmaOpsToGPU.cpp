@@ -1,0 +1,194 @@
+//===- TmaOpsToGPU.cpp - TMA copies and mbarriers to NVVM -----------------===//
+//
+// The Hopper (sm_90) data-movement ops of the tile dialect:
+//
+//   tile.mbarrier_alloc  -> a workgroup buffer memref<N x i64, 3>; thread 0
+//                           runs mbarrier.init on each barrier, then
+//                           fence.mbarrier_init and a workgroup barrier;
+//   tile.mbarrier_arrive -> mbarrier.arrive (.expect_tx with a byte count);
+//   tile.mbarrier_wait   -> mbarrier.try_wait.parity (the NVVM op loops
+//                           until the phase completed);
+//   tile.tma_load        -> cp.async.bulk.tensor.{2,3}d.shared::cluster
+//                           .global.mbarrier::complete_tx::bytes from the
+//                           tensor map kernel parameter into the slot's
+//                           chunk (outermost coordinate last in PTX order).
+//
+// Buffers the copies write are [slots, chunks, rows, 64] 16-bit tiles in
+// the 128-byte swizzle: chunk c of slot s starts (s * chunks + c) * rows *
+// 128 bytes into the buffer, which the kernel analysis aligns to 1024 bytes
+// (the swizzle pattern's period).
+//
+//===----------------------------------------------------------------------===//
+#include "TileToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::tile_to_gpu;
+
+Value mlir::tcc::tile_to_gpu::emitSharedAddress(OpBuilder &b, Location loc,
+                                                Value memref) {
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), base);
+}
+
+Value mlir::tcc::tile_to_gpu::emitSharedPointer(OpBuilder &b, Location loc,
+                                                Value address) {
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), wide);
+}
+
+Value mlir::tcc::tile_to_gpu::emitSlotChunkAddress(OpBuilder &b, Location loc,
+                                                   tile::SharedBufferType type,
+                                                   Value buffer, Value slot,
+                                                   Value chunk) {
+  ArrayRef<int64_t> tile = type.getTileShape();
+  int64_t chunkBytes = tile[1] * tile[2] * 2;
+  Value base = emitSharedAddress(b, loc, buffer);
+  auto i32 = [&](Value index) {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+  };
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  };
+  Value index = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, i32(slot), c32(tile[0])),
+      i32(chunk));
+  return arith::AddIOp::create(
+      b, loc, base, arith::MulIOp::create(b, loc, index, c32(chunkBytes)));
+}
+
+namespace {
+
+/// Barrier `index` of a converted memref<N x i64, 3>, as a shared pointer.
+Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
+  Value base = emitSharedAddress(b, loc, barriers);
+  Value offset = arith::MulIOp::create(
+      b, loc, arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index),
+      arith::ConstantIntOp::create(b, loc, 8, 32));
+  return emitSharedPointer(b, loc, arith::AddIOp::create(b, loc, base, offset));
+}
+
+struct MBarrierAllocLowering : public TilePattern<tile::MBarrierAllocOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierAllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value buffer = getWorkgroupBuffer(
+        op, info, info.scratch.size() + info.sharedBufferOf.at(op));
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        tid, cst(rewriter, loc, 0));
+    auto init = scf::IfOp::create(rewriter, loc, first, /*else=*/false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&init.getThenRegion().front());
+      Value count = arith::ConstantIntOp::create(rewriter, loc,
+                                                 op.getArrivals(), 32);
+      for (int64_t i = 0; i < op.getType().getCount(); ++i)
+        NVVM::MBarrierInitOp::create(
+            rewriter, loc,
+            barrierPointer(rewriter, loc, buffer, cst(rewriter, loc, i)),
+            count, /*predicate=*/Value());
+      NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.replaceOp(op, buffer);
+    return success();
+  }
+};
+
+struct MBarrierArriveLowering : public TilePattern<tile::MBarrierArriveOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierPointer(rewriter, loc, adaptor.getBarriers(),
+                               adaptor.getIndex());
+    if (std::optional<int64_t> bytes = op.getExpectTx()) {
+      Value tx = arith::ConstantIntOp::create(rewriter, loc, *bytes, 32);
+      NVVM::MBarrierArriveExpectTxOp::create(rewriter, loc, Type(), bar, tx,
+                                             NVVM::MemScopeKind::CTA,
+                                             /*relaxed=*/false,
+                                             /*predicate=*/Value());
+    } else {
+      NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), bar, Value(),
+                                     NVVM::MemScopeKind::CTA,
+                                     /*relaxed=*/false);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitLowering : public TilePattern<tile::MBarrierWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierPointer(rewriter, loc, adaptor.getBarriers(),
+                               adaptor.getIndex());
+    Value parity = arith::IndexCastUIOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        arith::RemUIOp::create(rewriter, loc, adaptor.getParity(),
+                               cst(rewriter, loc, 2)));
+    // A suspend-time hint of 0x989680 ns (10 ms, CUTLASS's) per try.
+    Value ticks = arith::ConstantIntOp::create(rewriter, loc, 0x989680, 32);
+    NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, bar, parity, ticks);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaLoadLowering : public TilePattern<tile::TmaLoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value dst = emitSharedPointer(
+        rewriter, loc,
+        emitSlotChunkAddress(rewriter, loc, op.getDst().getType(),
+                             adaptor.getDst(), adaptor.getSlot(),
+                             adaptor.getChunk()));
+    // The shared::cluster form (PTX 8.0) with this CTA's own address.
+    dst = LLVM::AddrSpaceCastOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 7),
+        dst);
+    Value bar = barrierPointer(rewriter, loc, adaptor.getBarriers(),
+                               adaptor.getBarrier());
+    // PTX lists box coordinates innermost first.
+    SmallVector<Value> coords;
+    for (Value c : llvm::reverse(adaptor.getCoords()))
+      coords.push_back(arith::IndexCastOp::create(rewriter, loc,
+                                                  rewriter.getI32Type(), c));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        rewriter, loc, dst, adaptor.getMap(), coords, bar,
+        /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
+        /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tcc::tile_to_gpu::populateTileToGPUTmaPatterns(
+    TileTypeConverter &converter, const KernelInfo &info,
+    RewritePatternSet &patterns) {
+  patterns.add<MBarrierAllocLowering, MBarrierArriveLowering,
+               MBarrierWaitLowering, TmaLoadLowering>(converter, info);
+}

@@ -1,0 +1,271 @@
+//===- WgmmaOpsToGPU.cpp - warpgroup MMA to wgmma.mma_async ---------------===//
+//
+// The Hopper (sm_90a) tensor-core path:
+//
+//   tile.warpgroup_dot  -> wgmma.fence; one wgmma.mma_async m64nNk16 per
+//                          (16-deep k step, 64-row m tile of the warpgroup)
+//                          with A and B read from shared memory through
+//                          matrix descriptors; wgmma.commit_group;
+//   tile.warpgroup_wait -> wgmma.wait_group N, as inline PTX whose operands
+//                          are the accumulator registers (tied in and out),
+//                          so no read of them moves above the wait.
+//
+// The accumulator (#tile.nvidia_mma version 3, warpsPerCTA [W, 1]) is the
+// mma.sync accumulator layout on [W, 1] warps (LayoutUtils): warpgroup g
+// (warps 4g..4g+3) owns the 64-row m tiles g, g + W/4, ...; in each, warp
+// 4g + i holds rows 16 i + lane / 4 (+ 8) and columns 8 j + 2 (lane % 4)
+// (+ 1) for every 8-column n tile j, which is wgmma's register order:
+// d[4 j + 2 r + c] = (row g8 + 8 r, column 8 j + 2 t + c).
+//
+// Matrix descriptors (PTX ISA "Matrix Descriptor Format"): start address,
+// leading and stride byte offsets (all >> 4) and the 128-byte swizzle mode
+// (bits 62-63 = 1). Operand buffers are [chunks, rows, 64] 16-bit tiles in
+// that swizzle (what TMA writes). K-major (A [M, K], B [N, K] in memory):
+// rows are M or N, 8-row core groups 1024 bytes apart (SBO), a k step moves
+// the start 32 bytes along the row, a new chunk every 64 k. MN-major (B
+// [K, N] in memory, `b_mn_major`; A [K, M], `a_mn_major`): rows are K, a k
+// step moves the start 16 rows (2048 bytes), the 64-wide MN chunks are
+// LBO = rows * 128 bytes apart and 8-row K groups SBO = 1024 bytes apart.
+//
+//===----------------------------------------------------------------------===//
+#include "TileToGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "tcc/Dialect/Tile/IR/TileOps.h"
+
+using namespace mlir;
+using namespace mlir::tcc;
+using namespace mlir::tcc::tile_to_gpu;
+
+namespace {
+
+constexpr int64_t kSwizzleBytes = 128; // one row of a chunk
+constexpr int64_t kCoreGroupBytes = 8 * kSwizzleBytes;
+
+/// The geometry of one wgmma accumulator tile.
+struct WgmmaShape {
+  int64_t blockM, blockN, warps, groups, mTiles;
+  explicit WgmmaShape(RankedTensorType acc) {
+    auto mma = cast<tile::NvidiaMmaEncodingAttr>(acc.getEncoding());
+    blockM = acc.getDimSize(0);
+    blockN = acc.getDimSize(1);
+    warps = mma.getWarpsPerCTA()[0];
+    groups = warps / 4;
+    mTiles = blockM / (64 * groups);
+  }
+  /// Position in the thread's accumulator vector of wgmma register `j` of
+  /// this warpgroup's m tile `t`.
+  int64_t position(const TileLayout &layout, int64_t t, int64_t j) const {
+    int64_t n = j / 4, r = (j % 4) / 2, c = j % 2;
+    return layout.linearize({2 * t + r, 2 * n + c});
+  }
+};
+
+Type accStructType(MLIRContext *ctx, int64_t blockN) {
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(blockN / 2, Float32Type::get(ctx)));
+}
+
+/// The per-m-tile register structs of accumulator vector `acc`.
+SmallVector<Value> toStructs(OpBuilder &b, Location loc, Value acc,
+                             const WgmmaShape &shape,
+                             const TileLayout &layout) {
+  Type type = accStructType(b.getContext(), shape.blockN);
+  SmallVector<Value> structs;
+  for (int64_t t = 0; t < shape.mTiles; ++t) {
+    Value s = LLVM::UndefOp::create(b, loc, type);
+    for (int64_t j = 0; j < shape.blockN / 2; ++j) {
+      Value v = vector::ExtractOp::create(b, loc, acc,
+                                          shape.position(layout, t, j));
+      s = LLVM::InsertValueOp::create(b, loc, s, v, j);
+    }
+    structs.push_back(s);
+  }
+  return structs;
+}
+
+Value fromStructs(OpBuilder &b, Location loc, ArrayRef<Value> structs,
+                  Value acc, const WgmmaShape &shape,
+                  const TileLayout &layout) {
+  for (auto [t, s] : llvm::enumerate(structs))
+    for (int64_t j = 0; j < shape.blockN / 2; ++j) {
+      Value v = LLVM::ExtractValueOp::create(b, loc, s, j);
+      acc = vector::InsertOp::create(b, loc, v, acc,
+                                     shape.position(layout, int64_t(t), j));
+    }
+  return acc;
+}
+
+/// A 128-byte-swizzle matrix descriptor at 32-bit shared address `addr`.
+Value descriptor(OpBuilder &b, Location loc, Value addr, int64_t lbo,
+                 int64_t sbo) {
+  auto c64 = [&](uint64_t v) {
+    return arith::ConstantIntOp::create(b, loc, int64_t(v), 64);
+  };
+  uint64_t fixed = (uint64_t((lbo >> 4) & 0x3FFF) << 16) |
+                   (uint64_t((sbo >> 4) & 0x3FFF) << 32) | (uint64_t(1) << 62);
+  Value start = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(b, loc,
+                             arith::ExtUIOp::create(b, loc, b.getI64Type(),
+                                                    addr),
+                             c64(4)),
+      c64(0x3FFF));
+  return arith::OrIOp::create(b, loc, start, c64(fixed));
+}
+
+struct WarpGroupDotLowering : public TilePattern<tile::WarpGroupDotOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::WarpGroupDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    WgmmaShape shape(accType);
+    TileLayout layout = layoutOf(accType);
+    tile::SharedBufferType aType = op.getA().getType();
+    tile::SharedBufferType bType = op.getB().getType();
+    bool aMn = op.getAMnMajor(), bMn = op.getBMnMajor();
+    int64_t aRows = aType.getTileShape()[1], bRows = bType.getTileShape()[1];
+    int64_t blockK = aMn ? aRows : aType.getTileShape()[0] * 64;
+    auto c32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, v, 32);
+    };
+    Value zero = cst(rewriter, loc, 0);
+    Value aBase = emitSlotChunkAddress(rewriter, loc, aType, adaptor.getA(),
+                                       adaptor.getASlot(), zero);
+    Value bBase = emitSlotChunkAddress(rewriter, loc, bType, adaptor.getB(),
+                                       adaptor.getBSlot(), zero);
+    // This thread's warpgroup among the accumulator's.
+    Value tid = arith::IndexCastUIOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x));
+    Value group = arith::DivUIOp::create(rewriter, loc, tid, c32(128));
+    if (shape.groups == 1)
+      group = c32(0);
+
+    SmallVector<Value> structs =
+        toStructs(rewriter, loc, adaptor.getAcc(), shape, layout);
+    Type elem = aType.getElementType();
+    NVVM::WGMMATypes ptx =
+        elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto structType = accStructType(ctx, shape.blockN);
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t s = 0; s < blockK / 16; ++s) {
+      // B: the whole [16, BN] k slice.
+      Value bAddr;
+      int64_t bLbo, bSbo = kCoreGroupBytes;
+      if (bMn) {
+        bAddr = arith::AddIOp::create(rewriter, loc, bBase,
+                                      c32(s * 16 * kSwizzleBytes));
+        bLbo = bRows * kSwizzleBytes;
+      } else {
+        bAddr = arith::AddIOp::create(
+            rewriter, loc, bBase,
+            c32((s / 4) * bRows * kSwizzleBytes + (s % 4) * 32));
+        bLbo = 16; // unused by swizzled K-major layouts
+      }
+      Value descB = descriptor(rewriter, loc, bAddr, bLbo, bSbo);
+      for (int64_t t = 0; t < shape.mTiles; ++t) {
+        // The 64-row m tile g + groups * t of A.
+        Value mTile = arith::AddIOp::create(rewriter, loc, group,
+                                            c32(shape.groups * t));
+        Value aAddr;
+        int64_t aLbo;
+        if (aMn) {
+          aAddr = arith::AddIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(
+                  rewriter, loc, aBase,
+                  arith::MulIOp::create(rewriter, loc, mTile,
+                                        c32(aRows * kSwizzleBytes))),
+              c32(s * 16 * kSwizzleBytes));
+          aLbo = aRows * kSwizzleBytes;
+        } else {
+          aAddr = arith::AddIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(
+                  rewriter, loc, aBase,
+                  arith::MulIOp::create(rewriter, loc, mTile,
+                                        c32(64 * kSwizzleBytes))),
+              c32((s / 4) * aRows * kSwizzleBytes + (s % 4) * 32));
+          aLbo = 16;
+        }
+        Value descA = descriptor(rewriter, loc, aAddr, aLbo, kCoreGroupBytes);
+        structs[t] = NVVM::WgmmaMmaAsyncOp::create(
+            rewriter, loc, structType, structs[t], descA, descB,
+            NVVM::MMAShapeAttr::get(ctx, 64, shape.blockN, 16), ptx, ptx,
+            NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            aMn ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+            bMn ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+            /*satfinite=*/nullptr);
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    rewriter.replaceOp(op, fromStructs(rewriter, loc, structs,
+                                       adaptor.getAcc(), shape, layout));
+    return success();
+  }
+};
+
+struct WarpGroupWaitLowering : public TilePattern<tile::WarpGroupWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::WarpGroupWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto accType = cast<RankedTensorType>(op.getType());
+    WgmmaShape shape(accType);
+    TileLayout layout = layoutOf(accType);
+    SmallVector<Value> structs =
+        toStructs(rewriter, loc, adaptor.getSrc(), shape, layout);
+    // One asm for all registers: "=f" outputs tied to the same-numbered
+    // inputs.
+    SmallVector<Value> regs;
+    for (Value s : structs)
+      for (int64_t j = 0; j < shape.blockN / 2; ++j)
+        regs.push_back(LLVM::ExtractValueOp::create(rewriter, loc, s, j));
+    std::string constraints;
+    for (size_t i = 0; i < regs.size(); ++i)
+      constraints += (i ? ",=f" : "=f");
+    for (size_t i = 0; i < regs.size(); ++i)
+      constraints += "," + std::to_string(i);
+    Type f32 = rewriter.getF32Type();
+    auto all = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(regs.size(), f32));
+    std::string text = "wgmma.wait_group.sync.aligned " +
+                       std::to_string(op.getPending()) + ";";
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, loc, TypeRange{all}, regs, text, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                  LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    Value acc = adaptor.getSrc();
+    int64_t perTile = shape.blockN / 2;
+    for (int64_t t = 0; t < shape.mTiles; ++t)
+      for (int64_t j = 0; j < perTile; ++j) {
+        Value v = LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getRes(),
+                                               t * perTile + j);
+        acc = vector::InsertOp::create(rewriter, loc, v, acc,
+                                       shape.position(layout, t, j));
+      }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tcc::tile_to_gpu::populateTileToGPUWgmmaPatterns(
+    TileTypeConverter &converter, const KernelInfo &info,
+    RewritePatternSet &patterns) {
+  patterns.add<WarpGroupDotLowering, WarpGroupWaitLowering>(converter, info);
+}
