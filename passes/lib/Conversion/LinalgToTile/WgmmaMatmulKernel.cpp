@@ -16,7 +16,8 @@
 //   - the other warpgroups are consumers (registers raised, setmaxnreg.inc
 //     232): each waits on full[s], issues its wgmma group on the slot, keeps
 //     one group in flight (warpgroup_wait pending 1) and then frees the
-//     previous step's slot (every consumer thread arrives on empty[s']);
+//     previous step's slot (lane 0 of every consumer warp arrives on
+//     empty[s']);
 //     after the k loop the epilogue (bias, activations, casts) runs on the
 //     accumulator registers and stores.
 //
@@ -168,8 +169,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   Value bufB = tile::SharedAllocOp::create(b, loc, bufferOf(bp));
   auto barriers = tile::MBarriersType::get(ctx, stages);
   Value full = tile::MBarrierAllocOp::create(b, loc, barriers, 1);
-  Value empty = tile::MBarrierAllocOp::create(b, loc, barriers,
-                                              consumerWarps * 32);
+  // A slot is free once every consumer warp's wgmma reading it retired
+  // (lane 0 of each warp arrives after its warpgroup_wait).
+  Value empty =
+      tile::MBarrierAllocOp::create(b, loc, barriers, consumerWarps);
 
   int64_t tilesM = llvm::divideCeil(program->m, blockM);
   int64_t tilesN = llvm::divideCeil(program->n, blockN);
@@ -262,6 +265,9 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   OpBuilder cb = OpBuilder::atBlockBegin(&roles.getElseRegion().front());
   NVVM::SetMaxRegisterOp::create(cb, loc, kConsumerRegs,
                                  NVVM::SetMaxRegisterAction::increase);
+  Value laneZero = arith::CmpIOp::create(
+      cb, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(cb, loc, tid, c(32)), c(0));
   auto mma = tile::NvidiaMmaEncodingAttr::get(
       ctx, 3, {unsigned(consumerWarps), 1},
       {16, unsigned(blockN), 16});
@@ -285,8 +291,11 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               // One group stays in flight: the previous step's is done, so
               // its slot is free.
               d = tile::WarpGroupWaitOp::create(kb, loc, d, 1);
-              Value notFirst = arith::CmpIOp::create(
-                  kb, loc, arith::CmpIPredicate::ugt, kk, c(0));
+              Value notFirst = arith::AndIOp::create(
+                  kb, loc,
+                  arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, kk,
+                                        c(0)),
+                  laneZero);
               auto release = scf::IfOp::create(kb, loc, notFirst, false);
               {
                 OpBuilder rb =
@@ -301,10 +310,16 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
             });
         Value acc = tile::WarpGroupWaitOp::create(tb, loc, kLoop.getResult(0),
                                                   0);
-        Value lastStep = arith::SubIOp::create(tb, loc, kLoop.getResult(1),
-                                               c(1));
-        tile::MBarrierArriveOp::create(tb, loc, empty,
-                                       slotOf(tb, lastStep).first, IntegerAttr());
+        auto releaseLast = scf::IfOp::create(tb, loc, laneZero, false);
+        {
+          OpBuilder rb =
+              OpBuilder::atBlockBegin(&releaseLast.getThenRegion().front());
+          Value lastStep =
+              arith::SubIOp::create(rb, loc, kLoop.getResult(1), c(1));
+          tile::MBarrierArriveOp::create(rb, loc, empty,
+                                         slotOf(rb, lastStep).first,
+                                         IntegerAttr());
+        }
         // The matmul's init (a constant fill) and result type.
         if (double init = program->getInit(); init != 0.0) {
           Value fill = tile::SplatOp::create(
