@@ -255,10 +255,10 @@ def run(directory: Path, out: Path, timed: bool) -> int:
                 row[label] = flops / (_bench(fn) * 1e-3) / 1e12
         faulthandler.cancel_dump_traceback_later()
         rows.append(row)
+        rates = " ".join(f"{lab} {row[lab]:.0f}" for lab in row
+                         if lab not in ("name", "path", "rel_err", "unwritten", "ok"))
         print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:34s} rel.err {rel:.1e} unwritten "
-              f"{unwritten} " + " ".join(f"{lab} {row[lab]:.0f}" for lab in row
-                                         if lab not in ("name", "path", "rel_err", "unwritten", "ok")),
-              flush=True)
+              f"{unwritten} {rates}", flush=True)
     (out / "hopper_gemm.json").write_text(json.dumps(rows, indent=1))
     if timed:
         lines = ["| GEMM | path | rel. err | tcc TFLOP/s | cuBLAS | Triton (autotuned) | "

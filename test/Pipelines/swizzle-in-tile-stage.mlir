@@ -1,7 +1,9 @@
 // The tile stage swizzles the GEMM's shared operand tiles for the target's
-// banks (tcc-swizzle-shared-memory); bank-model=none leaves them plain.
-// RUN: tcc-opt %s --tcc-lower-to-tile="target=sm_90" | FileCheck %s --check-prefix=SWZ
-// RUN: tcc-opt %s --tcc-lower-to-tile="target=sm_90 swizzle=false" | FileCheck %s --check-prefix=PLAIN
+// banks (tcc-swizzle-shared-memory); swizzle=false leaves them plain. (sm_80:
+// the mma.sync GEMM stages through swizzled tiles; sm_90's wgmma reads TMA's
+// 128-byte swizzle, checked in test/Conversion/LinalgToTile/matmul-wgmma.mlir.)
+// RUN: tcc-opt %s --tcc-lower-to-tile="target=sm_80" | FileCheck %s --check-prefix=SWZ
+// RUN: tcc-opt %s --tcc-lower-to-tile="target=sm_80 swizzle=false" | FileCheck %s --check-prefix=PLAIN
 // SWZ-DAG: #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
 // SWZ-DAG: #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 // PLAIN: #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>

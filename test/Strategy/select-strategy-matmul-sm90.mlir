@@ -1,9 +1,11 @@
-// tcc-select-strategy, matmul form, NVIDIA sm_90 (warp 32, mma.sync): the plan only.
+// tcc-select-strategy, matmul form, NVIDIA sm_90 (wgmma fed by TMA): the plan only.
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy | FileCheck %s
 
-// f16 4096^3: 128 x 128 x 32 blocks.
+// f16 4096^3: 128 x 256 x 64 blocks (two consumer warpgroups and a producer:
+// 12 warps), 4 stages of 48 KiB.
 // CHECK-LABEL: func.func @gemm(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>
+
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -34,7 +36,8 @@ func.func @gemm(%arg0: tensor<4096x4096xf16>, %arg1: tensor<4096x4096xf16>) -> t
 
 // -----
 
-// bf16 with an epilogue: the config is on the matmul.
+// B [512, 777] bf16: rows of 1554 bytes are no TMA box (strides must be
+// multiples of 16 bytes): the mma.sync plan.
 // CHECK-LABEL: func.func @gemm_bias_gelu(
 // CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -82,9 +85,9 @@ func.func @gemm_bias_gelu(%arg0: tensor<1000x512xbf16>, %arg1: tensor<512x777xbf
 
 // -----
 
-// 64 x 64: 64-wide blocks.
+// 64 x 64: one 64 x 64 block on one consumer warpgroup (8 warps), 6 stages.
 // CHECK-LABEL: func.func @gemm_small(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 64, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 64, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16>
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -115,9 +118,9 @@ func.func @gemm_small(%arg0: tensor<64x64xf16>, %arg1: tensor<64x64xf16>) -> ten
 
 // -----
 
-// batched.
+// batched 16 x 1024^3: 512 blocks of 128 x 256 (4 waves of 132 SMs).
 // CHECK-LABEL: func.func @gemm_batched(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>
 #map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #map2 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
@@ -144,4 +147,33 @@ func.func @gemm_batched(%arg0: tensor<16x1024x1024xf16>, %arg1: tensor<16x1024x1
     linalg.yield %5 : f16
   } -> tensor<16x1024x1024xf16>
   return %4 : tensor<16x1024x1024xf16>
+}
+
+// -----
+
+// x @ w.T, 1000^3: B read as (n, k) through the descriptors (no transpose
+// kernel); 64 x 128 blocks fill 128 of the 132 SMs where 128 x 256 would
+// fill 32.
+// CHECK-LABEL: func.func @linear(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @linear(%arg0: tensor<1000x1000xf16>, %arg1: tensor<1000x1000xf16>) -> tensor<1000x1000xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1000x1000xf32>
+  %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<1000x1000xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<1000x1000xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<1000x1000xf16>, tensor<1000x1000xf16>) outs(%1 : tensor<1000x1000xf32>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f32):
+    %5 = arith.extf %in : f16 to f32
+    %6 = arith.extf %in_0 : f16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1000x1000xf32>
+  return %2 : tensor<1000x1000xf32>
 }

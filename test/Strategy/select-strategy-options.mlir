@@ -4,8 +4,8 @@
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=gfx942 --tcc-select-strategy="num-warps=8 num-stages=2" | FileCheck %s --check-prefix=W8
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=16 elements-per-program=8192" | FileCheck %s --check-prefix=M16
 // RUN: not tcc-opt %s -split-input-file --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=8" 2>&1 | FileCheck %s --check-prefix=ERR8
-// RUN: not tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy="num-warps=1" 2>&1 | FileCheck %s --check-prefix=ERRW
-// RUN: not tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy="num-stages=0" 2>&1 | FileCheck %s --check-prefix=ERRS
+// RUN: not tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy="num-warps=1" 2>&1 | FileCheck %s --check-prefix=ERRW
+// RUN: not tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy="num-stages=0" 2>&1 | FileCheck %s --check-prefix=ERRS
 // RUN: not tcc-opt %s -split-input-file --tcc-select-strategy 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
 // ERR8: error: 'linalg.generic' op mfma-shape must be auto, 16 or 32, got '8'

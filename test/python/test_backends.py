@@ -78,7 +78,9 @@ def test_target_properties():
     nv, amd = get_target("sm_90"), get_target("gfx942")
     assert (nv.vendor, nv.warp_size) == ("nvidia", 32)
     assert (amd.vendor, amd.warp_size) == ("amd", 64)
-    assert nv.gpu_target_attr().startswith("#nvvm.target<") and '"sm_90"' in nv.gpu_target_attr()
+    # sm_90's wgmma exists in sm_90a PTX only: the arch-specific target.
+    assert nv.gpu_target_attr().startswith("#nvvm.target<") and '"sm_90a"' in nv.gpu_target_attr()
+    assert '"sm_80"' in get_target("sm_80").gpu_target_attr()
     assert amd.gpu_target_attr().startswith("#rocdl.target<")
     assert {"sm_80", "sm_90", "gfx90a", "gfx942"} <= set(SUPPORTED_TARGETS)
 

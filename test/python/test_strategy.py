@@ -33,7 +33,7 @@ def test_elementwise_plan_follows_the_options():
     assert k.launch.block == (256, 1, 1)
 
 
-@pytest.mark.parametrize(("target", "mma"), [("sm_90", "mma_sync_m16n8k16"),
+@pytest.mark.parametrize(("target", "mma"), [("sm_80", "mma_sync_m16n8k16"),
                                              ("gfx942", "mfma_16x16x16")])
 def test_gemm_plan_names_the_instruction(target, mma):
     k = tcc_compile(gemm_program(512, 384, 256, "f16"), target, cache=False, num_stages=2,

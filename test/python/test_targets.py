@@ -25,7 +25,8 @@ def test_table_facts():
     sm90, sm80, gfx942 = (get_target_info(a) for a in ("sm_90", "sm_80", "gfx942"))
     assert (sm90.vendor, sm90.warp_size, sm90.max_shared_bytes) == ("nvidia", 32, 227 * 1024)
     assert sm80.max_shared_bytes == 163 * 1024 and sm80.isa_features == "+ptx70"
-    assert sm90.mma == ("mma_sync_m16n8k16",) and sm90.async_copy and sm90.math == "libdevice"
+    assert sm90.mma == ("wgmma_m64nNk16", "mma_sync_m16n8k16") and sm90.async_copy
+    assert sm90.math == "libdevice" and sm80.mma == ("mma_sync_m16n8k16",)
     assert (gfx942.vendor, gfx942.warp_size, gfx942.max_shared_bytes) == ("amd", 64, 64 * 1024)
     assert gfx942.mma == ("mfma_32x32x8", "mfma_16x16x16")
     assert not gfx942.async_copy and gfx942.math == "expanded" and gfx942.banks == "amd"

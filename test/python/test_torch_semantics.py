@@ -684,7 +684,7 @@ def test_symbolic_var_counts_elements_at_run_time():
 # --- whole programs through the gpu stage (tcc.compile + tcc.testing.simt) ------------------
 
 
-@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+@pytest.mark.parametrize("target", ["sm_80", "gfx942"])
 def test_torch_style_programs_on_the_gpu_stage(target):
     from tcc.testing.simt import run_gpu_stage
 

@@ -153,13 +153,16 @@ bool mlir::tcc::isMatmulOp(linalg::GenericOp op) {
 }
 
 bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
+  // matmulTransposes first: it checks the operand count.
   if (!target || !target.hasMma(tile::MmaKind::wgmma_m64nNk16) ||
-      !hasTensorCoreTypes(op) || !matmulTransposes(op))
+      !matmulTransposes(op) || !hasTensorCoreTypes(op))
     return false;
+  // Operands are buffers (kernel arguments once tcc-form-kernels outlined
+  // the contraction: producers other than the casts tcc-fuse-elementwise
+  // already folded into its body end their own kernels).
   for (Value input : op.getDpsInputs()) {
     auto type = dyn_cast<RankedTensorType>(input.getType());
-    if (!isa<BlockArgument>(input) || !type || !type.hasStaticShape() ||
-        (type.getShape().back() * 2) % 16)
+    if (!type || !type.hasStaticShape() || (type.getShape().back() * 2) % 16)
       return false;
   }
   auto out = dyn_cast<RankedTensorType>(op.getResult(0).getType());

@@ -15,11 +15,11 @@ tile.func @mismatched_warps(%x: memref<512xf32>) attributes {grid_rank = 1 : i32
 // -----
 
 #b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 2], instrShape = [16, 64, 16]}>
 tile.func @to_mma(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %a = tile.memref_load %x[%c0, %c0] : memref<64x64xf32> -> tensor<64x64xf32, #b>
-  // expected-error @below {{'tile.convert_layout' op layout #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}> is not supported: only mma.sync (version 2) accumulators lower to per-thread vectors}}
+  // expected-error @below {{'tile.convert_layout' op layout #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 2], instrShape = [16, 64, 16]}> is not supported: only mma.sync (version 2) and wgmma (version 3, warpsPerCTA [4k, 1]) accumulators lower to per-thread vectors}}
   %b = tile.convert_layout %a : tensor<64x64xf32, #b> -> tensor<64x64xf32, #mma>
   tile.return
 }

@@ -792,7 +792,7 @@ module attributes {tile.target = #tile.target<arch = "gfx942", vendor = amd, war
 
 // -----
 
-// expected-error@+2 {{expected one of [mma_sync_m16n8k16, mfma_32x32x8, mfma_16x16x16] for tensor-core instruction, got: wgmma}}
+// expected-error@+2 {{expected one of [mma_sync_m16n8k16, mfma_32x32x8, mfma_16x16x16, wgmma_m64nNk16] for tensor-core instruction, got: wgmma}}
 // expected-error@+1 {{failed to parse Tile_TargetAttr parameter 'mma'}}
 module attributes {tile.target = #tile.target<arch = "sm_90", vendor = nvidia, warp_size = 32, max_shared_bytes = 1024, banks = nvidia, mma = [wgmma], async_copy = false, math = libdevice>} {
 }

@@ -55,11 +55,15 @@ std::optional<std::pair<bool, bool>> matmulTransposes(linalg::GenericOp op);
 /// f16 or bf16 operands of one type: what the tensor-core kinds take.
 bool hasTensorCoreTypes(linalg::GenericOp op);
 /// Whether the Hopper GEMM (wgmma fed by TMA) takes contraction `op` on
-/// `target`: a target with wgmma, f16 / bf16 operands read straight from
-/// the kernel's arguments (TMA copies memory as it is; A and B may be
-/// transposed), static shapes and operand rows whose byte strides are
-/// multiples of 16 (a tensor map's rule).
+/// `target`: a target with wgmma, f16 / bf16 operands (TMA copies their
+/// buffers as they are; A and B may be transposed), static shapes and
+/// operand rows whose byte strides are multiples of 16 (a tensor map's
+/// rule).
 bool fitsWgmma(linalg::GenericOp op, tile::TargetAttr target);
+/// Multiprocessors of the sm_90 parts the Hopper GEMM's persistent grid is
+/// sized for (H100 SXM, H200: 132). The grid strides by its program count,
+/// so any part runs it correctly; this one it fills.
+inline constexpr int64_t kHopperSMs = 132;
 /// Checks that a matmul's body is out + a * b (operands possibly cast) and
 /// its init a constant float fill; returns the fill.
 FailureOr<double> verifyGemmBody(linalg::GenericOp op);

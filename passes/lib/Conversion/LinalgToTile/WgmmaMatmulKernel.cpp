@@ -34,6 +34,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
+#include "tcc/Strategy/Strategy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -51,9 +52,6 @@ constexpr int64_t kSpan = 64;          // elements per slot row (128 bytes)
 constexpr int64_t kProducerWarps = 4;  // one warpgroup
 constexpr int64_t kProducerRegs = 40;  // setmaxnreg.dec
 constexpr int64_t kConsumerRegs = 232; // setmaxnreg.inc
-// Programs of the persistent grid: the SMs of an H100 SXM / H200 (the loop
-// strides by num_programs, so any count is correct; this one fills them).
-constexpr int64_t kPersistentPrograms = 132;
 
 /// One operand's TMA boxes and shared slot: `rows` x 64 boxes along the
 /// contiguous dim, `chunks` of them per k step.
@@ -348,7 +346,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       });
   if (failed(status))
     return failure();
-  grid = std::min(tiles, kPersistentPrograms);
+  grid = std::min(tiles, kHopperSMs);
   numWarps = warps;
   return success();
 }

@@ -18,21 +18,48 @@ namespace {
 
 constexpr int64_t kBlockK = 32;
 
-/// The Hopper plan: 128-row blocks on two consumer warpgroups (64 rows
-/// each) and a producer warpgroup (num_warps 12), 256 columns where N
-/// allows (wgmma's widest, the most reuse per loaded byte), BK 64 (one
-/// 128-byte swizzle span of 16-bit elements), as many stages as shared
-/// memory holds up to 6 (4 at 128 x 256).
+/// The Hopper plan: a producer warpgroup and consumer warpgroups of 64 rows
+/// each, BK 64 (one 128-byte swizzle span of 16-bit elements), as many
+/// stages as shared memory holds up to 6. The block is the one of 128 x 256
+/// (two consumers, wgmma's widest N: the most reuse per loaded byte),
+/// 128 x 128 and 64 x 128 (one consumer) whose waves of the persistent grid
+/// cost least: ceil(tiles / SMs) rounds, each as long as a block's flops
+/// over its relative efficiency (smaller blocks reload more bytes per flop:
+/// 1, 0.85 and 0.6, read off H200 runs). Large problems keep 128 x 256;
+/// 1000^3 takes 64 x 128 (128 blocks fill the SMs where 128 x 256 fills 32).
 FailureOr<tile::LoweringConfigAttr>
-configureWgmma(linalg::GenericOp op, int64_t n,
+configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
                const StrategyOptions &options) {
-  int64_t blockM = 128, blockK = 64;
-  int64_t blockN = n >= 256 ? 256 : (n > 64 ? 128 : 64);
+  struct Choice {
+    int64_t blockM, blockN, warps;
+    double efficiency;
+  };
+  const Choice choices[] = {{128, 256, 12, 1.0}, {128, 128, 12, 0.85},
+                            {64, 128, 8, 0.6}};
+  const Choice *best = nullptr;
+  double bestCost = 0;
+  for (const Choice &choice : choices) {
+    if (choice.blockN > 64 && n <= 64)
+      continue;
+    int64_t tiles = batch * llvm::divideCeil(m, choice.blockM) *
+                    llvm::divideCeil(n, choice.blockN);
+    double rounds = double(llvm::divideCeil(tiles, kHopperSMs));
+    double cost = rounds * double(choice.blockM * choice.blockN) /
+                  choice.efficiency;
+    if (!best || cost < bestCost) {
+      best = &choice;
+      bestCost = cost;
+    }
+  }
+  int64_t blockM = best ? best->blockM : 64;
+  int64_t blockN = best ? best->blockN : 64;
+  unsigned warps = best ? best->warps : 8;
+  int64_t blockK = 64;
   int64_t stageBytes = (blockM + blockN) * blockK * 2;
   int64_t stages = std::min<int64_t>(
       6, (options.target.getMaxSharedBytes() - 2048) / stageBytes);
   return makeConfig(op, tile::KernelForm::matmul, {blockM, blockN, blockK},
-                    12, stages, tile::MmaKind::wgmma_m64nNk16);
+                    warps, stages, tile::MmaKind::wgmma_m64nNk16);
 }
 
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
@@ -54,7 +81,7 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   unsigned lead = ranges.size() == 4; // the batch dim
   int64_t m = ranges[lead], n = ranges[lead + 1];
   if (fitsWgmma(op, options.target))
-    return configureWgmma(op, n, options);
+    return configureWgmma(op, lead ? ranges[0] : 1, m, n, options);
   unsigned warps = options.numWarps;
   if (warps < 2 || warps > 16 || !llvm::isPowerOf2_32(warps))
     return op.emitOpError() << "num-warps = " << warps

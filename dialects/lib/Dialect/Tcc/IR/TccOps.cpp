@@ -702,6 +702,10 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
              << getCallee() << " of type " << function.getFunctionType();
     return success();
   }
+  // A kernel's trailing TMA tensor maps (tcc.tensor_maps) are the
+  // runtime's to build from the memrefs, not the launch's operands.
+  if (auto maps = callee->getAttrOfType<ArrayAttr>("tcc.tensor_maps"))
+    args = args.drop_back(std::min<size_t>(maps.size(), args.size()));
   if (!function.getResultTypes().empty() ||
       args.size() != getInputs().size() + getResults().size())
     return emitOpError("kernel @")

@@ -1,0 +1,92 @@
+// convert-tile-to-gpu, Hopper ops: mbarriers and TMA copies (TmaOpsToGPU.cpp),
+// wgmma on shared slots (WgmmaOpsToGPU.cpp).
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --convert-tile-to-gpu | FileCheck %s
+
+// The operand buffer starts 1024-byte aligned (the 128-byte swizzle's
+// period); thread 0 initializes the barriers (arrival count 1), fences them
+// for the async proxy, then the workgroup synchronizes. Barrier 1 is 8 bytes
+// in; slot 1 chunk 0 is (1 * 1 + 0) * 64 rows * 128 bytes = 8192 bytes in;
+// the TMA box coordinates go innermost first (k = 0, then row 64).
+// CHECK-LABEL: gpu.func @tma
+// CHECK-SAME: (%{{.*}}: memref<128x64xf16>, %[[MAP:.*]]: !llvm.ptr)
+// CHECK-SAME: workgroup(%[[BUF:.*]] : memref<2x1x64x64xf16, #gpu.address_space<workgroup>> {llvm.align = 1024 : i64}, %[[BARS:.*]] : memref<2xi64, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}]
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]], %c0 : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK:   nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK:   nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK:   nvvm.fence.mbarrier.init
+// CHECK: }
+// CHECK: gpu.barrier
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[BARS]]
+// CHECK: %[[B32:.*]] = arith.index_castui %[[BASE]] : index to i32
+// CHECK: %[[B1:.*]] = arith.addi %[[B32]], %c8_i32 : i32
+// CHECK: %[[BAR1:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR1]], %c8192_i32 : !llvm.ptr<3>, i32
+// CHECK: memref.extract_aligned_pointer_as_index %[[BUF]]
+// CHECK: arith.addi %{{.*}}, %c8192_i32 : i32
+// CHECK: %[[DST:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: %[[CLUSTER:.*]] = llvm.addrspacecast %[[DST]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[CLUSTER]], %[[MAP]], %[[BAR1]], box[%c0_i32, %c64_i32]
+// CHECK: nvvm.mbarrier.try_wait.parity %[[BAR1]], %c0_i32, %{{.*}} : !llvm.ptr<3>, i32, i32
+// Barrier 0: a plain arrival.
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+tile.func @tma(%a: memref<128x64xf16>, %map: !llvm.ptr) attributes {grid_rank = 1 : i32, tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
+  tile.mbarrier_arrive %bars[%c1] {expect_tx = 8192 : i64} : !tile.mbarriers<2>
+  tile.tma_load %map[%c64, %c0], %buf[%c1, %c0], %bars[%c1] : !llvm.ptr, !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
+  tile.mbarrier_wait %bars[%c1], %c0 : !tile.mbarriers<2>
+  tile.mbarrier_arrive %bars[%c0] : !tile.mbarriers<2>
+  tile.return
+}
+
+// -----
+
+// One warpgroup's 64 x 128 x 64 on slot 1: four k steps of m64n128k16 between
+// a fence and a commit. A [64, 64] is K-major (no transpose: row): its k steps
+// move 32 bytes along the rows from 8192 (slot 1); descriptor LBO 1, SBO 1024
+// bytes (64 << 32), 128-byte swizzle (1 << 62): 4611686293305360384. B
+// [64, 128] is N-major (transposed: row): two 64-column chunks 8192 bytes
+// apart (LBO 8192 = 512 << 16), its k steps 16 rows (2048 bytes) from 16384:
+// 4611686293338849280. The wait ties all 64 accumulator registers.
+// CHECK-LABEL: gpu.func @wgmma
+// CHECK-DAG: %[[DA:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK-DAG: %[[DB:.*]] = arith.constant 4611686293338849280 : i64
+// CHECK: arith.addi %{{.*}}, %c8192_i32 : i32
+// CHECK: arith.addi %{{.*}}, %c16384_i32 : i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.ori %{{.*}}, %[[DB]] : i64
+// CHECK: arith.ori %{{.*}}, %[[DA]] : i64
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: arith.addi %{{.*}}, %c18432_i32 : i32
+// CHECK: arith.addi %{{.*}}, %c8224_i32 : i32
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: arith.addi %{{.*}}, %c20480_i32 : i32
+// CHECK: arith.addi %{{.*}}, %c8256_i32 : i32
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: arith.addi %{{.*}}, %c22528_i32 : i32
+// CHECK: arith.addi %{{.*}}, %c8288_i32 : i32
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "=f,=f,{{.*}},=f,0,1,{{.*}},62,63"
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+tile.func @wgmma(%x: memref<64x128xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  %a = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %b = tile.shared_alloc : !tile.shared_buffer<2x2x64x64xf16, #sw>
+  %acc = tile.splat %cst : f32 -> tensor<64x128xf32, #mma>
+  %d = tile.warpgroup_dot %a[%c1], %b[%c1], %acc {b_mn_major} : !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.shared_buffer<2x2x64x64xf16, #sw> -> tensor<64x128xf32, #mma>
+  %w = tile.warpgroup_wait %d {pending = 0 : i32} : tensor<64x128xf32, #mma>
+  tile.memref_store %x[%c0, %c0], %w : memref<64x128xf32>, tensor<64x128xf32, #mma>
+  tile.return
+}
