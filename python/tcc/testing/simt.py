@@ -28,7 +28,9 @@ AMD's CDNA3 ISA / matrix instruction calculator), not from tcc's lowering, so
 a lane-mapping bug in the lowering shows up as wrong numbers. Products of
 the f16/bf16 elements are exact in f32 and summed in f32 in k order after C
 (the hardware's internal accumulation order and rounding are not modelled).
-Not covered: the NVVM/ROCDL back half, timing, other warp ops.
+Not covered: the NVVM/ROCDL back half, timing, other warp ops, and sm_90's
+wgmma / TMA / mbarrier kernels (refused with a NotImplementedError naming
+them).
 
 bf16 arrays (inputs, outputs) are numpy ``uint16`` arrays of the bf16 bits.
 """
@@ -43,6 +45,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+# sm_90 ops the emulator does not model (wgmma, TMA copies, mbarriers).
+_HOPPER_OPS = ("nvvm.wgmma.mma_async", "nvvm.cp.async.bulk.tensor", "nvvm.mbarrier")
 
 # Ids become function arguments; barriers become pthread_barrier_wait calls.
 _ID_OPS = {
@@ -812,6 +817,12 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
 
     import tcc  # noqa: F401
 
+    hopper = [op for op in _HOPPER_OPS if op in gpu_ir]
+    if hopper:
+        raise NotImplementedError(
+            "the CPU emulator does not model sm_90's warp-specialized GEMM (found "
+            + ", ".join(hopper) + "): compile for sm_80 to check its numerics here, "
+            "or run it on an H100/H200 (benchmarks/hopper_gemm.py)")
     grid = launch.grid
     if not all(isinstance(g, int) for g in grid):
         raise NotImplementedError(f"grid {grid} is not static")

@@ -881,3 +881,77 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // expected-error@+1 {{#tile.lowering_config: mma is for form = matmul, not form = column_reduction}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = column_reduction, block = [64, 128], num_warps = 8, mma = mma_sync_m16n8k16>}
+
+// -----
+
+// Hopper ops: TMA boxes and wgmma operands are [chunks, rows, 64] 16-bit
+// slots in the 128-byte swizzle.
+#plain = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [2, 1, 0]}>
+tile.func @tma_unswizzled(%map: !llvm.ptr) attributes {grid_rank = 1 : i32, tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}]} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #plain>
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
+  // expected-error @below {{'tile.tma_load' op destination buffer must use the 128-byte swizzle (#tile.shared vec = 8, perPhase = 1, maxPhase = 8)}}
+  tile.tma_load %map[%c0, %c0], %buf[%c0, %c0], %bars[%c0] : !llvm.ptr, !tile.shared_buffer<2x1x64x64xf16, #plain>, !tile.mbarriers<2>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+tile.func @tma_one_coordinate(%map: !llvm.ptr) attributes {grid_rank = 1 : i32, tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}]} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
+  // expected-error @below {{'tile.tma_load' op takes 2 or 3 coordinates (a 2-D box, or one of a batch's), got 1}}
+  tile.tma_load %map[%c0], %buf[%c0, %c0], %bars[%c0] : !llvm.ptr, !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+tile.func @wgmma_shapes(%x: memref<64x128xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %a = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %b = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %acc = tile.splat %cst : f32 -> tensor<64x128xf32, #mma>
+  // expected-error @below {{'tile.warpgroup_dot' op operand tiles (A 64 x 64, B 64 x 64) do not multiply into the 64 x 128 accumulator}}
+  %d = tile.warpgroup_dot %a[%c0], %b[%c0], %acc {b_mn_major} : !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.shared_buffer<2x1x64x64xf16, #sw> -> tensor<64x128xf32, #mma>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma2 = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+tile.func @wgmma_needs_v3(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %a = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %acc = tile.splat %cst : f32 -> tensor<64x64xf32, #mma2>
+  // expected-error @below {{'tile.warpgroup_dot' op accumulator must be an f32 2-D tile in a #tile.nvidia_mma version 3 (wgmma) layout}}
+  %d = tile.warpgroup_dot %a[%c0], %a[%c0], %acc : !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.shared_buffer<2x1x64x64xf16, #sw> -> tensor<64x64xf32, #mma2>
+  tile.return
+}
+
+// -----
+
+tile.func @barriers_in_a_loop(%n: index) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @below {{'tile.mbarrier_alloc' op must be directly in a tile.func body (barriers live for the whole kernel), not inside loops or branches}}
+    %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
+  }
+  tile.return
+}
+
+// -----
+
+// expected-error @below {{'tile.func' op argument #0 has type '!llvm.ptr'; kernel arguments are integers, floats, !tile.ptr or memrefs (and trailing !llvm.ptr tensor maps that tcc.tensor_maps describes)}}
+tile.func @pointer_without_map(%p: !llvm.ptr) attributes {grid_rank = 1 : i32} {
+  tile.return
+}

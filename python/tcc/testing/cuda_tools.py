@@ -1,0 +1,55 @@
+"""NVIDIA's command-line tools (ptxas, cuobjdump, nvdisasm) from their PyPI
+wheels (``nvidia-cuda-nvcc``, ``nvidia-cuda-cuobjdump``,
+``nvidia-cuda-nvdisasm``: the ``test`` extra) or the PATH, to assemble PTX
+and read SASS on a machine without a GPU."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def find_tool(name: str) -> Path | None:
+    """The executable ``name`` from the nvidia wheels, else the PATH."""
+    try:
+        import nvidia  # the wheels' namespace package
+    except ImportError:
+        roots: list[str] = []
+    else:
+        roots = list(nvidia.__path__)
+    for root in roots:
+        for candidate in sorted(Path(root).glob(f"*/bin/{name}")):
+            if candidate.is_file():
+                return candidate
+    found = shutil.which(name)
+    return Path(found) if found else None
+
+
+def assemble(ptx: str, arch: str) -> tuple[str, str]:
+    """``ptxas -v`` of ``ptx`` for ``arch`` (e.g. sm_90a): (its resource
+    report, the cubin's SASS from cuobjdump). Raises FileNotFoundError when
+    a tool is missing and RuntimeError when one fails."""
+    tools = {name: find_tool(name) for name in ("ptxas", "cuobjdump", "nvdisasm")}
+    missing = [name for name, path in tools.items() if path is None]
+    if missing:
+        raise FileNotFoundError(
+            f"{', '.join(missing)} not found: install the test extra (nvidia-cuda-nvcc, "
+            "nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm)")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
+        src.write_text(ptx)
+        report = subprocess.run([str(tools["ptxas"]), f"-arch={arch}", "-v", "-o", str(cubin),
+                                 str(src)], capture_output=True, text=True, check=False)
+        if report.returncode:
+            raise RuntimeError(f"ptxas failed:\n{report.stderr}")
+        # cuobjdump runs nvdisasm from the PATH.
+        nvdisasm_dir = str(tools["nvdisasm"].parent)  # type: ignore[union-attr]
+        env = {**os.environ, "PATH": f"{nvdisasm_dir}:{os.environ.get('PATH', '')}"}
+        sass = subprocess.run([str(tools["cuobjdump"]), "-sass", str(cubin)], capture_output=True,
+                              text=True, check=False, env=env)
+        if sass.returncode:
+            raise RuntimeError(f"cuobjdump failed:\n{sass.stderr}")
+    return report.stderr + report.stdout, sass.stdout

@@ -1,0 +1,137 @@
+"""The Hopper GEMM (sm_90: wgmma fed by TMA, warp-specialized, persistent)
+checked without a GPU: what the PTX holds, what ptxas makes of it (HGMMA, no
+spills), the tensor maps the runtime passes, the whole programs that use it.
+Its numerics are checked on an H100/H200 by benchmarks/hopper_gemm.py (the
+CPU emulator does not model wgmma / TMA / mbarriers and says so)."""
+
+import ctypes
+import re
+
+import numpy as np
+import pytest
+
+import tcc
+from tcc.compiler.compile import compile as tcc_compile
+from tcc.examples.programs import gemm_program
+from tcc.runtime.artifact import KernelArtifact, TensorMapSpec
+from tcc.runtime.launcher import pack_args
+from tcc.testing.cuda_tools import assemble
+from tcc.testing.simt import run_gpu_stage
+
+
+def compile_gemm(m, n, k, dtype="f16", **kw):
+    return tcc_compile(gemm_program(m, n, k, dtype, **kw), "sm_90", cache=False)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize(("layout", "trans_a", "trans_b"),
+                         [("nn", 0, 1), ("nt", 0, 0), ("tn", 1, 1)])
+def test_sm90_gemm_is_wgmma_fed_by_tma(dtype, layout, trans_a, trans_b):
+    k = compile_gemm(2048, 2048, 256, dtype, layout=layout)
+    assert len(k.kernels) == 1  # no transpose kernel: TMA and wgmma read the layout
+    ptx = k.asm
+    assert ".target sm_90a" in ptx and "mma.sync" not in ptx
+    # 128 x 256 blocks (128 of them, one program each): m64n256k16 on two
+    # consumer warpgroups, four k steps of 16 per 64-deep slot.
+    mma = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.{dtype}\.{dtype}"
+                     r" \{[^}]*\}, %rd\d+, %rd\d+, p, 1,\s*1, (\d),\s*(\d);", ptx)
+    assert mma and set(mma) == {(str(trans_a), str(trans_b))}
+    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile"
+                     r"\.mbarrier::complete_tx::bytes", ptx)
+    assert "mbarrier.try_wait.parity.shared.b64" in ptx
+    assert "mbarrier.arrive.expect_tx.shared.b64" in ptx or "expect_tx" in ptx
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;", ptx)
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    # One block per SM at most (setmaxnreg's register cap) and the two
+    # tensor maps as 128-byte by-value parameters.
+    assert ".maxntid 384, 1, 1" in ptx and ".minnctapersm 1" in ptx
+    assert len(re.findall(r"\.param \.align 64 \.b8 \w+\[128\]", ptx)) == 2
+    assert k.launch.block == (384, 1, 1) and k.launch.grid == (128, 1, 1)
+    maps = k.artifact.kernels[0].tensor_maps
+    a_box = (64, 64) if layout == "tn" else (128, 64)
+    b_box = (256, 64) if layout == "nt" else (64, 64)
+    assert maps == (TensorMapSpec(0, a_box, 128), TensorMapSpec(1, b_box, 128))
+
+
+def test_sass_has_hgmma_and_no_spills():
+    ptx = compile_gemm(4096, 4096, 4096).asm
+    report, sass = assemble(ptx, "sm_90a")
+    assert "0 bytes spill stores, 0 bytes spill loads" in report, report
+    assert re.search(r"HGMMA\.64x256x16\.F32", sass)
+    assert "HMMA" not in sass and "STL" not in sass
+    assert "C7508" not in report  # setmaxnreg honoured (no "ignored" warning)
+
+
+def test_batched_gemm_uses_3d_boxes_and_bias_epilogue():
+    k = compile_gemm(256, 256, 128, "bf16", batch=3, bias_gelu=True, layout="nt")
+    assert len(k.kernels) == 1
+    assert "cp.async.bulk.tensor.3d" in k.asm
+    # 64 x 128 blocks (24 for 3 batches): 3-D boxes [1, rows, 64].
+    assert k.artifact.kernels[0].tensor_maps == (TensorMapSpec(0, (1, 64, 64), 128),
+                                                 TensorMapSpec(1, (1, 128, 64), 128))
+    assert "math.tanh" in k.ir["tile"] and "tile.warpgroup_dot" in k.ir["tile"]
+
+
+def test_rows_tma_cannot_box_take_mma_sync():
+    # B [4096, 4095] f16: 8190-byte rows are no tensor-map stride (16-byte
+    # multiples): the sm_80-style mma.sync plan, still one kernel.
+    k = compile_gemm(256, 4095, 256)
+    assert "mma.sync" in k.asm and "wgmma" not in k.asm
+    assert k.artifact.kernels[0].tensor_maps == ()
+
+
+def test_small_problems_get_smaller_blocks():
+    # 1000^3: 64 x 128 blocks on one consumer warpgroup (8 warps) fill 128 SMs.
+    k = compile_gemm(1000, 1000, 1000)
+    assert "block = [64, 128, 64], num_warps = 8" in k.ir["tile"]
+    assert k.launch.block == (256, 1, 1) and k.launch.grid == (128, 1, 1)
+    assert "wgmma.mma_async.sync.aligned.m64n128k16" in k.asm
+
+
+def test_whole_programs_take_the_hopper_gemm():
+    import tcc.frontend as tf
+    from tcc.frontend import Tensor, f16, program, syms
+
+    S, D, H = syms("S D H")  # noqa: N806
+
+    @program
+    def swiglu(x: Tensor[S, D, f16], w1: Tensor[H, D, f16], w3: Tensor[H, D, f16],
+               w2: Tensor[D, H, f16]) -> Tensor[S, D, f16]:
+        return (tf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T
+
+    k = tcc.compile(swiglu, "sm_90", S=256, D=256, H=512, cache=False)
+    # x @ w1.T, then x @ w3.T with silu(a) * b as its epilogue, then @ w2.T:
+    # three GEMMs reading the weights as stored, no transpose kernels.
+    assert len(k.kernels) == 3
+    assert all("wgmma.mma_async" in part.asm for part in k.kernels)
+
+
+def test_tensor_maps_are_packed_by_value_after_the_arguments():
+    art = compile_gemm(256, 512, 128).artifact.kernels[0]
+    calls = []
+
+    class FakeDevice:
+        def tensor_map(self, ptr, dtype, shape, box, swizzle):
+            calls.append((ptr, dtype, tuple(shape), tuple(box), swizzle))
+            return bytes([len(calls)] * 128)
+
+    packed = pack_args(art, [0x1000, 0x2000, 0x3000], [None] * 3, None, FakeDevice())
+    assert len(packed) == 5  # three pointers, two tensor maps
+    assert calls == [(0x1000, "f16", (256, 128), (64, 64), 128),
+                     (0x2000, "f16", (128, 512), (64, 64), 128)]
+    params = ctypes.cast(packed.array, ctypes.POINTER(ctypes.c_void_p))
+    first_map = ctypes.string_at(params[3], 128)
+    assert first_map == bytes([1] * 128)
+    with pytest.raises(Exception, match="TMA tensor maps need the device"):
+        pack_args(art, [0x1000, 0x2000, 0x3000], [None] * 3)
+    # The artifact keeps its maps through bytes.
+    again = KernelArtifact.from_bytes(art.to_bytes())
+    assert again.tensor_maps == art.tensor_maps
+
+
+def test_emulator_names_what_it_cannot_run():
+    k = compile_gemm(128, 128, 64)
+    a, b = np.ones((128, 64), np.float16), np.ones((64, 128), np.float16)
+    with pytest.raises(NotImplementedError, match="nvvm.wgmma.mma_async"):
+        run_gpu_stage(k, a, b)
