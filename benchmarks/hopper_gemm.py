@@ -6,7 +6,8 @@ operands in the same memory layout) and, for the fused epilogue,
 torch.compile, all in one run.
 
     # here (CPU, MLIR): compile the cases into DIR
-    PYTHONPATH=build/dev/python_packages python benchmarks/hopper_gemm.py build DIR [--quick]
+    PYTHONPATH=build/dev/python_packages python benchmarks/hopper_gemm.py build DIR \\
+        [--quick] [--only=NAME,NAME]
     # on the GPU machine (tcc.runtime, torch, triton):
     PYTHONPATH=python python3 benchmarks/hopper_gemm.py run DIR OUT [--no-time]
     # Nsight Compute on one launch:
@@ -60,13 +61,15 @@ def _name(case: tuple[Any, ...]) -> str:
     return f"{'bias_gelu_' if epilogue else ''}{layout}_{dtype}_{lead}{m}x{n}x{k}"
 
 
-def build(directory: Path, quick: bool) -> None:
+def build(directory: Path, quick: bool, only: list[str] | None = None) -> None:
     from tcc.compiler.compile import compile as tcc_compile
     from tcc.examples.programs import gemm_program
 
     directory.mkdir(parents=True, exist_ok=True)
     manifest = []
     for case in QUICK if quick else FULL:
+        if only and _name(case) not in only:
+            continue
         m, n, k, dtype, layout, batch, epilogue = case
         start = time.perf_counter()
         kernel = tcc_compile(gemm_program(m, n, k, dtype, bias_gelu=epilogue, batch=batch,
@@ -281,7 +284,9 @@ def run(directory: Path, out: Path, timed: bool) -> int:
 if __name__ == "__main__":
     verb = sys.argv[1] if len(sys.argv) > 1 else ""
     if verb == "build" and len(sys.argv) >= 3:
-        build(Path(sys.argv[2]), "--quick" in sys.argv)
+        only = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")),
+                    None)
+        build(Path(sys.argv[2]), "--quick" in sys.argv, only)
     elif verb == "once" and len(sys.argv) == 4:
         once(Path(sys.argv[2]), sys.argv[3])
     elif verb == "run" and len(sys.argv) >= 4:

@@ -169,6 +169,15 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   return out && out.hasStaticShape();
 }
 
+bool mlir::tcc::wgmmaStoresThroughTma(func::FuncOp func) {
+  if (func.getNumResults() != 1)
+    return false;
+  auto out = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
+  return out && out.hasStaticShape() && out.getElementTypeBitWidth() == 16 &&
+         (out.getRank() == 2 || out.getRank() == 3) &&
+         (out.getShape().back() * 2) % 16 == 0;
+}
+
 bool mlir::tcc::hasTensorCoreTypes(linalg::GenericOp op) {
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);
   Type bType = getElementTypeOrSelf(op.getDpsInputs()[1]);

@@ -60,6 +60,10 @@ bool hasTensorCoreTypes(linalg::GenericOp op);
 /// operand rows whose byte strides are multiples of 16 (a tensor map's
 /// rule).
 bool fitsWgmma(linalg::GenericOp op, tile::TargetAttr target);
+/// Whether a Hopper GEMM kernel `func` (one contraction and its epilogue)
+/// stores its result through shared memory with TMA: one result, 16-bit
+/// elements, 2-D or batched 3-D, rows a multiple of 16 bytes.
+bool wgmmaStoresThroughTma(func::FuncOp func);
 /// Multiprocessors of the sm_90 parts the Hopper GEMM's persistent grid is
 /// sized for (H100 SXM, H200: 132). The grid strides by its program count,
 /// so any part runs it correctly; this one it fills.

@@ -261,11 +261,14 @@ public:
   /// `loadOnAcc(memref, map, element)` loads an epilogue operand onto the
   /// accumulator's layout, given its 2-D (m, n) map and its slice;
   /// `accTile(element)` is the accumulator-layout tile type. Sets `grid`.
+  /// `storeReturned`, when given, stores the one result the function
+  /// returns as it is (a TMA store) instead of the generic stores.
   LogicalResult finish(
       OpBuilder &b, Location loc, Value product, linalg::GenericOp epilogue,
       ArrayRef<Value> inputArgs, const OutputMap &outputs,
       function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
-      function_ref<RankedTensorType(Type)> accTile, int64_t &grid) const;
+      function_ref<RankedTensorType(Type)> accTile, int64_t &grid,
+      function_ref<LogicalResult(Value)> storeReturned = {}) const;
 
   /// An epilogue operand read onto the accumulator's `layout` ([blockM,
   /// blockN] at m0 / n0): the identity map loads the block, (m) / (n) maps a

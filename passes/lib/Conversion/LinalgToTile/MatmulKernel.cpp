@@ -180,7 +180,8 @@ LogicalResult GemmProgram::finish(
     OpBuilder &b, Location loc, Value product, linalg::GenericOp epilogue,
     ArrayRef<Value> inputArgs, const OutputMap &outputs,
     function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
-    function_ref<RankedTensorType(Type)> accTile, int64_t &grid) const {
+    function_ref<RankedTensorType(Type)> accTile, int64_t &grid,
+    function_ref<LogicalResult(Value)> storeReturned) const {
   // The epilogue runs on the accumulator's layout: no data movement.
   linalg::GenericOp matmul = op;
   TileKernelBuilder::TileResults results{{matmul.getResult(0), product}};
@@ -210,6 +211,12 @@ LogicalResult GemmProgram::finish(
     results = *applied;
     producer = epilogue;
   }
+  grid = batch * blocks;
+  // One result the function returns as it is: the caller's store.
+  func::ReturnOp returnOp = outputs.returnOp;
+  if (storeReturned && results.size() == 1 && returnOp.getNumOperands() == 1 &&
+      returnOp.getOperand(0) == results.front().first)
+    return storeReturned(results.front().second);
   if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0},
                           [&](Value m) { return slice(b, loc, m); })))
     return failure();

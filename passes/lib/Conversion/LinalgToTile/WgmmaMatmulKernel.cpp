@@ -19,7 +19,10 @@
 //     previous step's slot (lane 0 of every consumer warp arrives on
 //     empty[s']);
 //     after the k loop the epilogue (bias, activations, casts) runs on the
-//     accumulator registers and stores.
+//     accumulator registers; a kernel whose one result has 16-bit elements
+//     stores it through a shared staging block with TMA (full lines,
+//     asynchronous: the next block's k loop starts while it drains), others
+//     with per-thread stores.
 //
 // Operands are read as they are in memory: A [M, K] or, transposed, [K, M];
 // B [K, N] or, for x @ w.T, [N, K]. The shared slots hold boxes of 64
@@ -119,7 +122,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     plan->arg = cast<BlockArgument>(*memref).getArgNumber();
   }
   int64_t stageBytes = a.bytes() + bp.bytes();
-  int64_t sharedBytes = stages * stageBytes + 1024;
+  // The result block leaves through shared memory with TMA stores (full
+  // 128-byte lines, asynchronous) when the kernel's one result allows.
+  auto func = op->getParentOfType<func::FuncOp>();
+  bool tmaStore = func && wgmmaStoresThroughTma(func);
+  int64_t outBytes = tmaStore ? blockM * blockN * 2 : 0;
+  int64_t sharedBytes = stages * stageBytes + outBytes + 1024;
   if (sharedBytes > context.target.getMaxSharedBytes())
     return op.emitOpError()
            << "lowering_config needs " << sharedBytes
@@ -133,18 +141,28 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // marks them byval grid constants), described by tcc.tensor_maps.
   Block *entry = &kernel.getBody().front();
   SmallVector<Attribute> mapDescs;
-  unsigned firstMap = kernel.getNumArguments() - 2;
+  unsigned firstMap = kernel.getNumArguments() - 2 - tmaStore;
   auto i64 = IntegerType::get(ctx, 64);
-  for (auto [i, plan] : llvm::enumerate(SmallVector<OperandPlan *>{&a, &bp})) {
-    plan->map = entry->getArgument(firstMap + i);
-    SmallVector<int64_t> box = {plan->rows, kSpan};
-    if (program->batched)
+  auto describe = [&](unsigned arg, int64_t rows, unsigned rank) {
+    SmallVector<int64_t> box = {rows, kSpan};
+    if (rank == 3)
       box.insert(box.begin(), 1);
     NamedAttrList desc;
-    desc.set("operand", IntegerAttr::get(i64, plan->arg));
+    desc.set("operand", IntegerAttr::get(i64, arg));
     desc.set("box", DenseI64ArrayAttr::get(ctx, box));
     desc.set("swizzle", IntegerAttr::get(i64, 128));
     mapDescs.push_back(desc.getDictionary(ctx));
+  };
+  for (auto [i, plan] : llvm::enumerate(SmallVector<OperandPlan *>{&a, &bp})) {
+    plan->map = entry->getArgument(firstMap + i);
+    describe(plan->arg, plan->rows, program->batched ? 3 : 2);
+  }
+  Value mapC;
+  if (tmaStore) {
+    mapC = entry->getArgument(firstMap + 2);
+    Value out = outputs.outputArgs.front();
+    describe(cast<BlockArgument>(out).getArgNumber(), blockM,
+             cast<MemRefType>(out.getType()).getRank());
   }
   kernel->setAttr("tcc.tensor_maps", ArrayAttr::get(ctx, mapDescs));
   kernel->setAttr("tcc.producer_warps",
@@ -171,6 +189,14 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // (lane 0 of each warp arrives after its warpgroup_wait).
   Value empty =
       tile::MBarrierAllocOp::create(b, loc, barriers, consumerWarps);
+  Value bufC;
+  if (tmaStore)
+    bufC = tile::SharedAllocOp::create(
+        b, loc,
+        tile::SharedBufferType::get(ctx, {1, blockN / kSpan, blockM, kSpan},
+                                    getElementTypeOrSelf(
+                                        func.getResultTypes()[0]),
+                                    sw128));
 
   int64_t tilesM = llvm::divideCeil(program->m, blockM);
   int64_t tilesN = llvm::divideCeil(program->n, blockN);
@@ -338,14 +364,37 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
         auto accTile = [&](Type element) {
           return RankedTensorType::get({blockM, blockN}, element, mma);
         };
+        // TMA stores of the one returned result: the output's dims are
+        // the GEMM's (batch first when batched).
+        auto storeThroughTma = [&](Value result) -> LogicalResult {
+          auto type = cast<RankedTensorType>(result.getType());
+          if (type.getElementType() !=
+              cast<tile::SharedBufferType>(bufC.getType()).getElementType())
+            return op.emitOpError("TMA store of a ")
+                   << type.getElementType() << " result through a staging "
+                   << "buffer of another type";
+          SmallVector<Value> coords = {o.m0, o.n0};
+          if (program->batched)
+            coords.insert(coords.begin(), o.batch);
+          tile::TmaStoreOp::create(tb, loc, result, mapC, coords, bufC);
+          return success();
+        };
         int64_t unused = 0;
-        if (failed(program->finish(tb, loc, acc, epilogue, inputArgs, outputs,
-                                   loadOnAcc, accTile, unused)))
+        if (failed(program->finish(
+                tb, loc, acc, epilogue, inputArgs, outputs, loadOnAcc, accTile,
+                unused,
+                tmaStore ? function_ref<LogicalResult(Value)>(storeThroughTma)
+                         : function_ref<LogicalResult(Value)>())))
           status = failure();
         scf::YieldOp::create(tb, loc, ValueRange{kLoop.getResult(1)});
       });
   if (failed(status))
     return failure();
+  if (tmaStore) {
+    // The last stores complete before the kernel ends.
+    OpBuilder eb = OpBuilder::atBlockTerminator(&roles.getElseRegion().front());
+    tile::TmaStoreWaitOp::create(eb, loc);
+  }
   grid = std::min(tiles, kHopperSMs);
   numWarps = warps;
   return success();

@@ -11,7 +11,14 @@
 //   tile.tma_load        -> cp.async.bulk.tensor.{2,3}d.shared::cluster
 //                           .global.mbarrier::complete_tx::bytes from the
 //                           tensor map kernel parameter into the slot's
-//                           chunk (outermost coordinate last in PTX order).
+//                           chunk (outermost coordinate last in PTX order);
+//   tile.tma_store       -> the tile's threads write their runs into the
+//                           swizzled staging chunks between named barriers
+//                           (after fence.proxy.async.shared::cta), thread 0
+//                           stores each chunk with cp.async.bulk.tensor
+//                           .global.shared::cta and commits the bulk group
+//                           (having waited for the previous group's reads);
+//   tile.tma_store_wait  -> thread 0's cp.async.bulk.wait_group 0.
 //
 // Buffers the copies write are [slots, chunks, rows, 64] 16-bit tiles in
 // the 128-byte swizzle: chunk c of slot s starts (s * chunks + c) * rows *
@@ -27,6 +34,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 
 using namespace mlir;
@@ -184,11 +192,132 @@ struct TmaLoadLowering : public TilePattern<tile::TmaLoadOp> {
   }
 };
 
+/// Thread 0 of the kernel (the one that issues TMA stores).
+Value isLeader(OpBuilder &b, Location loc) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                               cst(b, loc, 0));
+}
+
+struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    TileLayout layout = layoutOf(srcType);
+    tile::SharedBufferType bufferType = op.getBuffer().getType();
+    int64_t chunks = bufferType.getTileShape()[0];
+    auto i32 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(rewriter, loc, v, 32);
+    };
+    // The tile's threads meet on named barrier 1 (other warps, a TMA
+    // producer, never reach this store).
+    Value threads = i32(layout.getNumWarps() * info.warpSize);
+    auto sync = [&] {
+      NVVM::BarrierOp::create(rewriter, loc, Type(), i32(1), threads,
+                              NVVM::BarrierReductionAttr(), Value());
+    };
+    // The previous group must have read the buffer.
+    auto drain = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+                                   /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&drain.getThenRegion().front());
+      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
+                                           rewriter.getI32IntegerAttr(0),
+                                           rewriter.getUnitAttr());
+    }
+    sync();
+    // Each thread's column runs into the swizzled chunks.
+    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    SmallVector<Value> base = layout.emitThreadBase(rewriter, loc, ids);
+    auto swizzle = tile::SharedEncodingAttr::get(ctx, 8, 1, 8, {1, 0});
+    int64_t run = layout.getSizePerThread(1);
+    Value values = adaptor.getSrc();
+    for (int64_t e = 0; e < layout.getNumElems(); e += run) {
+      SmallVector<int64_t> idx = layout.delinearize(e);
+      Value row = arith::AddIOp::create(
+          rewriter, loc, base[0],
+          cst(rewriter, loc, layout.getElemOffset(0, idx[0])));
+      Value col = arith::AddIOp::create(
+          rewriter, loc, base[1],
+          cst(rewriter, loc, layout.getElemOffset(1, idx[1])));
+      Value chunk = arith::DivUIOp::create(rewriter, loc, col,
+                                           cst(rewriter, loc, 64));
+      Value inChunk = arith::RemUIOp::create(rewriter, loc, col,
+                                             cst(rewriter, loc, 64));
+      Value part = vector::ExtractStridedSliceOp::create(
+          rewriter, loc, values, ArrayRef<int64_t>{e}, ArrayRef<int64_t>{run},
+          ArrayRef<int64_t>{1});
+      vector::StoreOp::create(
+          rewriter, loc, part, adaptor.getBuffer(),
+          ValueRange{cst(rewriter, loc, 0), chunk, row,
+                     emitSwizzledColumn(rewriter, loc, swizzle, row,
+                                        inChunk)});
+    }
+    // Generic-proxy writes, then the async proxy reads them.
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    sync();
+    auto issue = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+                                   /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&issue.getThenRegion().front());
+      SmallVector<Value> outer;
+      for (Value c : adaptor.getCoords())
+        outer.push_back(arith::IndexCastOp::create(
+            rewriter, loc, rewriter.getI32Type(), c));
+      for (int64_t ch = 0; ch < chunks; ++ch) {
+        Value src = emitSharedPointer(
+            rewriter, loc,
+            emitSlotChunkAddress(rewriter, loc, bufferType,
+                                 adaptor.getBuffer(), cst(rewriter, loc, 0),
+                                 cst(rewriter, loc, ch)));
+        // Innermost first: the chunk's first column, its first row, the
+        // batch.
+        SmallVector<Value> coords(llvm::reverse(outer));
+        coords[0] = arith::AddIOp::create(rewriter, loc, coords[0],
+                                          i32(ch * 64));
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            rewriter, loc, adaptor.getMap(), src, coords,
+            /*l2CacheHint=*/Value(),
+            NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE),
+            /*predicate=*/Value());
+      }
+      NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaStoreWaitLowering : public TilePattern<tile::TmaStoreWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::TmaStoreWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto wait = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+                                  /*withElse=*/false);
+    rewriter.setInsertionPointToStart(&wait.getThenRegion().front());
+    NVVM::CpAsyncBulkWaitGroupOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(0), UnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tcc::tile_to_gpu::populateTileToGPUTmaPatterns(
     TileTypeConverter &converter, const KernelInfo &info,
     RewritePatternSet &patterns) {
   patterns.add<MBarrierAllocLowering, MBarrierArriveLowering,
-               MBarrierWaitLowering, TmaLoadLowering>(converter, info);
+               MBarrierWaitLowering, TmaLoadLowering, TmaStoreLowering,
+               TmaStoreWaitLowering>(converter, info);
 }

@@ -56,8 +56,12 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   unsigned warps = best ? best->warps : 8;
   int64_t blockK = 64;
   int64_t stageBytes = (blockM + blockN) * blockK * 2;
+  // The output block's staging for its TMA store, when it has one.
+  auto func = op->getParentOfType<func::FuncOp>();
+  int64_t outBytes =
+      func && wgmmaStoresThroughTma(func) ? blockM * blockN * 2 : 0;
   int64_t stages = std::min<int64_t>(
-      6, (options.target.getMaxSharedBytes() - 2048) / stageBytes);
+      6, (options.target.getMaxSharedBytes() - 2048 - outBytes) / stageBytes);
   return makeConfig(op, tile::KernelForm::matmul, {blockM, blockN, blockK},
                     warps, stages, tile::MmaKind::wgmma_m64nNk16);
 }

@@ -773,3 +773,20 @@ LogicalResult WarpGroupDotOp::verify() {
            << ", 1] (whole warpgroups along M, N a multiple of 8 up to 256)";
   return success();
 }
+
+LogicalResult TmaStoreOp::verify() {
+  if (getCoords().size() != 2 && getCoords().size() != 3)
+    return emitOpError("takes 2 or 3 coordinates, got ") << getCoords().size();
+  SharedBufferType buffer = getBuffer().getType();
+  if (failed(verifyCanonicalHopperBuffer(*this, buffer, "staging")))
+    return failure();
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  ArrayRef<int64_t> tile = buffer.getTileShape();
+  if (src.getRank() != 2 || buffer.getNumSlots() != 1 ||
+      src.getDimSize(0) != tile[1] || src.getDimSize(1) != tile[0] * 64 ||
+      src.getElementType() != buffer.getElementType())
+    return emitOpError("source ")
+           << src << " must be the staging buffer's one slot of [" << tile[1]
+           << ", " << tile[0] * 64 << "] " << buffer.getElementType();
+  return success();
+}

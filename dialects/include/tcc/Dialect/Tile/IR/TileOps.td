@@ -506,4 +506,41 @@ def Tile_WarpGroupWaitOp : Tile_Op<"warpgroup_wait", [
   let assemblyFormat = "$src attr-dict `:` type($result)";
 }
 
+def Tile_TmaStoreOp : Tile_Op<"tma_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store a register tile through shared memory with TMA";
+  let description = [{
+    ```mlir
+    tile.tma_store %res, %mapC[%m0, %n0], %bufC
+        : tensor<128x256xf16, #mma>, !llvm.ptr,
+          !tile.shared_buffer<1x4x128x64xf16, #sw128>
+    ```
+    The tile's threads (those of its layout's warps) write their elements
+    into the staging buffer ([chunks, rows, 64] in the 128-byte swizzle, one
+    chunk per 64 columns), fence them for the async proxy and synchronize
+    on a named barrier; thread 0 then issues one `cp.async.bulk.tensor`
+    store per chunk at the coordinates (outermost first; the map's box is
+    [rows, 64]) and commits them as a bulk group. Before writing, thread 0
+    waits until the previous group has read the buffer. Elements outside
+    the tensor are not written. `tile.tma_store_wait` waits for the stores
+    to complete.
+  }];
+  let arguments = (ins Tile_Tensor:$src, LLVM_AnyPointer:$map,
+                       Variadic<Index>:$coords, Tile_SharedBuffer:$buffer);
+  let assemblyFormat = [{
+    $src `,` $map `[` $coords `]` `,` $buffer attr-dict `:` type($src) `,`
+    qualified(type($map)) `,` qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for this thread's TMA stores to complete";
+  let description = [{
+    `tile.tma_store_wait`: `cp.async.bulk.wait_group 0` in the thread that
+    issues `tile.tma_store`s (thread 0); a kernel ends with it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TCC_DIALECT_TILE_IR_TILEOPS_TD
