@@ -43,15 +43,22 @@ def test_sm90_gemm_is_wgmma_fed_by_tma(dtype, layout, trans_a, trans_b):
     assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
     assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;", ptx)
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
-    # One block per SM at most (setmaxnreg's register cap) and the two
-    # tensor maps as 128-byte by-value parameters.
+    # One block per SM at most (setmaxnreg's register cap) and the three
+    # tensor maps (A, B, C) as 128-byte by-value parameters.
     assert ".maxntid 384, 1, 1" in ptx and ".minnctapersm 1" in ptx
-    assert len(re.findall(r"\.param \.align 64 \.b8 \w+\[128\]", ptx)) == 2
+    assert len(re.findall(r"\.param \.align 64 \.b8 \w+\[128\]", ptx)) == 3
+    # C leaves through shared memory: two rounds of two 64-column chunks
+    # (TMA stores from shared::cta, bulk groups), the consumers meeting on
+    # named barrier 1 (256 threads; the producer never reaches it).
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group") == 4
+    assert "fence.proxy.async.shared::cta;" in ptx and "bar.sync \t1, 256;" in ptx
+    assert "cp.async.bulk.wait_group.read \t0;" in ptx
     assert k.launch.block == (384, 1, 1) and k.launch.grid == (128, 1, 1)
     maps = k.artifact.kernels[0].tensor_maps
     a_box = (64, 64) if layout == "tn" else (128, 64)
     b_box = (256, 64) if layout == "nt" else (64, 64)
-    assert maps == (TensorMapSpec(0, a_box, 128), TensorMapSpec(1, b_box, 128))
+    assert maps == (TensorMapSpec(0, a_box, 128), TensorMapSpec(1, b_box, 128),
+                    TensorMapSpec(2, (128, 64), 128))
 
 
 def test_sass_has_hgmma_and_no_spills():
@@ -69,8 +76,21 @@ def test_batched_gemm_uses_3d_boxes_and_bias_epilogue():
     assert "cp.async.bulk.tensor.3d" in k.asm
     # 64 x 128 blocks (24 for 3 batches): 3-D boxes [1, rows, 64].
     assert k.artifact.kernels[0].tensor_maps == (TensorMapSpec(0, (1, 64, 64), 128),
-                                                 TensorMapSpec(1, (1, 128, 64), 128))
+                                                 TensorMapSpec(1, (1, 128, 64), 128),
+                                                 TensorMapSpec(3, (1, 64, 64), 128))
+    assert "cp.async.bulk.tensor.3d.global.shared::cta" in k.asm
     assert "math.tanh" in k.ir["tile"] and "tile.warpgroup_dot" in k.ir["tile"]
+
+
+def test_f32_results_store_from_registers():
+    # A 32-bit result has no staging block: per-thread stores, two maps.
+    text = gemm_program(512, 512, 256, "f16").replace(
+        "  %r = tcc.cast %p : tensor<512x512xf32> to tensor<512x512xf16>\n", "").replace(
+        "return %r : tensor<512x512xf16>", "return %p : tensor<512x512xf32>").replace(
+        "-> tensor<512x512xf16> {", "-> tensor<512x512xf32> {")
+    k = tcc_compile(text, "sm_90", cache=False)
+    assert "wgmma.mma_async" in k.asm and "global.shared::cta" not in k.asm
+    assert len(k.artifact.kernels[0].tensor_maps) == 2
 
 
 def test_rows_tma_cannot_box_take_mma_sync():
@@ -117,9 +137,10 @@ def test_tensor_maps_are_packed_by_value_after_the_arguments():
             return bytes([len(calls)] * 128)
 
     packed = pack_args(art, [0x1000, 0x2000, 0x3000], [None] * 3, None, FakeDevice())
-    assert len(packed) == 5  # three pointers, two tensor maps
+    assert len(packed) == 6  # three pointers, three tensor maps
     assert calls == [(0x1000, "f16", (256, 128), (64, 64), 128),
-                     (0x2000, "f16", (128, 512), (64, 64), 128)]
+                     (0x2000, "f16", (128, 512), (64, 64), 128),
+                     (0x3000, "f16", (256, 512), (64, 64), 128)]
     params = ctypes.cast(packed.array, ctypes.POINTER(ctypes.c_void_p))
     first_map = ctypes.string_at(params[3], 128)
     assert first_map == bytes([1] * 128)

@@ -12,14 +12,16 @@
 // CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
 // CHECK-DAG: #[[SW:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
 // CHECK-LABEL: tile.func @gemm_nn
-// CHECK-SAME: (%[[A:.*]]: memref<256x128xf16>, %[[B:.*]]: memref<128x512xf16>, %[[C:.*]]: memref<256x512xf16>, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr)
+// The f16 result leaves through a staging block with TMA: a third map (C's).
+// CHECK-SAME: (%[[A:.*]]: memref<256x128xf16>, %[[B:.*]]: memref<128x512xf16>, %[[C:.*]]: memref<256x512xf16>, %[[MAPA:.*]]: !llvm.ptr, %[[MAPB:.*]]: !llvm.ptr, %[[MAPC:.*]]: !llvm.ptr)
 // CHECK-SAME: tcc.grid = array<i64: 16, 1, 1>
 // CHECK-SAME: tcc.num_warps = 8 : i32, tcc.producer_warps = 4 : i32
-// CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 64, 64>, operand = 1 : i64, swizzle = 128 : i64}]
+// CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 64, 64>, operand = 1 : i64, swizzle = 128 : i64}, {box = array<i64: 64, 64>, operand = 2 : i64, swizzle = 128 : i64}]
 // CHECK: %[[BUFA:.*]] = tile.shared_alloc : !tile.shared_buffer<6x1x64x64xf16, #[[SW]]>
 // CHECK: %[[BUFB:.*]] = tile.shared_alloc : !tile.shared_buffer<6x2x64x64xf16, #[[SW]]>
 // CHECK: %[[FULL:.*]] = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<6>
 // CHECK: %[[EMPTY:.*]] = tile.mbarrier_alloc {arrivals = 4 : i64} : !tile.mbarriers<6>
+// CHECK: %[[BUFC:.*]] = tile.shared_alloc : !tile.shared_buffer<1x2x64x64xf16, #[[SW]]>
 // CHECK: %[[PID:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: %[[NPROG:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: %[[TID:.*]] = gpu.thread_id x
@@ -65,7 +67,9 @@
 // CHECK:     scf.if %[[LANE0]] {
 // CHECK:       tile.mbarrier_arrive %[[EMPTY]]
 // CHECK:     %[[OUT:.*]] = arith.truncf %[[DONE]] : tensor<64x128xf32, #[[MMA]]> to tensor<64x128xf16, #[[MMA]]>
-// CHECK:     tile.memref_store %[[C]][%{{.*}}, %{{.*}}], %[[OUT]]
+// CHECK:     tile.tma_store %[[OUT]], %[[MAPC]][%{{.*}}, %{{.*}}], %[[BUFC]]
+// The last stores complete before the consumers end.
+// CHECK:   tile.tma_store_wait
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
@@ -103,8 +107,8 @@ module {
 // read in the accumulator's sliced layout.
 // CHECK-DAG: #[[SLICE:.*]] = #tile.slice<{dim = 0, parent = #[[NTMMA:.*]]}>
 // CHECK-LABEL: tile.func @linear_nt
-// CHECK-SAME: (%{{.*}}: memref<256x128xbf16>, %{{.*}}: memref<256x128xbf16>, %[[BIAS:.*]]: memref<256xf32>, %[[OUT:.*]]: memref<256x256xbf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
-// CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 128, 64>, operand = 1 : i64, swizzle = 128 : i64}]
+// CHECK-SAME: (%{{.*}}: memref<256x128xbf16>, %{{.*}}: memref<256x128xbf16>, %[[BIAS:.*]]: memref<256xf32>, %[[OUT:.*]]: memref<256x256xbf16>, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 128, 64>, operand = 1 : i64, swizzle = 128 : i64}, {box = array<i64: 64, 64>, operand = 3 : i64, swizzle = 128 : i64}]
 // CHECK: tile.shared_alloc : !tile.shared_buffer<6x1x128x64xbf16
 // A at (m0, k0), then B at (n0, k0): one box each per step.
 // CHECK: tile.tma_load %{{.*}}[%{{.*}}, %[[KB:.*]]], %{{.*}}[%{{.*}}, %c0]
@@ -113,7 +117,7 @@ module {
 // CHECK: tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : !tile.shared_buffer<6x1x64x64xbf16, #{{.*}}>, !tile.shared_buffer<6x1x128x64xbf16
 // CHECK: tile.memref_load %[[BIAS]][%{{.*}}] : memref<256xf32> -> tensor<128xf32, #[[SLICE]]>
 // CHECK: math.tanh
-// CHECK: tile.memref_store %[[OUT]]
+// CHECK: tile.tma_store
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -162,13 +166,12 @@ module {
 // -----
 
 // TN batched (A stored [B, K, M]): both operands MN-major, 3-D boxes
-// [1, 64, 64] at (batch, k0, m0 / n0); the store goes to the batch's slice.
+// [1, 64, 64] at (batch, k0, m0 / n0); the TMA store at (batch, m0, n0).
 // CHECK-LABEL: tile.func @gemm_tn
-// CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 1, 64, 64>, operand = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 1, 64, 64>, operand = 1 : i64, swizzle = 128 : i64}]
+// CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 1, 64, 64>, operand = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 1, 64, 64>, operand = 1 : i64, swizzle = 128 : i64}, {box = array<i64: 1, 64, 64>, operand = 2 : i64, swizzle = 128 : i64}]
 // CHECK: tile.tma_load %{{.*}}[%[[BATCH:.*]], %c0, %{{.*}}]
 // CHECK: tile.warpgroup_dot {{.*}} {a_mn_major, b_mn_major}
-// CHECK: memref.subview
-// CHECK: tile.memref_store %{{.*}} : memref<128x128xf16, strided<[128, 1], offset: ?>>
+// CHECK: tile.tma_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : tensor<64x128xf16
 #map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
 #map2 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>

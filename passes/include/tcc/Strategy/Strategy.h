@@ -64,6 +64,11 @@ bool fitsWgmma(linalg::GenericOp op, tile::TargetAttr target);
 /// stores its result through shared memory with TMA: one result, 16-bit
 /// elements, 2-D or batched 3-D, rows a multiple of 16 bytes.
 bool wgmmaStoresThroughTma(func::FuncOp func);
+/// Columns of the Hopper GEMM's output staging block: up to 128 (a 128 x 256
+/// block leaves in two rounds, so 4 operand stages still fit).
+inline int64_t wgmmaStagingColumns(int64_t blockN) {
+  return blockN < 128 ? blockN : 128;
+}
 /// Multiprocessors of the sm_90 parts the Hopper GEMM's persistent grid is
 /// sized for (H100 SXM, H200: 132). The grid strides by its program count,
 /// so any part runs it correctly; this one it fills.

@@ -126,7 +126,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // 128-byte lines, asynchronous) when the kernel's one result allows.
   auto func = op->getParentOfType<func::FuncOp>();
   bool tmaStore = func && wgmmaStoresThroughTma(func);
-  int64_t outBytes = tmaStore ? blockM * blockN * 2 : 0;
+  int64_t outBytes = tmaStore ? blockM * wgmmaStagingColumns(blockN) * 2 : 0;
   int64_t sharedBytes = stages * stageBytes + outBytes + 1024;
   if (sharedBytes > context.target.getMaxSharedBytes())
     return op.emitOpError()
@@ -193,7 +193,9 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   if (tmaStore)
     bufC = tile::SharedAllocOp::create(
         b, loc,
-        tile::SharedBufferType::get(ctx, {1, blockN / kSpan, blockM, kSpan},
+        tile::SharedBufferType::get(ctx,
+                                    {1, wgmmaStagingColumns(blockN) / kSpan,
+                                     blockM, kSpan},
                                     getElementTypeOrSelf(
                                         func.getResultTypes()[0]),
                                     sw128));

@@ -220,58 +220,59 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
       NVVM::BarrierOp::create(rewriter, loc, Type(), i32(1), threads,
                               NVVM::BarrierReductionAttr(), Value());
     };
-    // The previous group must have read the buffer.
-    auto drain = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
-                                   /*withElse=*/false);
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&drain.getThenRegion().front());
-      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
-                                           rewriter.getI32IntegerAttr(0),
-                                           rewriter.getUnitAttr());
-    }
-    sync();
-    // Each thread's column runs into the swizzled chunks.
+    SmallVector<Value> outer;
+    for (Value c : adaptor.getCoords())
+      outer.push_back(arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI32Type(), c));
     ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
     SmallVector<Value> base = layout.emitThreadBase(rewriter, loc, ids);
     auto swizzle = tile::SharedEncodingAttr::get(ctx, 8, 1, 8, {1, 0});
     int64_t run = layout.getSizePerThread(1);
     Value values = adaptor.getSrc();
-    for (int64_t e = 0; e < layout.getNumElems(); e += run) {
-      SmallVector<int64_t> idx = layout.delinearize(e);
-      Value row = arith::AddIOp::create(
-          rewriter, loc, base[0],
-          cst(rewriter, loc, layout.getElemOffset(0, idx[0])));
-      Value col = arith::AddIOp::create(
-          rewriter, loc, base[1],
-          cst(rewriter, loc, layout.getElemOffset(1, idx[1])));
-      Value chunk = arith::DivUIOp::create(rewriter, loc, col,
-                                           cst(rewriter, loc, 64));
-      Value inChunk = arith::RemUIOp::create(rewriter, loc, col,
-                                             cst(rewriter, loc, 64));
-      Value part = vector::ExtractStridedSliceOp::create(
-          rewriter, loc, values, ArrayRef<int64_t>{e}, ArrayRef<int64_t>{run},
-          ArrayRef<int64_t>{1});
-      vector::StoreOp::create(
-          rewriter, loc, part, adaptor.getBuffer(),
-          ValueRange{cst(rewriter, loc, 0), chunk, row,
-                     emitSwizzledColumn(rewriter, loc, swizzle, row,
-                                        inChunk)});
-    }
-    // Generic-proxy writes, then the async proxy reads them.
-    NVVM::FenceProxyOp::create(
-        rewriter, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    sync();
-    auto issue = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
-                                   /*withElse=*/false);
-    {
+    // A thread's columns start below 8 (wgmma accumulators: warps tile M
+    // only), so each run's chunk is its constant column offset's.
+    int64_t rounds = srcType.getDimSize(1) / (chunks * 64);
+    for (int64_t round = 0; round < rounds; ++round) {
+      // The previous group must have read the buffer.
+      auto drain = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+                                     /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(&drain.getThenRegion().front());
+        NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
+                                             rewriter.getI32IntegerAttr(0),
+                                             rewriter.getUnitAttr());
+      }
+      sync();
+      for (int64_t e = 0; e < layout.getNumElems(); e += run) {
+        SmallVector<int64_t> idx = layout.delinearize(e);
+        int64_t colOffset = layout.getElemOffset(1, idx[1]);
+        if (colOffset / (chunks * 64) != round)
+          continue;
+        Value row = arith::AddIOp::create(
+            rewriter, loc, base[0],
+            cst(rewriter, loc, layout.getElemOffset(0, idx[0])));
+        Value inChunk = arith::AddIOp::create(
+            rewriter, loc, base[1], cst(rewriter, loc, colOffset % 64));
+        Value chunk = cst(rewriter, loc, (colOffset / 64) % chunks);
+        Value part = vector::ExtractStridedSliceOp::create(
+            rewriter, loc, values, ArrayRef<int64_t>{e},
+            ArrayRef<int64_t>{run}, ArrayRef<int64_t>{1});
+        vector::StoreOp::create(
+            rewriter, loc, part, adaptor.getBuffer(),
+            ValueRange{cst(rewriter, loc, 0), chunk, row,
+                       emitSwizzledColumn(rewriter, loc, swizzle, row,
+                                          inChunk)});
+      }
+      // Generic-proxy writes, then the async proxy reads them.
+      NVVM::FenceProxyOp::create(
+          rewriter, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      sync();
+      auto issue = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+                                     /*withElse=*/false);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&issue.getThenRegion().front());
-      SmallVector<Value> outer;
-      for (Value c : adaptor.getCoords())
-        outer.push_back(arith::IndexCastOp::create(
-            rewriter, loc, rewriter.getI32Type(), c));
       for (int64_t ch = 0; ch < chunks; ++ch) {
         Value src = emitSharedPointer(
             rewriter, loc,
@@ -282,7 +283,7 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
         // batch.
         SmallVector<Value> coords(llvm::reverse(outer));
         coords[0] = arith::AddIOp::create(rewriter, loc, coords[0],
-                                          i32(ch * 64));
+                                          i32((round * chunks + ch) * 64));
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
             rewriter, loc, adaptor.getMap(), src, coords,
             /*l2CacheHint=*/Value(),

@@ -58,8 +58,9 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   int64_t stageBytes = (blockM + blockN) * blockK * 2;
   // The output block's staging for its TMA store, when it has one.
   auto func = op->getParentOfType<func::FuncOp>();
-  int64_t outBytes =
-      func && wgmmaStoresThroughTma(func) ? blockM * blockN * 2 : 0;
+  int64_t outBytes = func && wgmmaStoresThroughTma(func)
+                         ? blockM * wgmmaStagingColumns(blockN) * 2
+                         : 0;
   int64_t stages = std::min<int64_t>(
       6, (options.target.getMaxSharedBytes() - 2048 - outBytes) / stageBytes);
   return makeConfig(op, tile::KernelForm::matmul, {blockM, blockN, blockK},

@@ -783,10 +783,11 @@ LogicalResult TmaStoreOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   ArrayRef<int64_t> tile = buffer.getTileShape();
   if (src.getRank() != 2 || buffer.getNumSlots() != 1 ||
-      src.getDimSize(0) != tile[1] || src.getDimSize(1) != tile[0] * 64 ||
+      src.getDimSize(0) != tile[1] || src.getDimSize(1) % (tile[0] * 64) ||
       src.getElementType() != buffer.getElementType())
     return emitOpError("source ")
-           << src << " must be the staging buffer's one slot of [" << tile[1]
-           << ", " << tile[0] * 64 << "] " << buffer.getElementType();
+           << src << " must be rounds of the staging buffer's one slot of ["
+           << tile[1] << ", " << tile[0] * 64 << "] "
+           << buffer.getElementType();
   return success();
 }

@@ -514,13 +514,14 @@ def Tile_TmaStoreOp : Tile_Op<"tma_store", [MemoryEffects<[MemWrite]>]> {
         : tensor<128x256xf16, #mma>, !llvm.ptr,
           !tile.shared_buffer<1x4x128x64xf16, #sw128>
     ```
-    The tile's threads (those of its layout's warps) write their elements
-    into the staging buffer ([chunks, rows, 64] in the 128-byte swizzle, one
-    chunk per 64 columns), fence them for the async proxy and synchronize
-    on a named barrier; thread 0 then issues one `cp.async.bulk.tensor`
-    store per chunk at the coordinates (outermost first; the map's box is
-    [rows, 64]) and commits them as a bulk group. Before writing, thread 0
-    waits until the previous group has read the buffer. Elements outside
+    In rounds of as many 64-column chunks as the staging buffer holds
+    ([chunks, rows, 64] in the 128-byte swizzle), the tile's threads (those
+    of its layout's warps) write their elements of the round's columns,
+    fence them for the async proxy and synchronize on a named barrier;
+    thread 0 then issues one `cp.async.bulk.tensor` store per chunk at the
+    coordinates (outermost first; the map's box is [rows, 64]) and commits
+    them as a bulk group. Before each round's writes, thread 0 waits until
+    the previous group has read the buffer. Elements outside
     the tensor are not written. `tile.tma_store_wait` waits for the stores
     to complete.
   }];
