@@ -215,7 +215,7 @@ def test_emulator_needs_every_barrier():
 def test_emulator_rejects_what_it_cannot_run():
     # 4 slots of f16 tiles (64 KiB) live in dynamic shared memory, which the
     # emulator does not model (warp-level ops: test_tensor_core_numerics.py).
-    kernel = tcc_compile(gemm_program(128, 128, 128, "f16"), "sm_90", cache=False, num_stages=4)
+    kernel = tcc_compile(gemm_program(128, 128, 128, "f16"), "sm_80", cache=False, num_stages=4)
     a = np.zeros((128, 128), np.float16)
     with pytest.raises(NotImplementedError, match="gpu.dynamic_shared_memory"):
         run_gpu_stage(kernel, a, a)
