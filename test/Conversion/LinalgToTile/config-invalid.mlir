@@ -237,3 +237,53 @@ func.func @persistent_short_block(%x: tensor<8x1000xf32>) -> (tensor<8xf32>, ten
   } -> tensor<8xf32>
   return %s, %m : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A wgmma plan whose block does not fit the schedule (BK a multiple of 64).
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @wgmma_bk(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>) -> tensor<256x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x256xf32>
+  %f = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<256x256xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<256x256xf32>
+  // expected-error@+1 {{lowering_config block [128, 256, 32], num_warps = 12, num_stages = 4 does not fit the wgmma schedule}}
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 32], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>}
+      ins(%x, %y : tensor<256x256xf16>, tensor<256x256xf16>) outs(%f : tensor<256x256xf32>) {
+  ^bb0(%p: f16, %q: f16, %o: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+
+// -----
+
+// wgmma plans count a producer warpgroup: num_warps 8 or 12.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @wgmma_warps(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>, %o: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  // expected-error@+2 {{#tile.lowering_config: mma = wgmma_m64nNk16 needs num_warps 8 or 12 (a producer warpgroup and 1 or 2 consumer warpgroups), got 4}}
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 4, num_stages = 4, mma = wgmma_m64nNk16>}
+      ins(%x, %y : tensor<256x256xf16>, tensor<256x256xf16>) outs(%o : tensor<256x256xf32>) {
+  ^bb0(%p: f16, %q: f16, %acc: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
