@@ -37,7 +37,7 @@ FULL = [
       for lay in ("nn", "nt", "tn")],
     *[(m, n, k, dt, lay, None, False)
       for (m, n, k) in ((1000, 1000, 1000), (4097, 4095, 4096), (3000, 1500, 776))
-      for dt in ("f16", "bf16") for lay in ("nn", "nt")],
+      for dt in ("f16", "bf16") for lay in ("nn", "nt", "tn")],
     (1024, 1024, 1024, "f16", "nn", 16, False),
     (1024, 1024, 1024, "bf16", "nt", 16, False),
     (4096, 4096, 1024, "bf16", "nn", None, True),

@@ -152,10 +152,10 @@ func.func @gemm_batched(%arg0: tensor<16x1024x1024xf16>, %arg1: tensor<16x1024x1
 // -----
 
 // x @ w.T, 1000^3: B read as (n, k) through the descriptors (no transpose
-// kernel); 64 x 128 blocks fill 128 of the 132 SMs where 128 x 256 would
-// fill 32.
+// kernel); 64 blocks of 128 x 128 (one round, as 128 x 256's 32 would be,
+// each block half the work).
 // CHECK-LABEL: func.func @linear(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16>
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d1, d2)>

@@ -74,10 +74,10 @@ def test_batched_gemm_uses_3d_boxes_and_bias_epilogue():
     k = compile_gemm(256, 256, 128, "bf16", batch=3, bias_gelu=True, layout="nt")
     assert len(k.kernels) == 1
     assert "cp.async.bulk.tensor.3d" in k.asm
-    # 64 x 128 blocks (24 for 3 batches): 3-D boxes [1, rows, 64].
-    assert k.artifact.kernels[0].tensor_maps == (TensorMapSpec(0, (1, 64, 64), 128),
+    # 128 x 128 blocks (12 for 3 batches): 3-D boxes [1, rows, 64].
+    assert k.artifact.kernels[0].tensor_maps == (TensorMapSpec(0, (1, 128, 64), 128),
                                                  TensorMapSpec(1, (1, 128, 64), 128),
-                                                 TensorMapSpec(3, (1, 64, 64), 128))
+                                                 TensorMapSpec(3, (1, 128, 64), 128))
     assert "cp.async.bulk.tensor.3d.global.shared::cta" in k.asm
     assert "math.tanh" in k.ir["tile"] and "tile.warpgroup_dot" in k.ir["tile"]
 
@@ -102,11 +102,16 @@ def test_rows_tma_cannot_box_take_mma_sync():
 
 
 def test_small_problems_get_smaller_blocks():
-    # 1000^3: 64 x 128 blocks on one consumer warpgroup (8 warps) fill 128 SMs.
+    # 1000^3: 64 blocks of 128 x 128 (one round either way; 128 x 256 would
+    # leave 100 SMs idle, 64 x 128 on one consumer ran slower on the H200).
     k = compile_gemm(1000, 1000, 1000)
-    assert "block = [64, 128, 64], num_warps = 8" in k.ir["tile"]
-    assert k.launch.block == (256, 1, 1) and k.launch.grid == (128, 1, 1)
+    assert "block = [128, 128, 64], num_warps = 12" in k.ir["tile"]
+    assert k.launch.block == (384, 1, 1) and k.launch.grid == (64, 1, 1)
     assert "wgmma.mma_async.sync.aligned.m64n128k16" in k.asm
+    # 64 rows: one consumer warpgroup (8 warps).
+    k = compile_gemm(64, 1024, 512)
+    assert "block = [64, 128, 64], num_warps = 8" in k.ir["tile"]
+    assert k.launch.block == (256, 1, 1)
 
 
 def test_whole_programs_take_the_hopper_gemm():
@@ -138,9 +143,9 @@ def test_tensor_maps_are_packed_by_value_after_the_arguments():
 
     packed = pack_args(art, [0x1000, 0x2000, 0x3000], [None] * 3, None, FakeDevice())
     assert len(packed) == 6  # three pointers, three tensor maps
-    assert calls == [(0x1000, "f16", (256, 128), (64, 64), 128),
+    assert calls == [(0x1000, "f16", (256, 128), (128, 64), 128),
                      (0x2000, "f16", (128, 512), (64, 64), 128),
-                     (0x3000, "f16", (256, 512), (64, 64), 128)]
+                     (0x3000, "f16", (256, 512), (128, 64), 128)]
     params = ctypes.cast(packed.array, ctypes.POINTER(ctypes.c_void_p))
     first_map = ctypes.string_at(params[3], 128)
     assert first_map == bytes([1] * 128)

@@ -5,10 +5,13 @@
 // consume (setmaxnreg.inc, wait full[s], wgmma on the slot, one group in
 // flight, lane 0 of each warp frees the previous slot), then run the
 // epilogue on the accumulator. A and B are read as stored.
+// Each matmul carries its plan (64 x 128 blocks on one consumer warpgroup,
+// 6 stages), which tcc-select-strategy keeps: the builder is what is tested
+// here (the choice: test/Strategy/select-strategy-matmul-sm90.mlir).
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-form-kernels --tcc-select-strategy --convert-linalg-to-tile --canonicalize --cse | FileCheck %s
 
-// NN f16 256x512x128: 64 x 128 blocks on one consumer warpgroup (16 blocks,
-// 16 programs), 6 slots; B [K, N] is N-major: 2 boxes of 64 x 64 per step.
+// NN f16 256x512x128 on 64 x 128 blocks (16 blocks, 16 programs), 6 slots;
+// B [K, N] is N-major: 2 boxes of 64 x 64 per step.
 // CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
 // CHECK-DAG: #[[SW:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
 // CHECK-LABEL: tile.func @gemm_nn
@@ -82,7 +85,7 @@ module {
     ^bb0(%out: f32):
       linalg.yield %cst : f32
     } -> tensor<256x512xf32>
-    %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<256x128xf16>, tensor<128x512xf16>) outs(%1 : tensor<256x512xf32>) {
+    %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"], tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16>} ins(%arg0, %arg1 : tensor<256x128xf16>, tensor<128x512xf16>) outs(%1 : tensor<256x512xf32>) {
     ^bb0(%in: f16, %in_0: f16, %out: f32):
       %5 = arith.extf %in : f16 to f32
       %6 = arith.extf %in_0 : f16 to f32
@@ -135,7 +138,7 @@ module {
     ^bb0(%out: f32):
       linalg.yield %cst : f32
     } -> tensor<256x256xf32>
-    %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<256x128xbf16>, tensor<256x128xbf16>) outs(%1 : tensor<256x256xf32>) {
+    %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"], tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16>} ins(%arg0, %arg1 : tensor<256x128xbf16>, tensor<256x128xbf16>) outs(%1 : tensor<256x256xf32>) {
     ^bb0(%in: bf16, %in_4: bf16, %out: f32):
       %5 = arith.extf %in : bf16 to f32
       %6 = arith.extf %in_4 : bf16 to f32
@@ -184,7 +187,7 @@ module {
     ^bb0(%out: f32):
       linalg.yield %cst : f32
     } -> tensor<2x128x128xf32>
-    %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<2x64x128xf16>, tensor<2x64x128xf16>) outs(%1 : tensor<2x128x128xf32>) {
+    %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "parallel", "reduction"], tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16>} ins(%arg0, %arg1 : tensor<2x64x128xf16>, tensor<2x64x128xf16>) outs(%1 : tensor<2x128x128xf32>) {
     ^bb0(%in: f16, %in_0: f16, %out: f32):
       %5 = arith.extf %in : f16 to f32
       %6 = arith.extf %in_0 : f16 to f32

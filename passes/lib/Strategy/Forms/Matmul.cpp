@@ -24,9 +24,12 @@ constexpr int64_t kBlockK = 32;
 /// (two consumers, wgmma's widest N: the most reuse per loaded byte),
 /// 128 x 128 and 64 x 128 (one consumer) whose waves of the persistent grid
 /// cost least: ceil(tiles / SMs) rounds, each as long as a block's flops
-/// over its relative efficiency (smaller blocks reload more bytes per flop:
-/// 1, 0.85 and 0.6, read off H200 runs). Large problems keep 128 x 256;
-/// 1000^3 takes 64 x 128 (128 blocks fill the SMs where 128 x 256 fills 32).
+/// over its relative efficiency (smaller blocks reload more bytes per flop,
+/// one consumer warpgroup keeps fewer wgmma in flight: 1, 0.85 and 0.4, read
+/// off H200 runs: at 1000^3, 64 blocks of 128 x 128 ran at 186 TFLOP/s,
+/// 128 of 64 x 128 at 172, 128 of 128 x 64 at 165). Large problems keep
+/// 128 x 256; 1000^3 and 3000 x 1500 take 128 x 128; problems of at most
+/// 64 rows take 64 x 128 (64 x 64 where N <= 64).
 FailureOr<tile::LoweringConfigAttr>
 configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
                const StrategyOptions &options) {
@@ -35,11 +38,12 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
     double efficiency;
   };
   const Choice choices[] = {{128, 256, 12, 1.0}, {128, 128, 12, 0.85},
-                            {64, 128, 8, 0.6}};
+                            {64, 128, 8, 0.4}};
   const Choice *best = nullptr;
   double bestCost = 0;
   for (const Choice &choice : choices) {
-    if (choice.blockN > 64 && n <= 64)
+    // 128-row blocks for at least 128 rows; 64 x 128 for fewer.
+    if ((choice.blockN > 64 && n <= 64) || ((choice.blockM == 128) != (m > 64)))
       continue;
     int64_t tiles = batch * llvm::divideCeil(m, choice.blockM) *
                     llvm::divideCeil(n, choice.blockN);
