@@ -1,5 +1,6 @@
 """tcc's tensor-core GEMM on a GPU: correctness against float64 and TFLOP/s
-next to cuBLAS (torch.matmul) and Triton, in one run; optional Nsight Compute
+next to cuBLAS (torch.matmul) and an autotuned Triton matmul
+(benchmarks/triton_matmul.py), in one run; optional Nsight Compute
 bank-conflict counters with the shared-memory swizzle on and off. The f32
 cases are the FMA fallback (no tensor-core mapping), next to cuBLAS's FP32
 SGEMM (TF32 off); Triton is not timed there (its f32 tl.dot uses TF32).
@@ -30,6 +31,9 @@ DTYPES = ("f16", "bf16")
 FMA_CASES = ((1024, 1024, 1024), (1000, 777, 333))
 TOLERANCE = {"f16": 2e-3, "bf16": 1e-2, "f32": 1e-5}  # relative error vs float64 (f32 accumulation)
 TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+# The mma.sync + cp.async path (sm_80's PTX, which the H200 runs; sm_90 plans
+# its wgmma GEMM instead: benchmarks/hopper_gemm.py).
+TARGET = "sm_80"
 
 
 def build(directory: Path) -> None:
@@ -71,12 +75,12 @@ def build(directory: Path) -> None:
         text = gemm_program(m, n, k, dtype, bias_gelu=case["epilogue"], batch=batch,
                             name="gemm_bias_gelu" if case["epilogue"] else "gemm")
         if case.get("tile_program"):
-            text = tcc_compile(text, "sm_90", cache=False, num_warps=case["warps"],
+            text = tcc_compile(text, TARGET, cache=False, num_warps=case["warps"],
                                num_stages=1).ir["tile"]
             # Without its plan (num_stages = 1), as a hand-written tile
             # program: tcc.compile pipelines it with num_stages.
             text = re.sub(r", tile\.lowering_config = #tile\.lowering_config<[^>]*>", "", text)
-        kernel = tcc_compile(text, "sm_90", cache=False, num_warps=case["warps"],
+        kernel = tcc_compile(text, TARGET, cache=False, num_warps=case["warps"],
                              swizzle=case["swizzle"], num_stages=case["stages"])
         kernel.artifact.save(directory / f"{name}.tcck")
         manifest.append({"name": name, "shape": [m, n, k], "batch": batch, "dtype": dtype,
@@ -84,46 +88,6 @@ def build(directory: Path) -> None:
                          "compile_s": time.perf_counter() - start})
         print(f"built {name} in {manifest[-1]['compile_s'] * 1e3:.0f} ms")
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
-
-
-def _triton_matmul():  # noqa: ANN202
-    import torch
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def kernel(a, b, c, m, n, k, BM: tl.constexpr, BN: tl.constexpr,  # noqa: N803
-               BK: tl.constexpr, GROUP: tl.constexpr):  # noqa: N803
-        pid = tl.program_id(0)
-        pm_n, pn_n = tl.cdiv(m, BM), tl.cdiv(n, BN)
-        group = pid // (GROUP * pn_n)
-        first = group * GROUP
-        size = min(pm_n - first, GROUP)
-        pm = first + (pid % (GROUP * pn_n)) % size
-        pn = (pid % (GROUP * pn_n)) // size
-        rm = pm * BM + tl.arange(0, BM)
-        rn = pn * BN + tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k0 in range(0, k, BK):
-            x = tl.load(a + rm[:, None] * k + (k0 + rk)[None, :],
-                        mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k), other=0)
-            y = tl.load(b + (k0 + rk)[:, None] * n + rn[None, :],
-                        mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n), other=0)
-            acc += tl.dot(x, y)
-        tl.store(c + rm[:, None] * n + rn[None, :], acc.to(c.dtype.element_ty),
-                 mask=(rm[:, None] < m) & (rn[None, :] < n))
-
-    def matmul(x, y):  # noqa: ANN001, ANN202
-        m, k = x.shape
-        n = y.shape[1]
-        out = torch.empty((m, n), device=x.device, dtype=x.dtype)
-        grid = (triton.cdiv(m, 128) * triton.cdiv(n, 128),)
-        kernel[grid](x, y, out, m, n, k, BM=128, BN=128, BK=64, GROUP=8, num_warps=8,
-                     num_stages=4)
-        return out
-
-    return matmul
 
 
 def run(directory: Path, out: Path) -> int:
@@ -135,7 +99,9 @@ def run(directory: Path, out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     torch.backends.cuda.matmul.allow_tf32 = False  # cuBLAS f32 is true FP32
     gen = torch.Generator(device="cuda").manual_seed(11)
-    triton_mm = _triton_matmul()
+    from triton_matmul import triton_matmul  # benchmarks/ is the script's directory
+
+    triton_mm = triton_matmul()
     rows, failures = [], 0
     for entry in json.loads((directory / "manifest.json").read_text()):
         m, n, k = entry["shape"]

@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from triton_matmul import triton_matmul  # benchmarks/ is the script's directory
+
 # (M, N, K, dtype, layout, batch, epilogue)
 FULL = [
     *[(s, s, s, dt, lay, None, False) for s in (4096, 8192) for dt in ("f16", "bf16")
@@ -85,59 +87,6 @@ def build(directory: Path, quick: bool, only: list[str] | None = None) -> None:
         print(f"built {_name(case)} ({path}, {len(kernel.kernels)} kernel(s)) in "
               f"{manifest[-1]['compile_s']:.1f} s", flush=True)
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
-
-
-TRITON_CONFIGS = [  # (BM, BN, BK, stages, warps): issue 9's, then more
-    (128, 256, 64, 3, 8), (128, 128, 64, 4, 4), (128, 256, 64, 4, 8), (256, 128, 64, 3, 8),
-    (128, 128, 64, 3, 8), (64, 256, 64, 4, 4), (128, 64, 64, 4, 4), (128, 128, 128, 3, 8),
-]
-
-
-def _triton_matmul() -> Any:
-    import torch
-    import triton
-    import triton.language as tl
-
-    configs = [triton.Config({"BM": bm, "BN": bn, "BK": bk, "GROUP": 8}, num_stages=s,
-                             num_warps=w) for bm, bn, bk, s, w in TRITON_CONFIGS]
-
-    @triton.autotune(configs=configs, key=["m", "n", "k", "sam", "sak", "sbk", "sbn"])
-    @triton.jit
-    def kernel(a, b, c, m, n, k, sam, sak, sbk, sbn,  # noqa: ANN001
-               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,  # noqa: N803
-               GROUP: tl.constexpr):  # noqa: N803
-        pid = tl.program_id(0)
-        pm_n, pn_n = tl.cdiv(m, BM), tl.cdiv(n, BN)
-        group = pid // (GROUP * pn_n)
-        first = group * GROUP
-        size = min(pm_n - first, GROUP)
-        pm = first + (pid % (GROUP * pn_n)) % size
-        pn = (pid % (GROUP * pn_n)) // size
-        rm = pm * BM + tl.arange(0, BM)
-        rn = pn * BN + tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k0 in range(0, k, BK):
-            x = tl.load(a + rm[:, None] * sam + (k0 + rk)[None, :] * sak,
-                        mask=(rm[:, None] < m) & ((k0 + rk)[None, :] < k), other=0)
-            y = tl.load(b + (k0 + rk)[:, None] * sbk + rn[None, :] * sbn,
-                        mask=((k0 + rk)[:, None] < k) & (rn[None, :] < n), other=0)
-            acc += tl.dot(x, y)
-        tl.store(c + rm[:, None] * n + rn[None, :], acc.to(c.dtype.element_ty),
-                 mask=(rm[:, None] < m) & (rn[None, :] < n))
-
-    def matmul(x: Any, y: Any) -> Any:  # x [m, k], y [k, n]: any strides
-        m, k = x.shape
-        n = y.shape[1]
-        out = torch.empty((m, n), device=x.device, dtype=x.dtype)
-
-        def grid(meta: dict[str, int]) -> tuple[int]:
-            return (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
-
-        kernel[grid](x, y, out, m, n, k, x.stride(0), x.stride(1), y.stride(0), y.stride(1))
-        return out
-
-    return matmul
 
 
 def _bench(fn: Any, replays: int = 30, per_graph: int = 10) -> float:
@@ -206,7 +155,7 @@ def run(directory: Path, out: Path, timed: bool) -> int:
 
     out.mkdir(parents=True, exist_ok=True)
     gen = torch.Generator(device="cuda").manual_seed(int(time.time()))
-    triton_mm = _triton_matmul() if timed else None
+    triton_mm = triton_matmul() if timed else None
     rows, failures = [], 0
     for entry in json.loads((directory / "manifest.json").read_text()):
         m, n, k, dtype_name, layout, batch, epilogue = entry["case"]
