@@ -132,6 +132,25 @@ def test_whole_programs_take_the_hopper_gemm():
     assert all("wgmma.mma_async" in part.asm for part in k.kernels)
 
 
+def test_rank3_linear_is_one_gemm_kernel_on_a_2d_view():
+    # nn.Linear on a rank-3 input: the host program views x as [B*S, K] and
+    # the result back as [B, S, N]; the kernel is one 2-D GEMM + bias that
+    # reads w as stored and stores its result with TMA (three maps).
+    from tcc.frontend import Tensor, f16, program, syms
+
+    B, S, K, N = syms("B S K N")  # noqa: N806
+
+    @program
+    def linear(x: Tensor[B, S, K, f16], w: Tensor[N, K, f16], b: Tensor[N, f16]):
+        return x @ w.T + b
+
+    k = tcc.compile(linear, "sm_90", B=2, S=256, K=512, N=256, cache=False)
+    assert len(k.kernels) == 1 and "wgmma.mma_async" in k.asm
+    assert "memref<512x512xf16>" in k.ir["tile"]  # [B*S, K]
+    maps = k.artifact.kernels[0].tensor_maps
+    assert [m.operand for m in maps] == [0, 1, 3] and "global.shared::cta" in k.asm
+
+
 def test_tensor_maps_are_packed_by_value_after_the_arguments():
     art = compile_gemm(256, 512, 128).artifact.kernels[0]
     calls = []

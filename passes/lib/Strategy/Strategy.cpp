@@ -170,7 +170,11 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
 }
 
 bool mlir::tcc::wgmmaStoresThroughTma(func::FuncOp func) {
-  if (func.getNumResults() != 1)
+  if (func.getNumResults() != 1 || func.getBody().empty())
+    return false;
+  // The kernel's own result (a reshaped one is stored through its view).
+  Value returned = func.getBody().front().getTerminator()->getOperand(0);
+  if (!returned.getDefiningOp<linalg::GenericOp>())
     return false;
   auto out = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
   return out && out.hasStaticShape() && out.getElementTypeBitWidth() == 16 &&

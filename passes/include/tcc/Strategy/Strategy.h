@@ -61,7 +61,8 @@ bool hasTensorCoreTypes(linalg::GenericOp op);
 /// rule).
 bool fitsWgmma(linalg::GenericOp op, tile::TargetAttr target);
 /// Whether a Hopper GEMM kernel `func` (one contraction and its epilogue)
-/// stores its result through shared memory with TMA: one result, 16-bit
+/// stores its result through shared memory with TMA: one result, returned as
+/// the contraction or its epilogue makes it (not reshaped), 16-bit
 /// elements, 2-D or batched 3-D, rows a multiple of 16 bytes.
 bool wgmmaStoresThroughTma(func::FuncOp func);
 /// Columns of the Hopper GEMM's output staging block: up to 128 (a 128 x 256
