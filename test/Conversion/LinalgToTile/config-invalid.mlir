@@ -287,3 +287,32 @@ func.func @wgmma_warps(%x: tensor<256x256xf16>, %y: tensor<256x256xf16>, %o: ten
   } -> tensor<256x256xf32>
   return %r : tensor<256x256xf32>
 }
+
+// -----
+
+// 256 x 256 on two consumer warpgroups: 256 accumulator floats a thread.
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @wgmma_registers(%x: tensor<512x256xf16>, %y: tensor<256x512xf16>) -> tensor<512x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x512xf32>
+  %f = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<512x512xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<512x512xf32>
+  // expected-error@+1 {{lowering_config block [256, 256] on 8 consumer warps holds 256 accumulator floats per thread, more than the 128 that fit the consumers' registers}}
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"],
+      tile.lowering_config = #tile.lowering_config<form = matmul, block = [256, 256, 64], num_warps = 12, num_stages = 2, mma = wgmma_m64nNk16>}
+      ins(%x, %y : tensor<512x256xf16>, tensor<256x512xf16>) outs(%f : tensor<512x512xf32>) {
+  ^bb0(%p: f16, %q: f16, %o: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<512x512xf32>
+  return %r : tensor<512x512xf32>
+}

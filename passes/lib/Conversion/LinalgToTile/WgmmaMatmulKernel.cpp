@@ -63,7 +63,7 @@ struct OperandPlan {
   bool mnMajor;     // contiguous along M / N (else along K)
   int64_t rows;     // box rows
   int64_t chunks;   // boxes per k step
-  Value memref, map;
+  Value map;       // its tensor map parameter
 
   int64_t bytes() const { return chunks * rows * kSpan * 2; }
 };
@@ -100,6 +100,16 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               "consumer warpgroups: num_warps 8 or 12; BM a multiple of 64 "
               "per consumer warpgroup up to 256, BN a multiple of 64 up to "
               "256, BK a multiple of 64, at least 2 stages)";
+  // Each consumer thread holds BM * BN / (32 * consumer warps) accumulator
+  // floats; past 128 (of setmaxnreg's 232 registers) they would spill.
+  int64_t accPerThread = blockM * blockN / (32 * consumerWarps);
+  if (accPerThread > 128)
+    return op.emitOpError()
+           << "lowering_config block [" << blockM << ", " << blockN
+           << "] on " << consumerWarps << " consumer warps holds "
+           << accPerThread
+           << " accumulator floats per thread, more than the 128 that fit "
+              "the consumers' registers";
   if (!context.target.hasMma(tile::MmaKind::wgmma_m64nNk16))
     return op.emitOpError() << "lowering_config mma = wgmma_m64nNk16 is not "
                                "an instruction of target "
@@ -110,15 +120,14 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // from [K, N] (N-major) or [N, K] (bT, K-major).
   auto [aT, bT] = *transposes;
   OperandPlan a{0, aT, aT ? blockK : blockM, aT ? blockM / kSpan : blockK / kSpan,
-                {}, {}};
+                {}};
   OperandPlan bp{0, !bT, bT ? blockN : blockK,
-                 bT ? blockK / kSpan : blockN / kSpan, {}, {}};
+                 bT ? blockK / kSpan : blockN / kSpan, {}};
   for (auto [i, plan] : llvm::enumerate(SmallVector<OperandPlan *>{&a, &bp})) {
     FailureOr<Value> memref =
         lookupInput(op.getDpsInputs()[i], inputArgs, op);
     if (failed(memref))
       return failure();
-    plan->memref = *memref;
     plan->arg = cast<BlockArgument>(*memref).getArgNumber();
   }
   int64_t stageBytes = a.bytes() + bp.bytes();
@@ -136,9 +145,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
            << context.target.getMaxSharedBytes()
            << " (#tile.target max_shared_bytes)";
 
-  // The tensor maps: the two trailing kernel parameters (128-byte
-  // CUtensorMaps the runtime builds and passes by value; the NVIDIA backend
-  // marks them byval grid constants), described by tcc.tensor_maps.
+  // The tensor maps: the trailing kernel parameters, A's, B's and, with a
+  // TMA store, C's (128-byte CUtensorMaps the runtime builds and passes by
+  // value; the NVIDIA backend marks them byval grid constants), described
+  // by tcc.tensor_maps.
   Block *entry = &kernel.getBody().front();
   SmallVector<Attribute> mapDescs;
   unsigned firstMap = kernel.getNumArguments() - 2 - tmaStore;
