@@ -42,7 +42,8 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   const Choice *best = nullptr;
   double bestCost = 0;
   for (const Choice &choice : choices) {
-    // 128-row blocks for at least 128 rows; 64 x 128 for fewer.
+    // 128-row blocks for more than 64 rows; 64-row ones (one consumer)
+    // for at most 64.
     if ((choice.blockN > 64 && n <= 64) || ((choice.blockM == 128) != (m > 64)))
       continue;
     int64_t tiles = batch * llvm::divideCeil(m, choice.blockM) *
