@@ -53,7 +53,8 @@ def test_artifact_round_trip_and_corruption(tmp_path):
     assert KernelArtifact.from_bytes(data) == art
     with pytest.raises(ArtifactError, match="hash"):
         KernelArtifact.from_bytes(data[:-1] + bytes([data[-1] ^ 1]))
-    with pytest.raises(ArtifactError, match="truncated"):
+    # Truncation: the content hash (checked before the header is parsed).
+    with pytest.raises(ArtifactError, match="hash mismatch"):
         KernelArtifact.from_bytes(data[:-3])
     with pytest.raises(ArtifactError, match="magic"):
         KernelArtifact.from_bytes(b"garbage" * 10)
@@ -97,9 +98,11 @@ def test_write_is_atomic(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError, match="disk full"):
+    # A failed write is reported (once) and the artifact stays in memory.
+    with pytest.warns(RuntimeWarning, match="disk full"):
         cache.put(key, _artifact("// new"))
     monkeypatch.undo()
+    assert cache.get(key).asm == "// new"
     # The old entry is intact and no temporary file is left behind.
     assert KernelCache(tmp_path).get(key).asm == "// old"
     assert [p.name for p in cache.path_for(key).parent.iterdir()] == [f"{key}.tccbin"]

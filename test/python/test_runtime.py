@@ -184,7 +184,7 @@ def test_grid_rules():
     with pytest.raises(ValueError, match="unknown name 'M'"):
         eval_grid_expr("cdiv(M, 4)", [], {})
     art = _vadd()
-    vals = [np.zeros(4096, np.float32)] * 3 + [1.0]
+    vals = [np.zeros(4096, np.float32) for _ in range(3)] + [1.0]
     assert compute_grid(art, vals, bind_shapes(art, vals)) == (8, 1, 1)
 
 

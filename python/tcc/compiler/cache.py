@@ -13,6 +13,7 @@ import json
 import os
 import tempfile
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -86,6 +87,7 @@ class KernelCache:
         self._limit = memory_entries
         self._lock = threading.Lock()
         self.stats = {"memory_hits": 0, "disk_hits": 0, "misses": 0, "corrupt": 0}
+        self._warned = False  # an unusable directory is reported once
 
     def path_for(self, key: str) -> Path:
         return self.directory / "kernels" / key[:2] / f"{key}.tccbin"
@@ -135,9 +137,11 @@ class KernelCache:
             data = path.read_bytes()
         except FileNotFoundError:
             return None
+        except OSError:  # a directory, unreadable: a miss (the write reports it)
+            return None
         try:
             return load_artifact(data)
-        except (ArtifactError, ValueError, KeyError, TypeError):
+        except (ArtifactError, ValueError, KeyError, TypeError, RecursionError):
             # Corrupt (bad hash, truncated, old format): drop it so it is rebuilt.
             self.stats["corrupt"] += 1
             with contextlib.suppress(FileNotFoundError):
@@ -145,6 +149,18 @@ class KernelCache:
             return None
 
     def _write_disk(self, key: str, artifact: Artifact) -> None:
+        try:
+            self._write_entry(key, artifact)
+        except OSError as exc:
+            # The compile succeeded; the cache directory is unusable (a regular
+            # file, read-only, full, an entry that is a directory): say so once
+            # and keep the artifact in memory.
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"tcc cache: cannot write under {self.directory} ({exc}); "
+                              "artifacts stay in memory only", RuntimeWarning, stacklevel=4)
+
+    def _write_entry(self, key: str, artifact: Artifact) -> None:
         path = self.path_for(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)

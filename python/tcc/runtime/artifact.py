@@ -20,7 +20,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 MAGIC = b"TCCKART1"
 FORMAT_VERSION = 1
@@ -156,16 +156,24 @@ class KernelArtifact:
             raise ArtifactError(f"unsupported artifact format {data[:8]!r}, expected {MAGIC!r}")
         digest, payload = data[8:40], data[40:]
         (head_len,) = struct.unpack_from("<I", payload)
+        if hashlib.sha256(payload).digest() != digest:
+            raise ArtifactError("corrupt artifact: content hash mismatch")
         try:
             header = json.loads(payload[4 : 4 + head_len])
             asm_end = 4 + head_len + header["asm_size"]
             bin_size = header["binary_size"]
-        except (ValueError, KeyError, UnicodeDecodeError) as exc:
-            raise ArtifactError(f"corrupt artifact header: {exc}") from exc
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError) as exc:
+            raise ArtifactError(f"corrupt artifact header: {exc!r}") from exc
         if len(payload) != asm_end + (bin_size or 0):
             raise ArtifactError("truncated artifact: payload size disagrees with its header")
-        if hashlib.sha256(payload).digest() != digest:
-            raise ArtifactError("corrupt artifact: content hash mismatch")
+        try:
+            return cls._from_header(header, payload, head_len, asm_end, bin_size)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ArtifactError(f"corrupt artifact header: {exc!r}") from exc
+
+    @classmethod
+    def _from_header(cls, header: Any, payload: bytes, head_len: int, asm_end: int,
+                     bin_size: int | None) -> KernelArtifact:
         launch = header["launch"]
         return cls(
             target=header["target"],

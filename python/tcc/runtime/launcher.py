@@ -156,14 +156,50 @@ def _torch_typestr(t: Any) -> str:
 
 def _typestr_matches(got: str, dtype: str) -> bool:
     want = DTYPES[dtype][0]
-    # Byte order markers differ between producers ("<", "=", "|"): compare the rest.
+    # Byte order markers differ between producers ("<", "=", "|"): compare the
+    # rest; big-endian data (">") is not what the kernel reads.
+    if got.startswith(">") and DTYPES[dtype][1] > 1:
+        return False
     return got[1:] == want[1:] or (dtype == "bf16" and got == "<torch.bfloat16>")
 
 
+# Kernels move 16-byte vectors (and TMA needs 16-byte aligned tensors).
+_POINTER_ALIGN = 16
+
+
+def _check_buffers(where: str, specs: Sequence[ArgSpec],
+                   infos: Sequence[TensorInfo | None]) -> None:
+    """Device pointers non-null and 16-byte aligned, outputs writable and
+    disjoint from the inputs."""
+    spans: list[tuple[int, int, ArgSpec]] = []
+    for spec, info in zip(specs, infos, strict=True):
+        if info is None:
+            continue
+        if info.on_device and info.ptr == 0:
+            raise ArgumentError(f"{where}: argument {spec.name!r} is a null device pointer")
+        if info.on_device and info.ptr % _POINTER_ALIGN:
+            raise ArgumentError(
+                f"{where}: argument {spec.name!r} at {info.ptr:#x} is not {_POINTER_ALIGN}-byte "
+                "aligned (kernels access memory in 16-byte vectors): pass a contiguous copy")
+        if (spec.role != "input" and isinstance(info.obj, np.ndarray)
+                and not info.obj.flags.writeable):
+            raise ArgumentError(f"{where}: output {spec.name!r} is a read-only array")
+        nbytes = int(np.prod(info.shape, dtype=np.int64)) * DTYPES[spec.dtype][1]
+        spans.append((info.ptr, info.ptr + nbytes, spec))
+    for start, end, spec in spans:
+        if spec.role == "input" or start == end:
+            continue
+        for other_start, other_end, other in spans:
+            if other is not spec and other_start < end and start < other_end:
+                raise ArgumentError(
+                    f"{where}: output {spec.name!r} overlaps argument {other.name!r} "
+                    "(outputs must not alias other arguments)")
+
+
 def dtype_name_of(typestr: str) -> str:
-    for name, (ts, _) in DTYPES.items():
+    for name, (ts, size) in DTYPES.items():
         if ts[1:] == typestr[1:] and name != "index":
-            return name
+            return f"big-endian {name} ({typestr})" if typestr[0] == ">" and size > 1 else name
     return typestr
 
 
@@ -222,6 +258,7 @@ def bind_shapes(
                 )
         if not info.contiguous:
             raise ArgumentError(f"{where}: expected a C-contiguous array, got strided")
+    _check_buffers(artifact.kernel_name, artifact.args, infos)
     return symbols
 
 
