@@ -99,6 +99,20 @@ func.func @casts(%x: tensor<8xf32>, %i: tensor<8xi1>) -> (tensor<8xbf16>, tensor
 
 // -----
 
+// f16 <-> bf16 (one width): through f32.
+// CHECK-LABEL: func.func @half_to_bfloat
+// CHECK: %[[W:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %[[W]] : f32 to bf16
+// CHECK: %[[V:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.truncf %[[V]] : f32 to f16
+func.func @half_to_bfloat(%x: tensor<8xf16>) -> tensor<8xf16> {
+  %0 = tcc.cast %x : tensor<8xf16> to tensor<8xbf16>
+  %1 = tcc.cast %0 : tensor<8xbf16> to tensor<8xf16>
+  return %1 : tensor<8xf16>
+}
+
+// -----
+
 // The added dynamic dim takes its size from `sizes`, the kept one from the input.
 // CHECK-LABEL: func.func @broadcast_sizes
 // CHECK-SAME: (%[[B:.*]]: tensor<?xf32>, %[[M:.*]]: index)

@@ -73,10 +73,15 @@ Value mlir::tcc::convertScalar(OpBuilder &b, Location loc, Value value,
     return value;
   auto fromFloat = dyn_cast<FloatType>(from);
   auto toFloat = dyn_cast<FloatType>(to);
-  if (fromFloat && toFloat)
-    return fromFloat.getWidth() < toFloat.getWidth()
+  if (fromFloat && toFloat) {
+    // f16 <-> bf16 (one width, other formats): exactly through f32, then
+    // rounded to nearest even, as torch's .to() does.
+    if (fromFloat.getWidth() == toFloat.getWidth())
+      value = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return cast<FloatType>(value.getType()).getWidth() < toFloat.getWidth()
                ? arith::ExtFOp::create(b, loc, to, value).getResult()
                : arith::TruncFOp::create(b, loc, to, value).getResult();
+  }
   bool fromBool = from.isInteger(1);
   if (toFloat)
     return fromBool ? arith::UIToFPOp::create(b, loc, to, value).getResult()
