@@ -9,6 +9,7 @@ Python/numpy scalars for scalar parameters.
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -184,7 +185,7 @@ def _check_buffers(where: str, specs: Sequence[ArgSpec],
         if (spec.role != "input" and isinstance(info.obj, np.ndarray)
                 and not info.obj.flags.writeable):
             raise ArgumentError(f"{where}: output {spec.name!r} is a read-only array")
-        nbytes = int(np.prod(info.shape, dtype=np.int64)) * DTYPES[spec.dtype][1]
+        nbytes = math.prod(info.shape) * DTYPES[spec.dtype][1]
         spans.append((info.ptr, info.ptr + nbytes, spec))
     for start, end, spec in spans:
         if spec.role == "input" or start == end:

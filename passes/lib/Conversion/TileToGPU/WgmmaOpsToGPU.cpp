@@ -220,25 +220,20 @@ struct WarpGroupWaitLowering : public TilePattern<tile::WarpGroupWaitOp> {
   matchAndRewrite(tile::WarpGroupWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto accType = cast<RankedTensorType>(op.getType());
-    WgmmaShape shape(accType);
-    TileLayout layout = layoutOf(accType);
-    SmallVector<Value> structs =
-        toStructs(rewriter, loc, adaptor.getSrc(), shape, layout);
-    // One asm for all registers: "=f" outputs tied to the same-numbered
-    // inputs.
+    // One asm for all of the thread's accumulator registers (in any order:
+    // each "=f" output is tied to the same-numbered input).
+    Value acc = adaptor.getSrc();
+    int64_t count = cast<VectorType>(acc.getType()).getNumElements();
     SmallVector<Value> regs;
-    for (Value s : structs)
-      for (int64_t j = 0; j < shape.blockN / 2; ++j)
-        regs.push_back(LLVM::ExtractValueOp::create(rewriter, loc, s, j));
+    for (int64_t i = 0; i < count; ++i)
+      regs.push_back(vector::ExtractOp::create(rewriter, loc, acc, i));
     std::string constraints;
-    for (size_t i = 0; i < regs.size(); ++i)
+    for (int64_t i = 0; i < count; ++i)
       constraints += (i ? ",=f" : "=f");
-    for (size_t i = 0; i < regs.size(); ++i)
+    for (int64_t i = 0; i < count; ++i)
       constraints += "," + std::to_string(i);
-    Type f32 = rewriter.getF32Type();
     auto all = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(), SmallVector<Type>(regs.size(), f32));
+        rewriter.getContext(), SmallVector<Type>(count, rewriter.getF32Type()));
     std::string text = "wgmma.wait_group.sync.aligned " +
                        std::to_string(op.getPending()) + ";";
     auto asmOp = LLVM::InlineAsmOp::create(
@@ -248,15 +243,11 @@ struct WarpGroupWaitLowering : public TilePattern<tile::WarpGroupWaitOp> {
         LLVM::AsmDialectAttr::get(rewriter.getContext(),
                                   LLVM::AsmDialect::AD_ATT),
         /*operand_attrs=*/ArrayAttr());
-    Value acc = adaptor.getSrc();
-    int64_t perTile = shape.blockN / 2;
-    for (int64_t t = 0; t < shape.mTiles; ++t)
-      for (int64_t j = 0; j < perTile; ++j) {
-        Value v = LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getRes(),
-                                               t * perTile + j);
-        acc = vector::InsertOp::create(rewriter, loc, v, acc,
-                                       shape.position(layout, t, j));
-      }
+    for (int64_t i = 0; i < count; ++i)
+      acc = vector::InsertOp::create(
+          rewriter, loc,
+          LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getRes(), i), acc,
+          i);
     rewriter.replaceOp(op, acc);
     return success();
   }
