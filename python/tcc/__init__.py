@@ -71,7 +71,7 @@ if _MLIR_LIBS in sys.modules:
 else:
     sys.meta_path.insert(0, _RegisterWhenMlirLoads())
 
-__all__ = ["__version__", "compile", "frontend", "register", "runtime"]
+__all__ = ["__version__", "compile", "frontend", "jit", "register", "runtime"]
 
 
 def __getattr__(name: str) -> object:
@@ -82,4 +82,6 @@ def __getattr__(name: str) -> object:
         return importlib.import_module(f"tcc.{name}")
     if name == "compile":
         return importlib.import_module("tcc.compiler.compile").compile
+    if name == "jit":
+        return importlib.import_module("tcc.compiler.jit").jit
     raise AttributeError(f"module 'tcc' has no attribute {name!r}")

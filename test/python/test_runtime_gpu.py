@@ -40,6 +40,21 @@ def run(directory: Path) -> None:
     z = rng.random(1000, dtype=np.float32)
     np.testing.assert_array_equal(rt.load(directory / "scale.tccbin")(z, 3.0, 1000),
                                   z * np.float32(3.0))
+    try:
+        import torch
+    except ImportError:
+        return
+    # torch CUDA tensors take the launch fast path: a plan per signature, the
+    # scalars and pointers rewritten per call; graphs replay it.
+    scale = rt.load(directory / "scale.tccbin")
+    for n, s in ((1000, 3.0), (1000, -0.5), (777, 2.0)):
+        t = torch.rand(n, device="cuda")
+        torch.testing.assert_close(scale(t, s, n), t * s)
+    vadd = rt.load(directory / "vadd.tccbin")
+    ta, tb = torch.rand(4096, device="cuda"), torch.rand(4096, device="cuda")
+    graph = vadd.capture(ta, tb)
+    ta.copy_(torch.rand(4096, device="cuda"))
+    torch.testing.assert_close(graph.replay(), ta + tb)
 
 
 def test_launch_on_gpu(tmp_path):

@@ -7,6 +7,7 @@ driver. PTX images are JIT-compiled by the driver (``cuModuleLoadData``).
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,44 @@ def _import_driver(arch: str) -> Any:
             "(pip install 'tcc[cuda]', which pins cuda-bindings)"
         ) from exc
     return driver
+
+
+def _raw_entry_points() -> tuple[Any, Any]:
+    """``cuLaunchKernel`` and ``cuGraphLaunch`` called through ctypes on the
+    driver library cuda-bindings already loaded: a launch then converts plain
+    ints, without cuda-bindings' per-call handle objects (about 2 us less per
+    launch; benchmarks/launch.py measures both). ``TCC_LAUNCH=bindings``, or
+    a driver library ctypes cannot open, keeps cuda-bindings' calls."""
+    if os.environ.get("TCC_LAUNCH") == "bindings":
+        return None, None
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None, None
+    u = ctypes.c_uint
+    launch = lib.cuLaunchKernel
+    launch.argtypes = [ctypes.c_void_p, u, u, u, u, u, u, u, ctypes.c_void_p, ctypes.c_void_p,
+                       ctypes.c_void_p]
+    launch.restype = ctypes.c_int
+    graph_launch = lib.cuGraphLaunch
+    graph_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    graph_launch.restype = ctypes.c_int
+    return launch, graph_launch
+
+
+class _Graph:
+    """An instantiated CUDA graph; destroyed with its last reference."""
+
+    def __init__(self, device: CudaDevice, graph: Any, exec_: Any) -> None:
+        self._device, self.graph, self.exec = device, graph, exec_
+        self.handle = int(exec_)
+
+    def __del__(self) -> None:
+        try:
+            self._device._drv.cuGraphExecDestroy(self.exec)
+            self._device._drv.cuGraphDestroy(self.graph)
+        except Exception:  # noqa: BLE001  (interpreter shutdown)
+            pass
 
 
 class CudaDevice:
@@ -49,6 +88,7 @@ class CudaDevice:
         self._ctx = self._call("cuDevicePrimaryCtxRetain", self._dev)
         self._call("cuCtxSetCurrent", self._ctx)
         self._tensor_maps: dict[tuple[Any, ...], bytes] = {}
+        self._raw_launch, self._raw_graph_launch = _raw_entry_points()
 
     # -- error handling --------------------------------------------------
     def _check(self, err: Any, what: str) -> None:
@@ -85,10 +125,44 @@ class CudaDevice:
         stream: int,
         params_address: int,
     ) -> None:
+        raw = self._raw_launch
+        if raw is not None:
+            err = raw(int(function), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                      shared_mem_bytes, stream, params_address, None)
+            if err:
+                self._check(self._drv.CUresult(err), "cuLaunchKernel")
+            return
         self._call(
             "cuLaunchKernel", function, *grid, *block, shared_mem_bytes,
             self._drv.CUstream(stream), params_address, 0,
         )
+
+    # -- graphs --------------------------------------------------------------
+    def capture_graph(self, launches: Any) -> Any:
+        """``launches(stream)`` recorded on a private stream as one CUDA graph,
+        instantiated; returns what :meth:`replay_graph` takes."""
+        drv = self._drv
+        stream = self._call("cuStreamCreate", drv.CUstream_flags.CU_STREAM_NON_BLOCKING.value)
+        try:
+            self._call("cuStreamBeginCapture", stream,
+                       drv.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            try:
+                launches(int(stream))
+            finally:
+                graph = self._call("cuStreamEndCapture", stream)
+            exec_ = self._call("cuGraphInstantiate", graph, 0)
+        finally:
+            self._call("cuStreamDestroy", stream)
+        return _Graph(self, graph, exec_)
+
+    def replay_graph(self, graph: Any, stream: int) -> None:
+        raw = self._raw_graph_launch
+        if raw is not None:
+            err = raw(graph.handle, stream)
+            if err:
+                self._check(self._drv.CUresult(err), "cuGraphLaunch")
+            return
+        self._call("cuGraphLaunch", graph.exec, self._drv.CUstream(stream))
 
     # -- TMA tensor maps -----------------------------------------------------
     def tensor_map(self, ptr: int, dtype: str, shape: Sequence[int], box: Sequence[int],

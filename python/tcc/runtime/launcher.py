@@ -302,66 +302,106 @@ def compute_grid(
     return grid  # type: ignore[return-value]
 
 
-@dataclass
-class PackedArgs:
-    """``void**`` kernel parameters; keeps the ctypes storage alive."""
+class ParamBlock:
+    """A kernel's ``void**`` parameter block, in ABI order, as ctypes storage
+    built once for fixed argument shapes; a launch rewrites only its pointer,
+    scalar and tensor-map fields (:meth:`fill`), so a launch plan reuses one
+    block call after call (the driver copies the parameters at launch).
 
-    storage: list[Any]
-    array: Any
+    ``bare``: one pointer per memref. ``descriptor``: the MLIR memref
+    descriptor flattened (allocated ptr, aligned ptr, offset, sizes, strides).
+    The artifact's TMA tensor maps follow, 128 bytes each by value (built by
+    the device over their operands' pointers and shapes).
+    """
 
-    @property
-    def address(self) -> int:
-        return ctypes.addressof(self.array)
+    def __init__(self, artifact: KernelArtifact,
+                 shapes: Sequence[tuple[int, ...] | None]) -> None:
+        self.artifact = artifact
+        self.storage: list[Any] = []
+        self.pointers: list[tuple[Any, int]] = []  # (field, argument index)
+        self.scalars: list[tuple[Any, int, str]] = []  # (field, argument index, dtype)
+        # (field, operand index, dtype, shape, box, swizzle)
+        self.tensor_maps: list[tuple[Any, int, str, tuple[int, ...], tuple[int, ...], int]] = []
+        for i, spec in enumerate(artifact.args):
+            if spec.kind == "scalar":
+                field = _SCALAR_CTYPES[spec.dtype]()
+                self.scalars.append((field, i, spec.dtype))
+                self.storage.append(field)
+                continue
+            field = ctypes.c_void_p()
+            self.pointers.append((field, i))
+            self.storage.append(field)
+            if artifact.call_conv == "descriptor":
+                shape = shapes[i]
+                assert shape is not None
+                aligned = ctypes.c_void_p()
+                self.pointers.append((aligned, i))
+                self.storage.append(aligned)
+                self.storage.append(ctypes.c_int64(0))
+                self.storage.extend(ctypes.c_int64(d) for d in shape)
+                strides, stride = [], 1
+                for d in reversed(shape):
+                    strides.append(stride)
+                    stride *= d
+                self.storage.extend(ctypes.c_int64(s) for s in reversed(strides))
+        for tmap in artifact.tensor_maps:
+            spec = artifact.args[tmap.operand]
+            shape = spec.shape if all(isinstance(d, int) for d in spec.shape) else \
+                shapes[tmap.operand]
+            assert shape is not None
+            field = (ctypes.c_uint8 * 128)()
+            self.tensor_maps.append((field, tmap.operand, spec.dtype, tuple(shape),  # type: ignore[arg-type]
+                                     tuple(tmap.box), tmap.swizzle))
+            self.storage.append(field)
+        self.array = (ctypes.c_void_p * max(len(self.storage), 1))(
+            *[ctypes.addressof(s) for s in self.storage])
+        self.address = ctypes.addressof(self.array)
+
+    def fill(self, pointers: Sequence[int | None], values: Sequence[Any],
+             device: Device | None = None) -> ParamBlock:
+        """Write this launch's pointers (array arguments), scalar values and
+        tensor maps (built by ``device``); returns self."""
+        for field, i in self.pointers:
+            field.value = pointers[i]
+        for field, i, dtype in self.scalars:
+            value = values[i]
+            field.value = _half_bits(dtype, value) if dtype in ("f16", "bf16") else value
+        if self.tensor_maps and device is None:
+            raise ArgumentError(f"{self.artifact.kernel_name}: TMA tensor maps need the device")
+        for field, i, dtype, shape, box, swizzle in self.tensor_maps:
+            raw = device.tensor_map(pointers[i], dtype, shape, box, swizzle)  # type: ignore[union-attr,arg-type]
+            ctypes.memmove(field, raw, 128)
+        return self
 
     def __len__(self) -> int:
         return len(self.storage)
 
 
+def arg_shapes(artifact: KernelArtifact,
+               infos: Sequence[TensorInfo | None] | None) -> list[tuple[int, ...] | None]:
+    """Each argument's shape: the artifact's when static, else the value's."""
+    shapes: list[tuple[int, ...] | None] = []
+    for i, spec in enumerate(artifact.args):
+        if spec.kind == "scalar":
+            shapes.append(None)
+        elif all(isinstance(d, int) for d in spec.shape):
+            shapes.append(tuple(spec.shape))  # type: ignore[arg-type]
+        else:
+            info = infos[i] if infos is not None else None
+            shapes.append(info.shape if info is not None else None)
+    return shapes
+
+
 def pack_args(
     artifact: KernelArtifact, pointers: Sequence[int | None], values: Sequence[Any],
     infos: Sequence[TensorInfo | None] | None = None, device: Device | None = None,
-) -> PackedArgs:
-    """Pack device pointers (array args) and scalar values in ABI order.
-
-    ``bare``: one pointer per memref. ``descriptor``: the MLIR memref
-    descriptor flattened (allocated ptr, aligned ptr, offset, sizes, strides).
-    The artifact's TMA tensor maps follow, 128 bytes each by value (built by
-    ``device`` over their operands' pointers and shapes).
-    """
-    if infos is None and artifact.call_conv == "descriptor":
+) -> ParamBlock:
+    """Pack device pointers (array args) and scalar values in ABI order (a
+    :class:`ParamBlock` for one launch)."""
+    if infos is None and (artifact.call_conv == "descriptor" or artifact.tensor_maps) and any(
+            isinstance(d, str) for spec in artifact.args for d in spec.shape):
         infos = describe_args(artifact, values)
-    storage: list[Any] = []
-    for i, (spec, ptr, value) in enumerate(zip(artifact.args, pointers, values, strict=True)):
-        if spec.kind == "scalar":
-            ctype = _SCALAR_CTYPES[spec.dtype]
-            if spec.dtype in ("f16", "bf16"):
-                value = _half_bits(spec.dtype, value)
-            storage.append(ctype(value))
-            continue
-        storage.append(ctypes.c_void_p(ptr))
-        if artifact.call_conv == "descriptor":
-            shape = infos[i].shape  # type: ignore[index,union-attr]
-            storage.append(ctypes.c_void_p(ptr))
-            storage.append(ctypes.c_int64(0))
-            storage.extend(ctypes.c_int64(d) for d in shape)
-            stride = 1
-            strides = []
-            for d in reversed(shape):
-                strides.append(stride)
-                stride *= d
-            storage.extend(ctypes.c_int64(s) for s in reversed(strides))
-    for tmap in artifact.tensor_maps:
-        if device is None:
-            raise ArgumentError(f"{artifact.kernel_name}: TMA tensor maps need the device")
-        spec = artifact.args[tmap.operand]
-        shape = spec.shape if all(isinstance(d, int) for d in spec.shape) else \
-            infos[tmap.operand].shape  # type: ignore[index,union-attr]
-        ptr = pointers[tmap.operand]
-        assert ptr is not None
-        raw = device.tensor_map(ptr, spec.dtype, shape, tmap.box, tmap.swizzle)  # type: ignore[arg-type]
-        storage.append((ctypes.c_uint8 * 128).from_buffer_copy(raw))
-    array = (ctypes.c_void_p * max(len(storage), 1))(*[ctypes.addressof(s) for s in storage])
-    return PackedArgs(storage, array)
+    return ParamBlock(artifact, arg_shapes(artifact, infos)).fill(pointers, values, device)
 
 
 def _half_bits(dtype: str, value: Any) -> int:
@@ -411,6 +451,7 @@ class CompiledKernel:
         self.artifact = artifact
         self._device = device
         self._function: Any = None
+        self._fast: Any = None
 
     @property
     def device(self) -> Device:
@@ -440,6 +481,46 @@ class CompiledKernel:
         return bind_arguments(self.artifact, args, out)
 
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
+        fast = self._fast
+        if fast is None:
+            fast = self._fast_launcher()
+        return fast(args, out, stream)
+
+    def _fast_launcher(self) -> Any:
+        if self._fast is None:
+            from tcc.runtime.fastpath import FastLauncher
+
+            self._fast = FastLauncher(self._plan, self._general)
+        return self._fast
+
+    def capture(self, *args: Any, out: Any = None) -> Any:
+        """Record this kernel's launch on these arguments (CUDA torch tensors)
+        as a CUDA graph (a :class:`~tcc.runtime.fastpath.CapturedProgram`)."""
+        from tcc.runtime.fastpath import CapturedProgram
+
+        return CapturedProgram(self._fast_launcher().plan(args, out), args, out)
+
+    def _plan(self, args: Sequence[Any], out: Any) -> Any:
+        """The launch plan of a call (fast path), after validating it fully."""
+        from tcc.runtime.fastpath import LaunchPlan
+
+        art = self.artifact
+        full = self.bind(args, out)
+        infos = describe_args(art, full)
+        bind_shapes(art, full, infos)
+        shapes = arg_shapes(art, infos)
+        device_index = next((v.get_device() for v, i in zip(full, infos, strict=True)
+                             if i is not None), None)
+        if device_index is None:
+            return None
+        results = [(i, shapes[i]) for i, s in enumerate(art.args) if s.role != "input"]
+        return LaunchPlan(art.kernel_name, self.device, art.args, shapes,
+                          [(art, self._load(), range(len(art.args)), shapes)], (),
+                          results, device_index)  # type: ignore[arg-type]
+
+    def _general(self, args: Sequence[Any], out: Any = None, stream: int | None = None) -> Any:
+        """Every kind of argument (numpy arrays copied in and out), validated
+        on each call."""
         art = self.artifact
         full = self.bind(args, out)
         infos = describe_args(art, full)  # once per launch: it is the costly part

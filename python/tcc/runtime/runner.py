@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tcc.runtime.errors import ArgumentError
+from tcc.runtime.fastpath import CapturedProgram, FastLauncher, LaunchPlan
 from tcc.runtime.launcher import (
     CompiledKernel,
     Device,
@@ -82,6 +83,7 @@ class CompiledProgram:
         self._device = device
         self._kernels = [CompiledKernel(k, device) for k in artifact.kernels]
         self._direct = _is_direct(artifact)
+        self._fast = FastLauncher(self._plan, self._general)
 
     @property
     def device(self) -> Device:
@@ -92,6 +94,61 @@ class CompiledProgram:
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
         if self._direct:
             return self._kernels[0](*args, out=out, stream=stream)
+        return self._fast(args, out, stream)
+
+    def capture(self, *args: Any, out: Any = None) -> CapturedProgram:
+        """Record the program's launches on these arguments (CUDA torch
+        tensors) as one CUDA graph; ``.replay()`` runs them again with one
+        driver call, on the same memory."""
+        fast = self._kernels[0]._fast_launcher() if self._direct else self._fast
+        return CapturedProgram(fast.plan(args, out), args, out)
+
+    def plan_for(self, args: Sequence[Any], out: Any = None) -> LaunchPlan | None:
+        """The fast-path plan of a call like this one (None: it takes the
+        general path), built and validated if it is new."""
+        fast = self._kernels[0]._fast_launcher() if self._direct else self._fast
+        try:
+            return fast.plan(args, out)
+        except ArgumentError:
+            return None
+
+    def _plan(self, args: Sequence[Any], out: Any) -> LaunchPlan | None:
+        """The launch plan of a call (fast path), after validating it fully."""
+        prog = self.artifact
+        full = bind_arguments(prog, args, out)
+        infos = describe_args(prog, full)  # type: ignore[arg-type]
+        bind_shapes(prog, full, infos)  # type: ignore[arg-type]
+        n_args, n_in = len(prog.args), len(prog.inputs)
+
+        def source(value: int) -> int:
+            while prog.values[value].kind == "view":
+                value = prog.values[value].index
+            v = prog.values[value]
+            return {"input": v.index, "output": n_in + v.index,
+                    "temp": n_args + v.index}[v.kind]
+
+        results = []
+        for r in prog.results:
+            src = source(r)
+            if src >= n_args:  # a result in an intermediate: the general path says so
+                return None
+            results.append((src, prog.values[r].shape))
+        steps = []
+        for step in prog.steps:
+            kernel = self._kernels[step.kernel]
+            steps.append((kernel.artifact, kernel._load(), [source(a) for a in step.args],
+                          [prog.values[a].shape for a in step.args]))
+        shapes = [info.shape if info is not None else None for info in infos]
+        device_index = next((v.get_device() for v, i in zip(full, infos, strict=True)
+                             if i is not None), None)
+        if device_index is None:
+            return None
+        return LaunchPlan(prog.name, self.device, prog.args, shapes, steps, prog.buffers,
+                          results, device_index)
+
+    def _general(self, args: Sequence[Any], out: Any = None, stream: int | None = None) -> Any:
+        """Every kind of argument (numpy arrays copied in and out), validated
+        on each call."""
         prog = self.artifact
         full = bind_arguments(prog, args, out)
         infos = describe_args(prog, full)  # type: ignore[arg-type]

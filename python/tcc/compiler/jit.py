@@ -1,0 +1,191 @@
+"""``tcc.jit``: call a tensor program directly on arrays; compile on first use.
+
+```python
+@tcc.jit
+def layer_norm(x: Tensor[M, N, f32], w: Tensor[N, f32], b: Tensor[N, f32]):
+    ...
+
+y = layer_norm(x, w, b)        # torch CUDA tensors: target from x's device
+```
+
+The program's size symbols are bound from the arguments' shapes; the target
+comes from the arrays' device (a CUDA compute capability X.Y is ``sm_XY``; a
+ROCm device its ``gcnArch`` name) unless ``target=`` is given (required for
+numpy arrays). Each distinct binding (sizes, dtypes, target) is compiled once
+(``tcc.compile``, whose disk cache serves later processes) and kept; a call
+that hits in memory goes straight to the compiled program's launch plan
+(:mod:`tcc.runtime.fastpath`) without tracing or compiling again. Sizes are
+specialized (one compile per distinct shape): kernels with sizes as
+arguments (one compile per shape class) are not built yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tcc.runtime.errors import ArgumentError
+from tcc.runtime.fastpath import LaunchPlan, _Refused, signature
+from tcc.runtime.launcher import describe
+from tcc.runtime.runner import CompiledProgram
+
+
+def device_target(value: Any) -> str | None:
+    """The tcc target of the device ``value`` lives on (a torch or cupy GPU
+    array), or None for host arrays. Raises ArgumentError for a GPU tcc does
+    not compile for."""
+    from tcc.targets import KNOWN_TARGETS
+
+    module = type(value).__module__.split(".")[0]
+    arch: str | None = None
+    if module == "torch" and getattr(value, "is_cuda", False):
+        import torch
+
+        index = value.get_device()
+        if getattr(torch.version, "hip", None):
+            arch = torch.cuda.get_device_properties(index).gcnArchName.split(":")[0]
+        else:
+            major, minor = torch.cuda.get_device_capability(index)
+            arch = f"sm_{major}{minor}"
+    elif module == "cupy":
+        import cupy
+
+        device = cupy.cuda.Device(value.device.id)
+        if getattr(cupy.cuda.runtime, "is_hip", False):
+            props = cupy.cuda.runtime.getDeviceProperties(device.id)
+            arch = props["gcnArchName"].decode().split(":")[0]
+        else:
+            arch = f"sm_{device.compute_capability}"
+    if arch is None:
+        return None
+    if arch not in KNOWN_TARGETS:
+        raise ArgumentError(
+            f"the arguments live on a {arch} device; tcc compiles for "
+            f"{', '.join(KNOWN_TARGETS)} (pass target= to compile for one of them)")
+    return arch
+
+
+class JitProgram:
+    """A program called on arrays, compiled per binding on first use (see
+    the module docstring). ``compiled`` holds every compiled binding."""
+
+    def __init__(self, program: Any, target: str | None = None, device: Any = None,
+                 **options: Any) -> None:
+        from tcc.frontend.program import Program
+
+        if not isinstance(program, Program):
+            if not callable(program):
+                raise TypeError(f"tcc.jit: expected a tcc.frontend program or a function, "
+                                f"got {type(program).__name__}")
+            program = Program(program)
+        self.program = program
+        self.target = target
+        self.options = options
+        self._device = device
+        self.compiled: dict[tuple[Any, ...], Any] = {}  # binding -> tcc.compile's Kernel
+        self._callables: dict[tuple[Any, ...], CompiledProgram] = {}
+        self._plans: dict[Any, LaunchPlan] = {}
+        self.__name__ = program.name
+        self.__doc__ = getattr(program.fn, "__doc__", None)
+
+    # -- binding -----------------------------------------------------------
+    def bind(self, args: Sequence[Any]) -> tuple[str, dict[str, int]]:
+        """The target and the size of each free symbol for these arguments
+        (the program's inputs, in order); ArgumentError naming the argument
+        when a shape does not fit the annotations."""
+        params = list(self.program.params.items())
+        if len(args) != len(params):
+            raise ArgumentError(
+                f"{self.program.name}: expected {len(params)} inputs "
+                f"({', '.join(n for n, _ in params)}), got {len(args)}")
+        sizes: dict[str, int] = {}
+        target = self.target
+        fixed = self.program.bindings
+        for (name, spec), value in zip(params, args, strict=True):
+            info = describe(value)
+            if info is None:
+                raise ArgumentError(f"{self.program.name}: argument {name!r}: expected an "
+                                    f"array, got {type(value).__name__}")
+            want = [fixed.get(str(d), d) if not isinstance(d, int) else d for d in spec.shape]
+            if len(info.shape) != len(want):
+                raise ArgumentError(f"{self.program.name}: argument {name!r}: expected rank "
+                                    f"{len(want)} {_show(want)}, got shape {list(info.shape)}")
+            for axis, (dim, got) in enumerate(zip(want, info.shape, strict=True)):
+                ok = dim == got if isinstance(dim, int) else sizes.setdefault(str(dim), got) == got
+                if not ok:
+                    shown = [sizes.get(str(d), d) if not isinstance(d, int) else d for d in want]
+                    raise ArgumentError(
+                        f"{self.program.name}: argument {name!r}: expected shape "
+                        f"{_show(shown)} (dim {axis}), got {list(info.shape)}")
+            if target is None:
+                target = device_target(value)
+        if target is None:
+            raise ArgumentError(f"{self.program.name}: the arguments are host arrays: pass "
+                                "target= to tcc.jit to say which GPU to compile for")
+        return target, sizes
+
+    def compile_for(self, *args: Any) -> Any:
+        """The compiled program (``tcc.compile``'s result) for these inputs,
+        compiled now if this binding is new."""
+        return self._compiled(args)[0]
+
+    def _compiled(self, args: Sequence[Any]) -> tuple[Any, CompiledProgram]:
+        target, sizes = self.bind(args)
+        dtypes = tuple(_dtype_key(a) for a in args)
+        key = (target, tuple(sorted(sizes.items())), dtypes)
+        compiled = self.compiled.get(key)
+        if compiled is None:
+            from tcc.compiler.compile import compile as tcc_compile
+
+            compiled = tcc_compile(self.program, target, **self.options, **sizes)
+            self.compiled[key] = compiled
+            self._callables[key] = CompiledProgram(compiled.artifact, self._device)
+        return compiled, self._callables[key]
+
+    # -- calls -------------------------------------------------------------
+    def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
+        values = args if out is None else (
+            *args, *(out if isinstance(out, tuple | list) else (out,)))
+        sig = signature(values)
+        key = None
+        if sig is not None:
+            key = (len(args), out is None, sig)
+            plan = self._plans.get(key)
+            if plan is not None:
+                try:
+                    return plan.call(args, out, stream)
+                except _Refused:
+                    pass
+        n_in = len(self.program.params)
+        _, program = self._compiled(args[:n_in])
+        result = program(*args, out=out, stream=stream)
+        if key is not None:
+            plan = program.plan_for(args, out)
+            if plan is not None:
+                self._plans[key] = plan
+        return result
+
+
+def _dtype_key(value: Any) -> str:
+    info = describe(value)
+    return info.typestr if info is not None else type(value).__name__
+
+
+def _show(shape: Sequence[Any]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def jit(program: Any = None, *, target: str | None = None, device: Any = None,
+        **options: Any) -> Any:
+    """``tcc.jit(program)`` or ``@tcc.jit`` / ``@tcc.jit(target=..., num_stages=4)``:
+    a :class:`JitProgram` over a ``tcc.frontend`` program (or a function with
+    ``Tensor`` annotations). ``options`` are ``tcc.compile``'s."""
+    def wrap(p: Any) -> JitProgram:
+        return JitProgram(p, target=target, device=device, **options)
+
+    if program is None:
+        return wrap
+    return wrap(program)
+
+
+__all__ = ["JitProgram", "device_target", "jit"]

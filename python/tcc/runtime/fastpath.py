@@ -1,0 +1,366 @@
+"""The launch fast path: one prebuilt launch plan per argument signature. MLIR-free.
+
+A call's *signature* is, per argument, what fixes everything the launcher
+validates and computes: for a torch CUDA tensor its shape, dtype and device;
+for a scalar its Python type. The first call with a signature goes through
+the full checks (:func:`~tcc.runtime.launcher.bind_shapes`: dtypes, shapes,
+symbols) and builds a :class:`LaunchPlan`: per kernel launch the function,
+the grid (evaluated once), block, dynamic shared bytes and a
+:class:`~tcc.runtime.launcher.ParamBlock` whose pointer fields are the only
+thing written per call; the outputs' shapes and dtypes; the intermediate
+buffers. A later call with the same signature checks only what the signature
+does not fix (contiguity, pointer alignment, scalar ranges, aliasing of
+outputs passed in) and launches. Anything else (numpy or cupy arrays, CPU
+tensors) takes the general path.
+
+Intermediate buffers of a plan are allocated once per stream and kept with
+the plan: kernels on one stream run in order, so the next call on that
+stream may reuse them.
+
+:class:`CapturedProgram` records a plan's launches for fixed arguments as
+one CUDA graph and replays them with one driver call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tcc.runtime.artifact import ArgSpec, KernelArtifact
+from tcc.runtime.errors import ArgumentError
+from tcc.runtime.launcher import (
+    _POINTER_ALIGN,
+    _TORCH_DTYPES,
+    DTYPES,
+    Device,
+    ParamBlock,
+    TensorInfo,
+    _check_scalar,
+    _half_bits,
+    compute_grid,
+)
+
+# Per argument type: True when it is a torch tensor (duck-typed as the
+# launcher's describe() does), cached so a call classifies by one lookup.
+_TORCH_TYPES: dict[type, bool] = {}
+_SCALAR_TYPES = (int, float, bool)
+
+
+def _is_torch_type(t: type) -> bool:
+    known = _TORCH_TYPES.get(t)
+    if known is None:
+        known = all(hasattr(t, a) for a in ("data_ptr", "is_contiguous", "get_device", "dtype"))
+        _TORCH_TYPES[t] = known
+    return known
+
+
+def signature(values: Sequence[Any]) -> tuple[Any, ...] | None:
+    """The fast-path key of ``values``, or None when some value takes the
+    general path (not a CUDA torch tensor nor a Python scalar)."""
+    key: list[Any] = []
+    for v in values:
+        t = type(v)
+        if _is_torch_type(t):
+            device = v.get_device()
+            if device < 0:
+                return None
+            key.append((v.shape, v.dtype, device))
+        elif t in _SCALAR_TYPES:
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
+def _raw_stream_getter() -> Callable[[int], int] | None:
+    try:
+        import torch
+    except ImportError:  # torch-like tensors without torch: the null stream
+        return None
+    getter = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if getter is not None:
+        return getter
+    return lambda index: int(torch.cuda.current_stream(index).cuda_stream)
+
+
+class _Step:
+    """One kernel launch of a plan: its parameter block, and where each of its
+    pointer and scalar fields reads its value (an index into the plan's
+    pointer list, or the argument index of a scalar)."""
+
+    __slots__ = ("artifact", "function", "grid", "launch_block", "params", "pointers",
+                 "scalars", "shapes", "shared", "tmaps")
+
+    def __init__(self, function: Any, artifact: KernelArtifact,
+                 shapes: Sequence[tuple[int, ...] | None], sources: Sequence[int]) -> None:
+        self.artifact = artifact
+        self.function = function
+        self.shapes = shapes
+        self.launch_block = artifact.launch.block
+        self.shared = artifact.launch.shared_mem_bytes
+        self.params = ParamBlock(artifact, shapes)
+        self.pointers = [(field, sources[i]) for field, i in self.params.pointers]
+        self.tmaps = [(field, sources[i], dtype, shape, box, swizzle)
+                      for field, i, dtype, shape, box, swizzle in self.params.tensor_maps]
+        self.scalars = [(field, sources[i], dtype) for field, i, dtype in self.params.scalars]
+        # A grid rule may read scalar arguments: then it is evaluated per call.
+        self.grid: tuple[int, int, int] | None = None if self.scalars else self.grid_for(())
+
+    def grid_for(self, values: Sequence[Any]) -> tuple[int, int, int]:
+        infos = [TensorInfo(0, s, "", True, True, None) if s is not None else None
+                 for s in self.shapes]
+        scalars = [values[src] if values else 0 for _, src, _ in self.scalars]
+        it = iter(scalars)
+        vals = [None if s is not None else next(it) for s in self.shapes]
+        return compute_grid(self.artifact, vals, _symbols(self.artifact, self.shapes), infos)
+
+
+class LaunchPlan:
+    """Everything a call with one signature needs, computed once.
+
+    ``specs``: the callable's arguments (the artifact's ``args``);
+    ``steps``: per launch (kernel artifact, its loaded function, the value
+    index of each kernel argument, the kernel arguments' shapes), where
+    values ``0..len(specs)-1`` are the arguments and higher ones the
+    intermediate buffer slots of ``buffers`` bytes; ``results``: per result,
+    the argument index and the shape it is returned with (a view when it
+    differs); ``torch_device``: the CUDA device index of the tensors.
+    """
+
+    def __init__(self, name: str, device: Device, specs: Sequence[ArgSpec],
+                 shapes: Sequence[tuple[int, ...] | None],
+                 steps: Sequence[tuple[KernelArtifact, Any, Sequence[int],
+                                       Sequence[tuple[int, ...] | None]]],
+                 buffers: Sequence[int], results: Sequence[tuple[int, tuple[int, ...]]],
+                 torch_device: int) -> None:
+        import torch
+
+        self.name = name
+        self.device = device
+        self.specs = tuple(specs)
+        self.n_args = len(specs)
+        self.outputs = [i for i, s in enumerate(specs) if s.role == "output"]
+        self.inputs = [i for i, s in enumerate(specs) if s.role != "output"]
+        self.array_inputs = [i for i in self.inputs if specs[i].kind == "pointer"]
+        self.scalar_inputs = [i for i in self.inputs if specs[i].kind == "scalar"]
+        self.buffers = tuple(buffers)
+        self.results = tuple(results)
+        self.torch_device = torch_device
+        self._torch = torch
+        self._device_obj = torch.device("cuda", torch_device)
+        self._out_alloc = [(i, tuple(shapes[i] or ()),
+                            getattr(torch, _TORCH_DTYPES[specs[i].dtype])) for i in self.outputs]
+        self._nbytes = {i: math.prod(shapes[i] or ()) * DTYPES[specs[i].dtype][1]
+                        for i in self.array_inputs + self.outputs}
+        self._stream_of = _raw_stream_getter()
+        self._scratch: dict[int, tuple[list[Any], list[int]]] = {}
+        self.steps = [_Step(function, artifact, kshapes, sources)
+                      for artifact, function, sources, kshapes in steps]
+        self._launch = device.launch
+        self._tensor_map = getattr(device, "tensor_map", None)
+
+    # -- per call ----------------------------------------------------------
+    def scratch(self, stream: int) -> list[int]:
+        """The intermediate buffers' pointers for launches on ``stream``."""
+        cached = self._scratch.get(stream)
+        if cached is None:
+            bufs = self.new_buffers()
+            cached = (bufs, [int(b.data_ptr()) for b in bufs])
+            self._scratch[stream] = cached
+        return cached[1]
+
+    def new_buffers(self) -> list[Any]:
+        torch = self._torch
+        return [torch.empty(max(n, 1), dtype=torch.uint8, device=self._device_obj)
+                for n in self.buffers]
+
+    def bind(self, args: Sequence[Any], out: Any) -> list[Any]:
+        """The full argument list: ``args`` (the inputs, or every argument)
+        with the outputs taken from ``out=`` or allocated."""
+        if len(args) == self.n_args:
+            return list(args)
+        full: list[Any] = [None] * self.n_args
+        for i, v in zip(self.inputs, args, strict=True):
+            full[i] = v
+        if out is None:
+            empty = self._torch.empty
+            for i, shape, dtype in self._out_alloc:
+                full[i] = empty(shape, dtype=dtype, device=self._device_obj)
+        else:
+            given = out if isinstance(out, tuple | list) else (out,)
+            for i, v in zip(self.outputs, given, strict=True):
+                full[i] = v
+        return full
+
+    def pointers(self, full: Sequence[Any], caller_outputs: bool) -> list[int]:
+        """Each argument's device pointer, checked for what the signature does
+        not fix: contiguity, null, 16-byte alignment, scalar ranges; outputs
+        the caller passed (``caller_outputs``) also for overlaps. Raises
+        _Refused for the general path to name the problem."""
+        ptrs = [0] * self.n_args
+        for i in self.array_inputs:
+            v = full[i]
+            p = v.data_ptr()
+            if not p or p % _POINTER_ALIGN or not v.is_contiguous():
+                raise _Refused
+            ptrs[i] = p
+        for i in self.scalar_inputs:
+            _check_scalar(f"{self.name}: argument {self.specs[i].name!r}", self.specs[i], full[i])
+        for i in self.outputs:
+            v = full[i]
+            p = v.data_ptr()
+            if caller_outputs and (not p or p % _POINTER_ALIGN or not v.is_contiguous()):
+                raise _Refused
+            ptrs[i] = p
+        if caller_outputs:
+            spans = [(ptrs[i], ptrs[i] + self._nbytes[i], i)
+                     for i in self.array_inputs + self.outputs]
+            for i in self.outputs:
+                start, end = ptrs[i], ptrs[i] + self._nbytes[i]
+                if start != end and any(j != i and s < end and start < e for s, e, j in spans):
+                    raise _Refused
+        return ptrs
+
+    def stream(self, stream: int | None) -> int:
+        if stream is not None:
+            return stream
+        getter = self._stream_of
+        return getter(self.torch_device) if getter is not None else 0
+
+    def launch(self, ptrs: Sequence[int], values: Sequence[Any], stream: int) -> None:
+        """Queue every launch on ``stream``. ``ptrs``: the arguments' pointers,
+        then the intermediate buffers'; ``values``: the arguments."""
+        launch = self._launch
+        for step in self.steps:
+            for field, src in step.pointers:
+                field.value = ptrs[src]
+            grid = step.grid
+            if grid is None:
+                for field, src, dtype in step.scalars:
+                    field.value = _half_bits(dtype, values[src]) if dtype in (
+                        "f16", "bf16") else values[src]
+                grid = step.grid_for(values)
+            for field, src, dtype, shape, box, swizzle in step.tmaps:
+                raw = self._tensor_map(ptrs[src], dtype, shape, box, swizzle)  # type: ignore[misc]
+                ctypes.memmove(field, raw, 128)
+            launch(step.function, grid, step.launch_block, step.shared, stream,
+                   step.params.address)
+
+    def call(self, args: Sequence[Any], out: Any, stream: int | None) -> Any:
+        full = self.bind(args, out)
+        ptrs = self.pointers(full, caller_outputs=out is not None or len(args) == self.n_args)
+        s = self.stream(stream)
+        if self.buffers:
+            ptrs = ptrs + self.scratch(s)
+        self.launch(ptrs, full, s)
+        return self.returned(full)
+
+    def returned(self, full: Sequence[Any]) -> Any:
+        results = []
+        for i, shape in self.results:
+            v = full[i]
+            results.append(v if tuple(v.shape) == shape else v.view(shape))
+        return results[0] if len(results) == 1 else tuple(results)
+
+
+def _symbols(artifact: KernelArtifact, shapes: Sequence[tuple[int, ...] | None]) -> dict[str, int]:
+    symbols: dict[str, int] = {}
+    for spec, shape in zip(artifact.args, shapes, strict=True):
+        if shape is not None:
+            for want, got in zip(spec.shape, shape, strict=True):
+                if isinstance(want, str):
+                    symbols.setdefault(want, got)
+    return symbols
+
+
+class _Refused(Exception):
+    """A per-call check failed: the general path names the problem."""
+
+
+_MAX_PLANS = 256
+
+
+class FastLauncher:
+    """The plans of one callable, by call signature. ``build(args, out)``
+    validates a first call fully and returns its plan (None: this call
+    shape always takes the general path); ``general(args, out, stream)`` is
+    the general path."""
+
+    def __init__(self, build: Callable[[Sequence[Any], Any], LaunchPlan | None],
+                 general: Callable[[Sequence[Any], Any, int | None], Any]) -> None:
+        self._build = build
+        self._general = general
+        self._plans: dict[Any, LaunchPlan | None] = {}
+
+    def __call__(self, args: Sequence[Any], out: Any, stream: int | None) -> Any:
+        values = args if out is None else (
+            *args, *(out if isinstance(out, tuple | list) else (out,)))
+        key = signature(values)
+        if key is None:
+            return self._general(args, out, stream)
+        key = (len(args), out is None, key)
+        plans = self._plans
+        if key in plans:
+            plan = plans[key]
+        else:
+            plan = self._build(args, out)  # raises ArgumentError for a bad call
+            if len(plans) >= _MAX_PLANS:
+                plans.clear()
+            plans[key] = plan
+        if plan is None:
+            return self._general(args, out, stream)
+        try:
+            return plan.call(args, out, stream)
+        except _Refused:
+            return self._general(args, out, stream)
+
+    def plan(self, args: Sequence[Any], out: Any) -> LaunchPlan:
+        """The plan for this call (built and validated if new); raises
+        ArgumentError when the call cannot take the fast path (host arrays,
+        CPU tensors) or is invalid."""
+        values = args if out is None else (
+            *args, *(out if isinstance(out, tuple | list) else (out,)))
+        key = signature(values)
+        plan = None
+        if key is not None:
+            key = (len(args), out is None, key)
+            if key not in self._plans:
+                self._plans[key] = self._build(args, out)
+            plan = self._plans[key]
+        if plan is None:
+            raise ArgumentError("this call takes the general path: a launch plan (and graph "
+                                "capture) needs CUDA torch tensors as arguments")
+        return plan
+
+
+class CapturedProgram:
+    """A compiled program's launches for fixed arguments, recorded once as a
+    graph (``program.capture(*inputs)``) and replayed with one driver call.
+
+    The arguments' memory is baked into the graph: ``replay()`` reads the
+    same input tensors (write new values into them) and rewrites the same
+    outputs, which it returns. The graph owns its intermediate buffers.
+    """
+
+    def __init__(self, plan: LaunchPlan, args: Sequence[Any], out: Any) -> None:
+        self.plan = plan
+        full = plan.bind(args, out)
+        ptrs = plan.pointers(full, caller_outputs=True)
+        self._args = full  # keeps the tensors alive as long as the graph
+        self._scratch = plan.new_buffers()
+        ptrs = ptrs + [int(b.data_ptr()) for b in self._scratch]
+        device = plan.device
+        capture = getattr(device, "capture_graph", None)
+        if capture is None:
+            raise ArgumentError(f"{plan.name}: the {device.vendor} runtime cannot capture graphs")
+        self._graph = capture(lambda stream: plan.launch(ptrs, full, stream))
+        self._replay = device.replay_graph  # type: ignore[attr-defined]
+        self._result = plan.returned(full)
+
+    def replay(self, stream: int | None = None) -> Any:
+        """Run the recorded launches on ``stream`` (torch's current one by
+        default); returns the outputs (one value, or a tuple)."""
+        self._replay(self._graph, self.plan.stream(stream))
+        return self._result

@@ -1,0 +1,385 @@
+"""The launch fast path (tcc.runtime.fastpath): one plan per call signature.
+
+There is no torch and no GPU here: a stand-in ``torch`` module hands out
+host-memory tensors, and a fake device records every launch (function, grid,
+block, shared bytes, stream and the pointer and scalar parameters it was
+given). The fast path must launch exactly what the general path launches,
+skip the full validation on later calls, and still refuse every bad call
+with the general path's message.
+"""
+
+import ctypes
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import tcc
+from tcc.frontend import Tensor, f32, program
+from tcc.runtime import ArgSpec, ArgumentError, CompiledKernel, KernelArtifact, LaunchSpec
+from tcc.runtime import launcher as launcher_mod
+from tcc.runtime import runner as runner_mod
+from tcc.runtime.runner import CompiledProgram
+
+_NP = {"float32": np.float32, "float16": np.float16, "uint8": np.uint8, "int64": np.int64}
+
+
+class _DType:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+class FakeTensor:
+    """Host memory posing as a CUDA torch tensor (what tcc.runtime reads)."""
+
+    is_cuda = True
+
+    def __init__(self, array, dtype=None):
+        self.a = array
+        self._dtype = dtype or _FAKE_TORCH.dtypes[array.dtype.name]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        return tuple(self.a.shape)
+
+    def data_ptr(self):
+        return self.a.ctypes.data
+
+    def is_contiguous(self):
+        return self.a.flags.c_contiguous
+
+    def get_device(self):
+        return 0
+
+    @property
+    def device(self):
+        return "cuda:0"
+
+    def view(self, shape):
+        return FakeTensor(self.a.reshape(shape), self._dtype)
+
+    reshape = view
+
+
+def _fake_torch():
+    mod = types.ModuleType("torch")
+    mod.dtypes = {name: _DType(name) for name in _NP}
+    for name, dt in mod.dtypes.items():
+        setattr(mod, name, dt)
+    mod.allocations = 0
+
+    def empty(shape, dtype, device=None):
+        mod.allocations += 1
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        # 64-byte aligned host memory
+        raw = np.empty(int(np.prod(shape)) * np.dtype(_NP[dtype.name]).itemsize + 64, np.uint8)
+        start = -raw.ctypes.data % 64
+        arr = raw[start:start + raw.size - 64].view(_NP[dtype.name]).reshape(shape)
+        return FakeTensor(arr, dtype)
+
+    mod.empty = empty
+    mod.device = lambda kind, index=0: f"{kind}:{index}"
+    mod._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: 0x5EED)
+    return mod
+
+
+_FAKE_TORCH = _fake_torch()
+
+
+@pytest.fixture(autouse=True)
+def fake_torch(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", _FAKE_TORCH)
+    _FAKE_TORCH.allocations = 0
+    return _FAKE_TORCH
+
+
+def tensor(array):
+    t = _FAKE_TORCH.empty(array.shape, _FAKE_TORCH.dtypes[array.dtype.name])
+    t.a[...] = array
+    return t
+
+
+class RecordingDevice:
+    """Records launches; ``run`` (if given) executes a launch on host memory."""
+
+    vendor = "nvidia"
+
+    def __init__(self, run=None, pointers=None):
+        self.launches, self.loads, self.run = [], 0, run
+        self.capturing, self.buffers = None, []
+        self.pointers = pointers or {"vadd": 3}  # pointer parameters per kernel
+
+    def alloc(self, nbytes):
+        self.buffers.append(_FAKE_TORCH.empty(nbytes, _FAKE_TORCH.uint8))
+        return self.buffers[-1].data_ptr()
+
+    def free(self, ptr):
+        pass
+
+    def synchronize(self, stream=0):
+        pass
+
+    def copy_htod(self, dst, src, nbytes):
+        ctypes.memmove(dst, src, nbytes)
+
+    copy_dtoh = copy_htod
+
+    def load_module(self, image):
+        self.loads += 1
+        return "module"
+
+    def get_function(self, module, name):
+        return name
+
+    def allow_dynamic_shared(self, function, nbytes):
+        pass
+
+    def tensor_map(self, ptr, dtype, shape, box, swizzle):
+        return bytes(128)
+
+    def launch(self, function, grid, block, shmem, stream, params_address):
+        record = (function, tuple(grid), tuple(block), shmem, stream, params_address)
+        (self.capturing if self.capturing is not None else self.launches).append(
+            (record, self._decode(params_address, self.pointers[function])))
+        if self.run is not None and self.capturing is None:
+            self.run(function, params_address)
+
+    @staticmethod
+    def _decode(params_address, n):
+        params = ctypes.cast(params_address, ctypes.POINTER(ctypes.c_void_p))
+        return [ctypes.cast(params[i], ctypes.POINTER(ctypes.c_uint64))[0] for i in range(n)]
+
+    def capture_graph(self, launches):
+        self.capturing = []
+        launches(0xCAFE)
+        graph, self.capturing = self.capturing, None
+        return graph
+
+    def replay_graph(self, graph, stream):
+        self.launches.append(("replay", len(graph), stream))
+
+
+def _vadd():
+    return KernelArtifact(
+        target="sm_90", vendor="nvidia", kernel_name="vadd", asm="// ptx", binary=None,
+        launch=LaunchSpec(block=(128, 1, 1), grid=("cdiv(N, BLOCK * 4)", 1, 1),
+                          constants={"BLOCK": 128}),
+        args=(ArgSpec("a", "pointer", "f32", ("N",)), ArgSpec("b", "pointer", "f32", ("N",)),
+              ArgSpec("c", "pointer", "f32", ("N",), "output"), ArgSpec("alpha", "scalar", "f32")),
+    )
+
+
+def _run_vadd(function, params_address):
+    params = ctypes.cast(params_address, ctypes.POINTER(ctypes.c_void_p))
+    ptrs = [ctypes.cast(params[i], ctypes.POINTER(ctypes.c_void_p))[0] for i in range(3)]
+    alpha = ctypes.cast(params[3], ctypes.POINTER(ctypes.c_float))[0]
+    n = 1000
+    a, b, c = (np.frombuffer((ctypes.c_float * n).from_address(p), np.float32) for p in ptrs)
+    c[:] = a + alpha * b
+
+
+def _count_validations(monkeypatch):
+    calls = []
+    real = launcher_mod.bind_shapes
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(launcher_mod, "bind_shapes", counting)
+    monkeypatch.setattr(runner_mod, "bind_shapes", counting)
+    return calls
+
+
+def test_kernel_fast_path_launches_and_skips_revalidation(monkeypatch):
+    dev = RecordingDevice(run=_run_vadd)
+    kernel = CompiledKernel(_vadd(), device=dev)
+    validations = _count_validations(monkeypatch)
+    rng = np.random.default_rng(0)
+    for alpha in (0.5, 2.0, -1.0):
+        a = tensor(rng.standard_normal(1000, dtype=np.float32))
+        b = tensor(rng.standard_normal(1000, dtype=np.float32))
+        c = kernel(a, b, alpha)
+        np.testing.assert_allclose(c.a, a.a + alpha * b.a, rtol=1e-6)
+    assert len(validations) == 1  # the first call of the signature only
+    assert dev.loads == 1
+    (_, grid, block, _, stream, _), _ = dev.launches[-1]
+    assert grid == (2, 1, 1) and block == (128, 1, 1)
+    assert stream == 0x5EED  # torch's current raw stream
+    # A new size is a new signature: validated once more.
+    kernel(tensor(np.ones(1000, np.float32)), tensor(np.ones(1000, np.float32)), 1.0)
+    assert len(validations) == 1
+    kernel(tensor(np.ones(999, np.float32)), tensor(np.ones(999, np.float32)), 1.0,
+           stream=7)
+    assert len(validations) == 2
+    (_, grid, _, _, stream, _), _ = dev.launches[-1]
+    assert grid == (2, 1, 1) and stream == 7
+
+
+def test_fast_path_refuses_what_the_general_path_refuses():
+    kernel = CompiledKernel(_vadd(), device=RecordingDevice(run=_run_vadd))
+    a, b = tensor(np.ones(1000, np.float32)), tensor(np.ones(1000, np.float32))
+    kernel(a, b, 1.0)  # builds the plan
+    with pytest.raises(ArgumentError, match=r"'alpha': expected a f32 scalar"):
+        kernel(a, b, "x")
+    with pytest.raises(ArgumentError, match="'b': expected shape"):
+        kernel(a, tensor(np.ones(999, np.float32)), 1.0)
+    with pytest.raises(ArgumentError, match="expected dtype f32, got f16"):
+        kernel(a, tensor(np.ones(1000, np.float16)), 1.0)
+    big = tensor(np.ones(1004, np.float32))
+    shifted = FakeTensor(big.a[1:1001])  # same signature, 4 bytes off 16
+    with pytest.raises(ArgumentError, match="'b' at .* is not 16-byte aligned"):
+        kernel(a, shifted, 1.0)
+    strided = FakeTensor(tensor(np.ones(2000, np.float32)).a[::2])
+    with pytest.raises(ArgumentError, match="'a': expected a C-contiguous array"):
+        kernel(strided, b, 1.0)
+    with pytest.raises(ArgumentError, match="output 'c' overlaps argument 'a'"):
+        kernel(a, b, 1.0, out=a)
+
+
+def _two_kernel_program():
+    @program
+    def f(x: Tensor[512, 64, f32], b: Tensor[64, f32]):
+        return (x + b).sum(), x.reshape(64, 512)
+
+    return tcc.compile(f, "sm_90", cache=False)
+
+
+def test_program_fast_path_launches_what_the_general_path_launches(monkeypatch):
+    compiled = _two_kernel_program()
+    assert len(compiled.kernels) == 2 and compiled.artifact.buffers
+    dev = RecordingDevice(pointers={k.kernel_name: len(k.args) for k in compiled.artifact.kernels})
+    prog = CompiledProgram(compiled.artifact, device=dev)
+    x = tensor(np.ones((512, 64), np.float32))
+    b = tensor(np.ones(64, np.float32))
+    out = tensor(np.zeros((), np.float32))
+    unused = tensor(np.zeros((64, 512), np.float32))  # the reshape result is x's view
+    prog._general((x, b, out, unused), None, None)
+    general = dev.launches[:]
+    dev.launches.clear()
+    validations = _count_validations(monkeypatch)
+    for _ in range(3):
+        total, view = prog(x, b, out, unused)
+    assert len(validations) == 1
+    assert view.shape == (64, 512) and view.data_ptr() == x.data_ptr()  # the input, viewed
+    assert total is out
+    fast = dev.launches[-2:]
+    assert [r[:4] for r, _ in fast] == [r[:4] for r, _ in general]
+    assert {r[4] for r, _ in fast} == {0x5EED}  # torch's current stream
+    # Pointer parameters: the arguments' where the general path passed them,
+    # one intermediate buffer shared by the producer and the consumer.
+    args = {x.data_ptr(), b.data_ptr(), out.data_ptr()}
+    for (_, gparams), (_, fparams) in zip(general, fast, strict=True):
+        for g, f in zip(gparams, fparams, strict=True):
+            assert (g in args) == (f in args) and (g == f or g not in args)
+    scratch = [p for _, params in fast for p in params if p not in args]
+    assert len(set(scratch)) == 1
+    # Intermediates are allocated once per stream, outputs per call.
+    allocations = _FAKE_TORCH.allocations
+    prog(x, b)
+    prog(x, b)
+    # Two outputs per call, and the intermediate once (a call without the
+    # outputs is a signature of its own, with its own buffers).
+    assert _FAKE_TORCH.allocations - allocations == 2 * 2 + 1
+
+
+def test_graph_capture_records_every_launch_once():
+    compiled = _two_kernel_program()
+    dev = RecordingDevice(pointers={k.kernel_name: len(k.args) for k in compiled.artifact.kernels})
+    prog = CompiledProgram(compiled.artifact, device=dev)
+    x = tensor(np.ones((512, 64), np.float32))
+    b = tensor(np.ones(64, np.float32))
+    graph = prog.capture(x, b)
+    assert dev.launches == []
+    total, view = graph.replay()
+    graph.replay(stream=3)
+    assert dev.launches == [("replay", 2, 0x5EED), ("replay", 2, 3)]
+    assert view.data_ptr() == x.data_ptr() and total.shape == ()
+    with pytest.raises(ArgumentError, match="expected shape"):
+        prog.capture(tensor(np.ones((512, 63), np.float32)), b)
+
+
+def test_numpy_arguments_keep_the_general_path():
+    dev = RecordingDevice(run=_run_vadd)
+    kernel = CompiledKernel(_vadd(), device=dev)
+    c = kernel(np.ones(1000, np.float32), np.full(1000, 2, np.float32), 3.0)
+    np.testing.assert_array_equal(c, np.full(1000, 7, np.float32))
+    assert kernel._fast._plans == {}  # no plan for host arrays
+
+
+# ---------------------------------------------------------------- tcc.jit --
+M, N = __import__("tcc.frontend", fromlist=["syms"]).syms("M N")
+
+
+def _bias_add(x: Tensor[M, N, f32], b: Tensor[N, f32]):
+    return x + b
+
+
+def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
+    import tcc.compiler.compile as compile_mod
+
+    compiles = []
+    real = compile_mod.compile
+
+    def counting(*args, **kwargs):
+        compiles.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_mod, "compile", counting)
+    dev = RecordingDevice(pointers={"_bias_add": 3})
+    f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False)
+    x, b = tensor(np.ones((8, 16), np.float32)), tensor(np.ones(16, np.float32))
+    for _ in range(3):
+        f(x, b)
+    assert [(c["M"], c["N"]) for c in compiles] == [(8, 16)]
+    assert len(dev.launches) == 3
+    validations = _count_validations(monkeypatch)
+    f(x, b)
+    assert validations == []  # a hit goes straight to the launch plan
+    f(tensor(np.ones((4, 16), np.float32)), b)
+    assert [(c["M"], c["N"]) for c in compiles] == [(8, 16), (4, 16)]
+    assert len(f.compiled) == 2
+    kernel = f.compile_for(x, b)
+    assert kernel.artifact.args[0].shape == (8, 16) and kernel.target == "sm_90"
+
+
+def test_jit_errors_name_the_argument_and_the_symbol():
+    f = tcc.jit(_bias_add, target="sm_90", cache=False)
+    x = np.ones((8, 16), np.float32)
+    with pytest.raises(ArgumentError, match=r"argument 'b': expected shape \[16\] \(dim 0\), "
+                                            r"got \[15\]"):
+        f.compile_for(x, np.ones(15, np.float32))
+    with pytest.raises(ArgumentError, match=r"argument 'b': expected rank 1 \[N\], got shape"):
+        f.compile_for(x, np.ones((1, 16), np.float32))
+    with pytest.raises(ArgumentError, match=r"expected 2 inputs \(x, b\), got 1"):
+        f.compile_for(x)
+    with pytest.raises(ArgumentError, match="host arrays: pass target="):
+        tcc.jit(_bias_add).compile_for(x, np.ones(16, np.float32))
+
+
+def test_jit_takes_the_target_from_the_device(fake_torch, monkeypatch):
+    from tcc.compiler.jit import device_target
+
+    fake_torch.cuda = types.SimpleNamespace(get_device_capability=lambda i: (9, 0))
+    fake_torch.version = types.SimpleNamespace(hip=None)
+    x = tensor(np.ones(4, np.float32))
+    monkeypatch.setattr(FakeTensor, "__module__", "torch")
+    assert device_target(x) == "sm_90"
+    fake_torch.cuda.get_device_capability = lambda i: (8, 0)
+    assert device_target(x) == "sm_80"
+    fake_torch.cuda.get_device_capability = lambda i: (12, 0)
+    with pytest.raises(ArgumentError, match="on a sm_120 device; tcc compiles for sm_80"):
+        device_target(x)
+    fake_torch.version.hip = "6.4"
+    fake_torch.cuda.get_device_properties = lambda i: types.SimpleNamespace(
+        gcnArchName="gfx942:sramecc+:xnack-")
+    assert device_target(x) == "gfx942"
+    assert device_target(np.ones(3)) is None
