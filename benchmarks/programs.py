@@ -6,7 +6,7 @@ Two halves, because the GPU machine has no MLIR:
     # here (CPU, MLIR): compile every program into DIR (artifacts + manifest)
     PYTHONPATH=build/dev/python_packages python benchmarks/programs.py build DIR [NAME ...]
     # on the GPU machine (tcc.runtime, torch):
-    PYTHONPATH=python python3 benchmarks/programs.py run DIR OUT
+    PYTHONPATH=python python3 benchmarks/programs.py run DIR OUT [--profile]
 
 `run` checks each program on fresh random inputs against a float64 torch
 reference with NaN-poisoned outputs, then times it with CUDA events (median
@@ -218,7 +218,26 @@ def build(directory: Path, names: list[str]) -> None:
 
 
 # ------------------------------------------------------------- GPU side --
-def run(directory: Path, out: Path) -> None:
+def _kernel_times(call: Callable[[], object], iters: int = 20) -> list[tuple[str, float]]:
+    """Each GPU kernel ``call`` runs, with its mean time in us (torch.profiler,
+    which sees tcc's driver-API launches too), in launch order."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    call()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            call()
+        torch.cuda.synchronize()
+    totals: dict[str, list[float]] = {}
+    for event in prof.events():
+        if event.device_type == torch.autograd.DeviceType.CUDA:
+            totals.setdefault(event.name, []).append(event.time_range.elapsed_us())
+    return [(name[:60], sum(t) / iters) for name, t in totals.items()]
+
+
+def run(directory: Path, out: Path, profile_kernels: bool = False) -> None:
     import torch
     import triton.testing
 
@@ -268,6 +287,12 @@ def run(directory: Path, out: Path) -> None:
             unit = "GB/s"
         rows.append({"name": name, "ok": ok, "rel_err": err, "ms": times, "rate": rate,
                      "unit": unit, "bytes": nbytes, "kernels": len(entry["kernels"])})
+        if profile_kernels:
+            for who, call in (("tcc", lambda p=program, a=args, o=out_buf: p(*a, out=o)),
+                              ("compile", lambda f=compiled, a=args: f(*a))):
+                rows[-1][f"kernels_{who}"] = _kernel_times(call)
+                for kname, us in rows[-1][f"kernels_{who}"]:
+                    print(f"    {who:8s} {us:9.1f} us  {kname}", flush=True)
         print(f"{name:34s} {'ok ' if ok else 'BAD'} err={err:.1e} k={len(entry['kernels'])} "
               f"tcc {rate['tcc']:7.0f} eager {rate['eager']:7.0f} compile {rate['compile']:7.0f} "
               f"{unit}  vs eager {rate['tcc'] / rate['eager']:.2f} vs compile "
@@ -289,7 +314,7 @@ def run(directory: Path, out: Path) -> None:
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "build":
         build(Path(sys.argv[2]), sys.argv[3:])
-    elif len(sys.argv) == 4 and sys.argv[1] == "run":
-        run(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "run":
+        run(Path(sys.argv[2]), Path(sys.argv[3]), "--profile" in sys.argv[4:])
     else:
         sys.exit(__doc__)

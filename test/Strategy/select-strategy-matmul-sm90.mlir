@@ -177,3 +177,65 @@ func.func @linear(%arg0: tensor<1000x1000xf16>, %arg1: tensor<1000x1000xf16>) ->
   } -> tensor<1000x1000xf32>
   return %2 : tensor<1000x1000xf32>
 }
+
+// -----
+
+// An epilogue that reads a whole [M, N] bf16 tile beside the accumulator
+// (SwiGLU's silu(x @ w1.T) * (x @ w3.T)): 128 x 256 would hold 128 + 64
+// registers per consumer thread and spill, so 128 x 128 (64 + 32). A bias
+// row keeps 128 x 256 (the first case of this file's kind, @gemm_bias).
+// CHECK-LABEL: func.func @gemm_tile_epilogue(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16>
+// CHECK-LABEL: func.func @gemm_bias(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @gemm_tile_epilogue(%a: tensor<4096x1024xbf16>, %b: tensor<1024x4096xbf16>, %g: tensor<4096x4096xbf16>) -> tensor<4096x4096xbf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4096x4096xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4096x1024xbf16>, tensor<1024x4096xbf16>) outs(%1 : tensor<4096x4096xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %5 = arith.extf %in : bf16 to f32
+    %6 = arith.extf %in_0 : bf16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<4096x4096xf32>
+  %3 = tensor.empty() : tensor<4096x4096xbf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%2, %g : tensor<4096x4096xf32>, tensor<4096x4096xbf16>) outs(%3 : tensor<4096x4096xbf16>) {
+  ^bb0(%in: f32, %gate: bf16, %out: bf16):
+    %5 = arith.extf %gate : bf16 to f32
+    %6 = arith.mulf %in, %5 : f32
+    %7 = arith.truncf %6 : f32 to bf16
+    linalg.yield %7 : bf16
+  } -> tensor<4096x4096xbf16>
+  return %4 : tensor<4096x4096xbf16>
+}
+
+func.func @gemm_bias(%a: tensor<4096x1024xbf16>, %b: tensor<1024x4096xbf16>, %bias: tensor<4096xbf16>) -> tensor<4096x4096xbf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<4096x4096xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<4096x1024xbf16>, tensor<1024x4096xbf16>) outs(%1 : tensor<4096x4096xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %5 = arith.extf %in : bf16 to f32
+    %6 = arith.extf %in_0 : bf16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<4096x4096xf32>
+  %3 = tensor.empty() : tensor<4096x4096xbf16>
+  %4 = linalg.generic {indexing_maps = [#map, #bias, #map], iterator_types = ["parallel", "parallel"]} ins(%2, %bias : tensor<4096x4096xf32>, tensor<4096xbf16>) outs(%3 : tensor<4096x4096xbf16>) {
+  ^bb0(%in: f32, %bv: bf16, %out: bf16):
+    %5 = arith.extf %bv : bf16 to f32
+    %6 = arith.addf %in, %5 : f32
+    %7 = arith.truncf %6 : f32 to bf16
+    linalg.yield %7 : bf16
+  } -> tensor<4096x4096xbf16>
+  return %4 : tensor<4096x4096xbf16>
+}

@@ -30,9 +30,44 @@ constexpr int64_t kBlockK = 32;
 /// 128 of 64 x 128 at 172, 128 of 128 x 64 at 165). Large problems keep
 /// 128 x 256; 1000^3 and 3000 x 1500 take 128 x 128; problems of at most
 /// 64 rows take 64 x 128 (64 x 64 where N <= 64).
+///
+/// The epilogue runs on the accumulator's registers, and every tile it reads
+/// (not a bias row or column: a whole [M, N] operand, such as the other
+/// GEMM of SwiGLU's silu(a) * b) comes into registers in the accumulator's
+/// layout beside it. A block is kept only when the accumulator and those
+/// tiles fit a consumer's registers (232 after setmaxnreg) with room for
+/// addresses and the epilogue's arithmetic: at most kEpilogueRegisters
+/// 32-bit registers per thread. 128 x 256 with one bf16 tile operand needs
+/// 128 + 64 and spilled 1.4 KiB per thread (the SwiGLU GEMM ran 2.7x
+/// slower than without the operand on the H200); it takes 128 x 128.
+constexpr int64_t kEpilogueRegisters = 160;
+
+/// Bytes per output element of the epilogue's inputs read as whole tiles.
+int64_t epilogueTileBytes(ArrayRef<Operation *> ops, linalg::GenericOp root) {
+  if (ops.size() < 2)
+    return 0;
+  auto epilogue = dyn_cast<linalg::GenericOp>(ops[1]);
+  if (!epilogue)
+    return 0;
+  int64_t bytes = 0;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    if (input->get().getDefiningOp() == root.getOperation())
+      continue;
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    unsigned outRank = epilogue.getNumLoops();
+    if (map.getNumResults() != outRank)
+      continue; // a broadcast row or column
+    auto type = dyn_cast<ShapedType>(input->get().getType());
+    if (!type)
+      continue;
+    bytes += llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  return bytes;
+}
+
 FailureOr<tile::LoweringConfigAttr>
 configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
-               const StrategyOptions &options) {
+               int64_t epilogueBytes, const StrategyOptions &options) {
   struct Choice {
     int64_t blockM, blockN, warps;
     double efficiency;
@@ -45,6 +80,12 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
     // 128-row blocks for more than 64 rows; 64-row ones (one consumer)
     // for at most 64.
     if ((choice.blockN > 64 && n <= 64) || ((choice.blockM == 128) != (m > 64)))
+      continue;
+    // Accumulator floats per consumer thread (64 rows per warpgroup of 128
+    // threads), and the epilogue's tiles beside them.
+    int64_t accumulator = 64 * choice.blockN / 128;
+    int64_t registers = accumulator + accumulator * epilogueBytes / 4;
+    if (epilogueBytes && registers > kEpilogueRegisters)
       continue;
     int64_t tiles = batch * llvm::divideCeil(m, choice.blockM) *
                     llvm::divideCeil(n, choice.blockN);
@@ -82,7 +123,7 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
   });
 }
 
-FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *>,
+FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *> ops,
           const StrategyOptions &options) {
   auto op = cast<linalg::GenericOp>(root);
   if (failed(verifyGemmBody(op)))
@@ -91,7 +132,8 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   unsigned lead = ranges.size() == 4; // the batch dim
   int64_t m = ranges[lead], n = ranges[lead + 1];
   if (fitsWgmma(op, options.target))
-    return configureWgmma(op, lead ? ranges[0] : 1, m, n, options);
+    return configureWgmma(op, lead ? ranges[0] : 1, m, n,
+                          epilogueTileBytes(ops, op), options);
   unsigned warps = options.numWarps;
   if (warps < 2 || warps > 16 || !llvm::isPowerOf2_32(warps))
     return op.emitOpError() << "num-warps = " << warps
