@@ -110,7 +110,12 @@ def _breakdown(vadd, x, y, out) -> list[tuple[str, float]]:  # noqa: ANN001
     step = plan.steps[0]
     device = plan.device
     fn = int(step.function)
-    raw = device._raw_launch
+    raw = device.raw_launcher()
+    ctypes_launch = device._ctypes_launch
+    if ctypes_launch is None:
+        from tcc.runtime.cuda import _ctypes_entry_points
+
+        ctypes_launch = _ctypes_entry_points()[0]
     drv = device._drv
     pieces: dict[str, Callable[[], object]] = {
         "x.data_ptr()": x.data_ptr,
@@ -123,10 +128,12 @@ def _breakdown(vadd, x, y, out) -> list[tuple[str, float]]:  # noqa: ANN001
         "plan.pointers (checks, overlaps)": lambda: plan.pointers(full, True),
         "plan.stream(None)": lambda: plan.stream(None),
         "plan.launch (fill + launch)": lambda: plan.launch(ptrs, full, stream),
-        "ctypes cuLaunchKernel alone": lambda: raw(fn, *step.grid, *step.launch_block, 0,
-                                                    stream, step.params.address, None),
+        "tcc raw launcher alone": lambda: raw(step.function, *step.grid, *step.launch_block, 0,
+                                              stream, step.address),
+        "ctypes cuLaunchKernel alone": lambda: ctypes_launch(
+            fn, *step.grid, *step.launch_block, 0, stream, step.address, None),
         "cuda-bindings cuLaunchKernel alone": lambda: drv.cuLaunchKernel(
-            step.function, *step.grid, *step.launch_block, 0, stream, step.params.address, 0),
+            step.function, *step.grid, *step.launch_block, 0, stream, step.address, 0),
         "whole call vadd(x, y, out)": lambda: vadd(x, y, out),
     }
     import torch
@@ -190,10 +197,11 @@ def run(directory: Path, out_dir: Path | None) -> None:
     rows.append(("tcc vadd(x, y, out)", 1, _host_us(lambda: vadd(x, y, out))))
     rows.append(("tcc vadd general path", 1, _host_us(lambda: general((x, y, out), None, None))))
     device = vadd.device  # the ctypes launch, then cuda-bindings' launch
-    raw, device._raw_launch = device._raw_launch, None
-    rows.append(("tcc vadd(x, y, out), cuda-bindings launch", 1,
-                 _host_us(lambda: vadd(x, y, out))))
-    device._raw_launch = raw
+    device.set_launch_mode("ctypes")  # plans made from here on launch through ctypes
+    vadd_ctypes = load(directory / "vadd.tccp")
+    rows.append(("tcc vadd(x, y, out), ctypes launch", 1,
+                 _host_us(lambda: vadd_ctypes(x, y, out))))
+    device.set_launch_mode("bindings")
     rows.append(("tcc vadd graph replay", 1, _host_us(graphs["vadd"].replay)))
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):

@@ -151,6 +151,50 @@ bool canJoin(const Group &group, Operation *op, Value value) {
   return false;
 }
 
+/// A contraction's result that `consumer` reads from memory (it joins
+/// another kernel) but uses only narrowed (`arith.truncf` to f16/bf16, what
+/// the program computes: elementwise fusion moved the cast into the
+/// consumer) is stored narrow: the cast becomes the contraction kernel's
+/// epilogue and `consumer` reads the narrow tensor. SwiGLU's silu(a) * b
+/// then moves a and b in bf16, half the bytes of their f32 accumulators.
+/// Returns the cast (a new op of the producer's group), or null.
+linalg::GenericOp narrowStoredResult(Group &producer, linalg::GenericOp consumer,
+                                     OpOperand &operand) {
+  if (producer.form != Form::Matmul || producer.ops.size() != 1 ||
+      operand.get() != producer.ops.front()->getResult(0) ||
+      !operand.get().hasOneUse() || !consumer.isDpsInput(&operand))
+    return nullptr;
+  BlockArgument arg = consumer.getMatchingBlockArgument(&operand);
+  if (!arg.hasOneUse())
+    return nullptr;
+  auto trunc = dyn_cast<arith::TruncFOp>(*arg.getUsers().begin());
+  Type narrow = trunc ? trunc.getType() : Type();
+  if (!trunc || !(narrow.isF16() || narrow.isBF16()))
+    return nullptr;
+  Operation *contraction = producer.ops.front();
+  auto wide = cast<RankedTensorType>(operand.get().getType());
+  auto narrowType = RankedTensorType::get(wide.getShape(), narrow);
+  OpBuilder b(contraction->getContext());
+  b.setInsertionPointAfter(contraction);
+  Location loc = trunc.getLoc();
+  Value empty = tensor::EmptyOp::create(b, loc, wide.getShape(), narrow);
+  AffineMap identity = b.getMultiDimIdentityMap(wide.getRank());
+  SmallVector<utils::IteratorType> parallel(wide.getRank(),
+                                            utils::IteratorType::parallel);
+  auto cast = linalg::GenericOp::create(
+      b, loc, TypeRange{narrowType}, ValueRange{operand.get()},
+      ValueRange{empty}, ArrayRef<AffineMap>{identity, identity}, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = arith::TruncFOp::create(nb, l, narrow, args[0]);
+        linalg::YieldOp::create(nb, l, v);
+      });
+  operand.set(cast.getResult(0));
+  arg.setType(narrow);
+  trunc.getResult().replaceAllUsesWith(arg);
+  trunc.erase();
+  return cast;
+}
+
 struct TccFormKernelsPass
     : public tcc::impl::TccFormKernelsBase<TccFormKernelsPass> {
   void runOnOperation() override {
@@ -188,7 +232,9 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
     // every other group it reads from is done (its values are stored).
     std::optional<unsigned> target;
     SmallVector<unsigned> readFrom;
-    for (Value operand : op.getOperands()) {
+    SmallVector<std::pair<unsigned, OpOperand *>> stored;
+    for (OpOperand &use : op.getOpOperands()) {
+      Value operand = use.get();
       // A value read through a host reshape is stored by its kernel.
       Value source = operand;
       while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
@@ -202,7 +248,17 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
       if (!target && source == operand &&
           canJoin(groups[found->second], &op, operand))
         target = found->second;
+      else if (source == operand)
+        stored.push_back({found->second, &use});
     }
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      for (auto [index, use] : stored)
+        if (index != target)
+          if (linalg::GenericOp cast =
+                  narrowStoredResult(groups[index], generic, *use)) {
+            groups[index].ops.push_back(cast);
+            groupOf[cast] = index;
+          }
     for (unsigned index : readFrom)
       if (index != target)
         groups[index].closed = true;

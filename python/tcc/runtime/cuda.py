@@ -27,14 +27,12 @@ def _import_driver(arch: str) -> Any:
     return driver
 
 
-def _raw_entry_points() -> tuple[Any, Any]:
+def _ctypes_entry_points() -> tuple[Any, Any]:
     """``cuLaunchKernel`` and ``cuGraphLaunch`` called through ctypes on the
-    driver library cuda-bindings already loaded: a launch then converts plain
-    ints, without cuda-bindings' per-call handle objects (about 2 us less per
-    launch; benchmarks/launch.py measures both). ``TCC_LAUNCH=bindings``, or
-    a driver library ctypes cannot open, keeps cuda-bindings' calls."""
-    if os.environ.get("TCC_LAUNCH") == "bindings":
-        return None, None
+    driver library cuda-bindings loaded (``TCC_LAUNCH=ctypes``), or Nones
+    when ctypes cannot open it. On the H200 machine a ctypes launch cost
+    5.3 us against 4.1 us for cuda-bindings' (benchmarks/launch_overhead.py),
+    so cuda-bindings' is the default."""
     try:
         lib = ctypes.CDLL("libcuda.so.1")
     except OSError:
@@ -88,7 +86,10 @@ class CudaDevice:
         self._ctx = self._call("cuDevicePrimaryCtxRetain", self._dev)
         self._call("cuCtxSetCurrent", self._ctx)
         self._tensor_maps: dict[tuple[Any, ...], bytes] = {}
-        self._raw_launch, self._raw_graph_launch = _raw_entry_points()
+        self.launch_mode = "bindings"
+        self._ctypes_launch = self._ctypes_graph_launch = None
+        if os.environ.get("TCC_LAUNCH") == "ctypes":
+            self.set_launch_mode("ctypes")
 
     # -- error handling --------------------------------------------------
     def _check(self, err: Any, what: str) -> None:
@@ -116,6 +117,44 @@ class CudaDevice:
         attribute = self._drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         self._call("cuFuncSetAttribute", function, attribute, nbytes)
 
+    def set_launch_mode(self, mode: str) -> None:
+        """How launches reach the driver: "bindings" (cuda-bindings' calls, the
+        default) or "ctypes" (the driver library's symbols through ctypes)."""
+        if mode == "ctypes":
+            self._ctypes_launch, self._ctypes_graph_launch = _ctypes_entry_points()
+            if self._ctypes_launch is None:
+                raise RuntimeUnavailableError("ctypes cannot open libcuda.so.1")
+        elif mode != "bindings":
+            raise ValueError(f"launch mode must be 'bindings' or 'ctypes', got {mode!r}")
+        self.launch_mode = mode
+
+    def raw_launcher(self) -> Any:
+        """``launch(function, gx, gy, gz, bx, by, bz, shared_bytes, stream,
+        params_address)`` with plain ints, checking the result: what launch
+        plans call per launch."""
+        ok = self._drv.CUresult.CUDA_SUCCESS
+        check = self._check
+        if self.launch_mode == "ctypes":
+            raw = self._ctypes_launch
+            result = self._drv.CUresult
+
+            def launch_ctypes(function: Any, gx: int, gy: int, gz: int, bx: int, by: int,
+                              bz: int, shared: int, stream: int, params: int) -> None:
+                err = raw(int(function), gx, gy, gz, bx, by, bz, shared, stream, params, None)
+                if err:
+                    check(result(err), "cuLaunchKernel")
+
+            return launch_ctypes
+        cu_launch = self._drv.cuLaunchKernel
+
+        def launch_bindings(function: Any, gx: int, gy: int, gz: int, bx: int, by: int,
+                            bz: int, shared: int, stream: int, params: int) -> None:
+            (err,) = cu_launch(function, gx, gy, gz, bx, by, bz, shared, stream, params, 0)
+            if err != ok:
+                check(err, "cuLaunchKernel")
+
+        return launch_bindings
+
     def launch(
         self,
         function: Any,
@@ -125,17 +164,7 @@ class CudaDevice:
         stream: int,
         params_address: int,
     ) -> None:
-        raw = self._raw_launch
-        if raw is not None:
-            err = raw(int(function), grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                      shared_mem_bytes, stream, params_address, None)
-            if err:
-                self._check(self._drv.CUresult(err), "cuLaunchKernel")
-            return
-        self._call(
-            "cuLaunchKernel", function, *grid, *block, shared_mem_bytes,
-            self._drv.CUstream(stream), params_address, 0,
-        )
+        self.raw_launcher()(function, *grid, *block, shared_mem_bytes, stream, params_address)
 
     # -- graphs --------------------------------------------------------------
     def capture_graph(self, launches: Any) -> Any:
@@ -156,13 +185,15 @@ class CudaDevice:
         return _Graph(self, graph, exec_)
 
     def replay_graph(self, graph: Any, stream: int) -> None:
-        raw = self._raw_graph_launch
+        raw = self._ctypes_graph_launch
         if raw is not None:
             err = raw(graph.handle, stream)
             if err:
                 self._check(self._drv.CUresult(err), "cuGraphLaunch")
             return
-        self._call("cuGraphLaunch", graph.exec, self._drv.CUstream(stream))
+        (err,) = self._drv.cuGraphLaunch(graph.exec, stream)
+        if err != self._drv.CUresult.CUDA_SUCCESS:
+            self._check(err, "cuGraphLaunch")
 
     # -- TMA tensor maps -----------------------------------------------------
     def tensor_map(self, ptr: int, dtype: str, shape: Sequence[int], box: Sequence[int],

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,16 +60,20 @@ def _is_torch_type(t: type) -> bool:
 def signature(values: Sequence[Any]) -> tuple[Any, ...] | None:
     """The fast-path key of ``values``, or None when some value takes the
     general path (not a CUDA torch tensor nor a Python scalar)."""
-    key: list[Any] = []
+    key = []
+    append = key.append
     for v in values:
         t = type(v)
-        if _is_torch_type(t):
+        known = _TORCH_TYPES.get(t)
+        if known is None:
+            known = _is_torch_type(t)
+        if known:
             device = v.get_device()
             if device < 0:
                 return None
-            key.append((v.shape, v.dtype, device))
+            append((v.shape, v.dtype, device))
         elif t in _SCALAR_TYPES:
-            key.append(t)
+            append(t)
         else:
             return None
     return tuple(key)
@@ -90,8 +95,8 @@ class _Step:
     pointer and scalar fields reads its value (an index into the plan's
     pointer list, or the argument index of a scalar)."""
 
-    __slots__ = ("artifact", "function", "grid", "launch_block", "params", "pointers",
-                 "scalars", "shapes", "shared", "tmaps")
+    __slots__ = ("address", "artifact", "function", "grid", "launch_block", "params",
+                 "pointers", "scalars", "shapes", "shared", "tmaps")
 
     def __init__(self, function: Any, artifact: KernelArtifact,
                  shapes: Sequence[tuple[int, ...] | None], sources: Sequence[int]) -> None:
@@ -101,12 +106,16 @@ class _Step:
         self.launch_block = artifact.launch.block
         self.shared = artifact.launch.shared_mem_bytes
         self.params = ParamBlock(artifact, shapes)
+        self.address = self.params.address
         self.pointers = [(field, sources[i]) for field, i in self.params.pointers]
         self.tmaps = [(field, sources[i], dtype, shape, box, swizzle)
                       for field, i, dtype, shape, box, swizzle in self.params.tensor_maps]
         self.scalars = [(field, sources[i], dtype) for field, i, dtype in self.params.scalars]
-        # A grid rule may read scalar arguments: then it is evaluated per call.
-        self.grid: tuple[int, int, int] | None = None if self.scalars else self.grid_for(())
+        # A grid rule that reads a scalar argument is evaluated per call.
+        names = {artifact.args[i].name for _, i, _ in self.params.scalars}
+        reads_scalars = any(re.search(rf"\b{re.escape(n)}\b", str(e))
+                            for e in artifact.launch.grid for n in names)
+        self.grid: tuple[int, int, int] | None = None if reads_scalars else self.grid_for(())
 
     def grid_for(self, values: Sequence[Any]) -> tuple[int, int, int]:
         infos = [TensorInfo(0, s, "", True, True, None) if s is not None else None
@@ -152,13 +161,22 @@ class LaunchPlan:
         self._device_obj = torch.device("cuda", torch_device)
         self._out_alloc = [(i, tuple(shapes[i] or ()),
                             getattr(torch, _TORCH_DTYPES[specs[i].dtype])) for i in self.outputs]
+        self._arrays = self.array_inputs + self.outputs
         self._nbytes = {i: math.prod(shapes[i] or ()) * DTYPES[specs[i].dtype][1]
                         for i in self.array_inputs + self.outputs}
         self._stream_of = _raw_stream_getter()
         self._scratch: dict[int, tuple[list[Any], list[int]]] = {}
         self.steps = [_Step(function, artifact, kshapes, sources)
                       for artifact, function, sources, kshapes in steps]
-        self._launch = device.launch
+        raw = getattr(device, "raw_launcher", None)
+        if raw is not None:
+            self._launch = raw()
+        else:  # a device with only the protocol's launch()
+            def launch(function: Any, gx: int, gy: int, gz: int, bx: int, by: int, bz: int,
+                       shared: int, stream: int, params: int) -> None:
+                device.launch(function, (gx, gy, gz), (bx, by, bz), shared, stream, params)
+
+            self._launch = launch
         self._tensor_map = getattr(device, "tensor_map", None)
 
     # -- per call ----------------------------------------------------------
@@ -215,12 +233,15 @@ class LaunchPlan:
                 raise _Refused
             ptrs[i] = p
         if caller_outputs:
-            spans = [(ptrs[i], ptrs[i] + self._nbytes[i], i)
-                     for i in self.array_inputs + self.outputs]
+            nbytes = self._nbytes
             for i in self.outputs:
-                start, end = ptrs[i], ptrs[i] + self._nbytes[i]
-                if start != end and any(j != i and s < end and start < e for s, e, j in spans):
-                    raise _Refused
+                start = ptrs[i]
+                end = start + nbytes[i]
+                if start == end:
+                    continue
+                for j in self._arrays:
+                    if j != i and ptrs[j] < end and start < ptrs[j] + nbytes[j]:
+                        raise _Refused
         return ptrs
 
     def stream(self, stream: int | None) -> int:
@@ -236,17 +257,18 @@ class LaunchPlan:
         for step in self.steps:
             for field, src in step.pointers:
                 field.value = ptrs[src]
+            for field, src, dtype in step.scalars:
+                field.value = _half_bits(dtype, values[src]) if dtype in (
+                    "f16", "bf16") else values[src]
             grid = step.grid
             if grid is None:
-                for field, src, dtype in step.scalars:
-                    field.value = _half_bits(dtype, values[src]) if dtype in (
-                        "f16", "bf16") else values[src]
                 grid = step.grid_for(values)
             for field, src, dtype, shape, box, swizzle in step.tmaps:
                 raw = self._tensor_map(ptrs[src], dtype, shape, box, swizzle)  # type: ignore[misc]
                 ctypes.memmove(field, raw, 128)
-            launch(step.function, grid, step.launch_block, step.shared, stream,
-                   step.params.address)
+            bx, by, bz = step.launch_block
+            launch(step.function, grid[0], grid[1], grid[2], bx, by, bz, step.shared, stream,
+                   step.address)
 
     def call(self, args: Sequence[Any], out: Any, stream: int | None) -> Any:
         full = self.bind(args, out)
@@ -280,6 +302,7 @@ class _Refused(Exception):
 
 
 _MAX_PLANS = 256
+_MISSING: Any = object()
 
 
 class FastLauncher:
@@ -302,9 +325,8 @@ class FastLauncher:
             return self._general(args, out, stream)
         key = (len(args), out is None, key)
         plans = self._plans
-        if key in plans:
-            plan = plans[key]
-        else:
+        plan = plans.get(key, _MISSING)
+        if plan is _MISSING:
             plan = self._build(args, out)  # raises ArgumentError for a bad call
             if len(plans) >= _MAX_PLANS:
                 plans.clear()
