@@ -64,7 +64,7 @@
 // S1: tile.memref_load
 // S1: tile.convert_layout
 
-// ERR: tcc-promote-shared-memory: num-stages must be at least 1, got 0
+// ERR: tcc-promote-shared-memory: num-stages must be from 1 to 8, got 0
 tile.func @gemm(%A: memref<256x256xf16>, %B: memref<256x256xf16>, %C: memref<256x256xf32>, %m0: index, %n0: index) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %c32 = arith.constant 32 : index

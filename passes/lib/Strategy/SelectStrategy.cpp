@@ -5,6 +5,7 @@
 // already there is kept.
 //
 //===----------------------------------------------------------------------===//
+#include "tcc/Support/OptionChecks.h"
 #include "Forms/Forms.h"
 #include "tcc/Dialect/Tile/IR/TileDialect.h"
 #include "tcc/Strategy/Passes.h"
@@ -48,6 +49,18 @@ struct TccSelectStrategyPass
   using Base::Base;
 
   void runOnOperation() override {
+    Operation *module = getOperation();
+    constexpr StringLiteral pass = "tcc-select-strategy";
+    if (failed(tcc::checkOptionRange(module, pass, "num-warps", numWarps, 1, 16,
+                                /*powerOfTwo=*/true)) ||
+        failed(tcc::checkOptionRange(module, pass, "elements-per-program",
+                                elementsPerProgram, 64, 1 << 20, true)) ||
+        failed(tcc::checkOptionRange(module, pass, "num-stages", numStages, 1, 8)) ||
+        failed(tcc::checkOptionChoice(module, pass, "mfma-shape", mfmaShape,
+                                 {"auto", "16", "32"})) ||
+        failed(tcc::checkOptionRange(module, pass, "max-softmax-columns",
+                                maxSoftmaxColumns, 64, 1 << 20, true)))
+      return signalPassFailure();
     SmallVector<func::FuncOp> funcs;
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() && !func->hasAttr(kHostAttrName))

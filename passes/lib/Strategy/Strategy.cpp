@@ -32,6 +32,10 @@ unsigned mlir::tcc::widestElementBytes(Operation *op) {
 LogicalResult mlir::tcc::verifyKernelSignature(func::FuncOp func) {
   auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && !tensor.getElementType().isIntOrIndexOrFloat())
+      return func.emitOpError()
+             << what << " #" << i << " has type " << type
+             << "; kernels read and write tensors of integers or floats";
     if (tensor && tensor.hasStaticShape())
       return success();
     return func.emitOpError()

@@ -8,6 +8,7 @@
 // schedule is documented with examples in Passes.td.
 //
 //===----------------------------------------------------------------------===//
+#include "tcc/Support/OptionChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -104,12 +105,9 @@ struct TccPromoteSharedMemoryPass
   using TccPromoteSharedMemoryBase::TccPromoteSharedMemoryBase;
 
   void runOnOperation() override {
-    if (numStages < 1) {
-      getOperation()->emitError()
-          << "tcc-promote-shared-memory: num-stages must be at least 1, got "
-          << static_cast<int64_t>(numStages);
+    if (failed(tcc::checkOptionRange(getOperation(), "tcc-promote-shared-memory",
+                                "num-stages", numStages, 1, 8)))
       return signalPassFailure();
-    }
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
       if (loop->getParentOfType<tile::FuncOp>())

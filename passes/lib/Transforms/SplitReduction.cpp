@@ -9,6 +9,7 @@
 // dim: a one-row reduction [1, numel] -> [1]).
 //
 //===----------------------------------------------------------------------===//
+#include "tcc/Support/OptionChecks.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -308,6 +309,15 @@ struct TccSplitReductionPass
   using Base::Base;
 
   void runOnOperation() override {
+    Operation *module = getOperation();
+    constexpr StringLiteral pass = "tcc-split-reduction";
+    if (failed(tcc::checkOptionRange(module, pass, "target-programs", targetPrograms,
+                                1, 1 << 20)) ||
+        failed(tcc::checkOptionRange(module, pass, "min-row-chunk", minRowChunk, 1,
+                                1 << 30)) ||
+        failed(tcc::checkOptionRange(module, pass, "min-column-chunk",
+                                minColumnChunk, 1, 1 << 30)))
+      return signalPassFailure();
     SmallVector<Reduction> reductions;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (std::optional<Reduction> r = matchReduction(op))

@@ -9,6 +9,7 @@
 // Index math: LayoutUtils.
 //
 //===----------------------------------------------------------------------===//
+#include "tcc/Support/OptionChecks.h"
 #include "TileToGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -683,6 +684,9 @@ struct ConvertTileToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    if (failed(tcc::checkOptionRange(module, "convert-tile-to-gpu", "num-warps",
+                                defaultNumWarps, 1, 32, /*powerOfTwo=*/true)))
+      return signalPassFailure();
     SmallVector<tile::FuncOp> funcs(module.getOps<tile::FuncOp>());
     if (funcs.empty())
       return;
