@@ -8,9 +8,9 @@
 // RUN: not tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy="num-stages=0" 2>&1 | FileCheck %s --check-prefix=ERRS
 // RUN: not tcc-opt %s -split-input-file --tcc-select-strategy 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
-// ERR8: error: 'linalg.generic' op mfma-shape must be auto, 16 or 32, got '8'
+// ERR8: error: tcc-select-strategy: mfma-shape must be one of auto, 16, 32, got '8'
 // ERRW: error: 'linalg.generic' op num-warps = 1: a GEMM program needs 2, 4, 8 or 16 warps
-// ERRS: error: 'linalg.generic' op tcc-select-strategy: #tile.lowering_config: num_stages must be from 1 to 8, got 0
+// ERRS: error: tcc-select-strategy: num-stages must be from 1 to 8, got 0
 // NOTARGET: error: tcc-select-strategy: the module has no 'tile.target' attribute
 
 // CHECK-LABEL: func.func @gemm(

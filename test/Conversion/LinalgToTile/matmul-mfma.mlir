@@ -15,7 +15,7 @@
 // M16: #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16], isTransposed = false}>
 // W16: #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 8], instrShape = [16, 16], isTransposed = false}>
 // ERR32: error: 'linalg.generic' op mfma-shape = 32: each wave's share of the 128 x 128 block (64 x 16) is not a multiple of 32
-// ERR8: error: 'linalg.generic' op mfma-shape must be auto, 16 or 32, got '8'
+// ERR8: error: tcc-select-strategy: mfma-shape must be one of auto, 16, 32, got '8'
 #a = affine_map<(m, n, k) -> (m, k)>
 #b = affine_map<(m, n, k) -> (k, n)>
 #c = affine_map<(m, n, k) -> (m, n)>
