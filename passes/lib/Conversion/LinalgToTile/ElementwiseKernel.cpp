@@ -500,10 +500,20 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
     FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
     if (failed(memref))
       return failure();
+    if (op.getMatchingIndexingMap(input).getNumResults() == 0) {
+      // One value for the whole space (a rank-0 operand, as x * s of an
+      // s: [1]): its element gathered at offset 0 by every thread.
+      Type element = cast<MemRefType>(memref->getType()).getElementType();
+      Value zero = kb.splat(
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)),
+          kb.blockType(b.getI32Type()));
+      mapping.map(op.getMatchingBlockArgument(input),
+                  tile::MemRefGatherOp::create(b, loc, kb.blockType(element),
+                                               viewFlat(b, loc, *memref),
+                                               zero));
+      continue;
+    }
     auto [viewed, map] = view(*memref, op.getMatchingIndexingMap(input));
-    if (map.getNumResults() == 0)
-      return op.emitOpError("reads a rank-0 operand; not supported by "
-                            "convert-linalg-to-tile");
     FailureOr<Value> tile = kb.loadOperand(op, viewed, map, m0, n0);
     if (failed(tile))
       return failure();

@@ -139,7 +139,18 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
     if (groups.size() <= 2 && m == 1)
       maxBlockN = streamBlockN;
     if (prefersFlatGather(op, groups, ranges, bytes)) {
-      s = plan(1, shapeProduct(ranges), streamBlockN);
+      // The stream has no rows to keep aligned: the widest vectors, the
+      // tail run in bounds. A short stream takes fewer warps, so that one
+      // row of lanes covers the block (flat_gather blocks are one row).
+      int64_t streamN = std::max<int64_t>(llvm::alignTo(shapeProduct(ranges),
+                                                        widest),
+                                          widest * warpSize);
+      unsigned warps = numWarps;
+      while (warps > 1 &&
+             widest * warpSize * warps > int64_t(llvm::PowerOf2Ceil(streamN)))
+        warps /= 2;
+      s = chooseRowBlock(1, streamN, bytes, warps, warpSize,
+                         options.elementsPerProgram, streamBlockN);
       return makeConfig(root, tile::KernelForm::elementwise,
                         {s.blockM, s.blockN}, s.numWarps(), {}, {}, {},
                         tile::ElementwiseView::flat_gather);
