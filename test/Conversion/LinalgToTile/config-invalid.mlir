@@ -316,3 +316,39 @@ func.func @wgmma_registers(%x: tensor<512x256xf16>, %y: tensor<256x512xf16>) -> 
   } -> tensor<512x512xf32>
   return %r : tensor<512x512xf32>
 }
+
+// -----
+
+// view = flat_gather on an operand read through a permutation: a flat
+// stream gathers broadcasts, it does not transpose.
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#perm = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+func.func @flat_gather_permuted(%x: tensor<4x8x777xf32>) -> tensor<8x4x777xf32> {
+  %e = tensor.empty() : tensor<8x4x777xf32>
+  // expected-error@+1 {{has a lowering_config with view = flat_gather, which streams operands read straight and gathers broadcast ones; an operand here is read through a permuted map}}
+  %r = linalg.generic {indexing_maps = [#perm, #id], iterator_types = ["parallel", "parallel", "parallel"],
+      tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>}
+      ins(%x : tensor<4x8x777xf32>) outs(%e : tensor<8x4x777xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x4x777xf32>
+  return %r : tensor<8x4x777xf32>
+}
+
+// -----
+
+// view = flat_gather blocks are one row; 4 warps of 16-lane rows cover 8.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @flat_gather_short_block(%x: tensor<1000x777xf32>, %b: tensor<777xf32>) -> tensor<1000x777xf32> {
+  %e = tensor.empty() : tensor<1000x777xf32>
+  // expected-error@+1 {{lowering_config block [1, 64] has fewer rows than its layout covers (8 rows: 2 lanes x 4 warps)}}
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"],
+      tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 64], num_warps = 4, view = flat_gather>}
+      ins(%x, %b : tensor<1000x777xf32>, tensor<777xf32>) outs(%e : tensor<1000x777xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<1000x777xf32>
+  return %r : tensor<1000x777xf32>
+}

@@ -69,18 +69,47 @@ func.func @scale(%x: tensor<5000xf16>) -> tensor<5000xf16> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d0)>
 
-// A per-row operand (column broadcast); a row length of 777 allows no
-// vector wider than one element.
+// A per-row operand (column broadcast) over rows of 777 (no multiple of 4):
+// one flat stream of 4-wide vectors (view = flat_gather), the per-row
+// operand gathered at i / 777 (test/Conversion/LinalgToTile/flat-gather.mlir
+// has more).
+// CHECK: #[[FLAT:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-LABEL: tile.func @row_scale
+// CHECK-SAME: tcc.grid = array<i64: 190, 1, 1>
+// CHECK-SAME: view = flat_gather
+// CHECK: %[[XF:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 777000] : memref<777000xf32> into memref<1x777000xf32>
+// CHECK: tile.memref_load %[[XF]][%c0, %{{.*}}] : memref<1x777000xf32> -> tensor<1x4096xf32, #[[FLAT]]>
+// CHECK: %[[I:.*]] = arith.divui %{{.*}}, %{{.*}} : tensor<1x4096xi32, #[[FLAT]]>
+// CHECK: tile.memref_gather %arg1[%[[I]]] : memref<1000xf32>, tensor<1x4096xi32, #[[FLAT]]> -> tensor<1x4096xf32, #[[FLAT]]>
+func.func @row_scale(%x: tensor<1000x777xf32>, %s: tensor<1000xf32>) -> tensor<1000x777xf32> {
+  %e = tensor.empty() : tensor<1000x777xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<1000x777xf32>, tensor<1000xf32>) outs(%e : tensor<1000x777xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<1000x777xf32>
+  return %0 : tensor<1000x777xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+
+// The same with a hand-written view = blocked: the 2-D [1000, 777] view,
+// whose row length allows no vector wider than one element.
 // CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
 // CHECK: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[BLK]]}>
-// CHECK-LABEL: tile.func @row_scale
+// CHECK-LABEL: tile.func @row_scale_blocked
 // CHECK-SAME: tcc.grid = array<i64: 250, 1, 1>
 // CHECK: %[[S:.*]] = tile.memref_load %arg1[%{{.*}}] : memref<1000xf32> -> tensor<4xf32, #[[ROWS]]>
 // CHECK: %[[SE:.*]] = tile.expand_dims %[[S]] {axis = 1 : i32} : tensor<4xf32, #[[ROWS]]> -> tensor<4x1xf32, #[[BLK]]>
 // CHECK: tile.broadcast %[[SE]] : tensor<4x1xf32, #[[BLK]]> -> tensor<4x1024xf32, #[[BLK]]>
-func.func @row_scale(%x: tensor<1000x777xf32>, %s: tensor<1000xf32>) -> tensor<1000x777xf32> {
+func.func @row_scale_blocked(%x: tensor<1000x777xf32>, %s: tensor<1000xf32>) -> tensor<1000x777xf32> {
   %e = tensor.empty() : tensor<1000x777xf32>
-  %0 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+  %0 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"],
+                       tile.lowering_config = #tile.lowering_config<form = elementwise, block = [4, 1024], num_warps = 4, view = blocked>}
       ins(%x, %s : tensor<1000x777xf32>, tensor<1000xf32>) outs(%e : tensor<1000x777xf32>) {
   ^bb0(%a: f32, %c: f32, %o: f32):
     %m = arith.mulf %a, %c : f32

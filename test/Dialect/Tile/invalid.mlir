@@ -431,6 +431,48 @@ func.func @f(%m: memref<?x?xf32>, %i: index) {
 
 // -----
 
+func.func @f(%m: memref<7x13xf32>, %i: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.memref_gather' op gathers from a 1-D memref, got rank 2}}
+  %0 = tile.memref_gather %m[%i] : memref<7x13xf32>, tensor<64xi32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<777xf32>, %i: tensor<32xi32>) {
+  // expected-error@+1 {{'tile.memref_gather' op 'indices' 'tensor<32xi32>' must have the result's shape and layout ('tensor<64xf32>')}}
+  %0 = tile.memref_gather %m[%i] : memref<777xf32>, tensor<32xi32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @f(%m: memref<777xf32>, %i: tensor<512xi32, #a>) {
+  // expected-error@+1 {{'tile.memref_gather' op 'indices' 'tensor<512xi32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>' must have the result's shape and layout}}
+  %0 = tile.memref_gather %m[%i] : memref<777xf32>, tensor<512xi32, #a> -> tensor<512xf32, #b>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<777xf32>, %i: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.memref_gather' op result element type 'f16' must match the memref element type 'f32'}}
+  %0 = tile.memref_gather %m[%i] : memref<777xf32>, tensor<64xi32> -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<777xf32>, %i: tensor<64xf32>) {
+  // expected-error@+1 {{'tile.memref_gather' op operand #1 must be statically shaped tensor of signless integer or index values}}
+  %0 = tile.memref_gather %m[%i] : memref<777xf32>, tensor<64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
 func.func @f(%m: memref<?x?xf32>, %i: index, %v: tensor<64x64xf16>) {
   // expected-error@+1 {{'tile.memref_store' op 'value' element type 'f16' must match the memref element type 'f32'}}
   tile.memref_store %m[%i, %i], %v : memref<?x?xf32>, tensor<64x64xf16>
@@ -866,6 +908,16 @@ func.func private @f() attributes {tile.lowering_config = 4}
 
 // expected-error@+1 {{#tile.lowering_config: walk is for form = row_program and form = softmax, not form = elementwise}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4, walk = looped>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: view is for form = elementwise, not form = row_reduction}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = row_reduction, block = [1, 1024], num_warps = 4, view = flat_gather>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: view = flat_gather streams one row of all elements: its block must be [1, BN], got [2, 1024]}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4, view = flat_gather>}
 
 // -----
 

@@ -1,6 +1,6 @@
 // #tile.lowering_config prints and parses back; num_stages and mma are
-// optional (the matmul forms' fields), as is walk (row programs and
-// softmax), fields in any order on input.
+// optional (the matmul forms' fields), as are walk (row programs and
+// softmax) and view (elementwise), fields in any order on input.
 // RUN: tcc-opt %s | tcc-opt | FileCheck %s
 // RUN: tcc-opt %s --mlir-print-op-generic | tcc-opt | FileCheck %s
 
@@ -37,3 +37,9 @@ func.func private @row_program_looped() attributes {tile.lowering_config = #tile
 // CHECK-LABEL: func.func private @softmax_looped()
 // CHECK-SAME: #tile.lowering_config<form = softmax, block = [1, 4096], num_warps = 8, walk = looped>
 func.func private @softmax_looped() attributes {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 4096], num_warps = 8, walk = looped>}
+// CHECK-LABEL: func.func private @elementwise_flat_gather()
+// CHECK-SAME: #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
+func.func private @elementwise_flat_gather() attributes {tile.lowering_config = #tile.lowering_config<view = flat_gather, form = elementwise, block = [1, 2048], num_warps = 4>}
+// CHECK-LABEL: func.func private @elementwise_blocked()
+// CHECK-SAME: #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4, view = blocked>
+func.func private @elementwise_blocked() attributes {tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4, view = blocked>}

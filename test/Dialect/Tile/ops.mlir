@@ -208,3 +208,16 @@ tile.func @staging(%A: memref<256x64xf16>, %slot: index) attributes {grid_rank =
   %a = tile.shared_load %buf[%slot] : !tile.shared_buffer<3x128x32xf16, #sw> -> tensor<128x32xf16, #tile.dot_operand<{opIdx = 0, parent = #mma2, kWidth = 2}>>
   tile.return
 }
+
+// A gather of a 1-D memref's elements at an index tile of the result's
+// shape and layout.
+#g = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-LABEL: tile.func @gather
+tile.func @gather(%b: memref<777xf32>, %d: memref<?xf16>) attributes {grid_rank = 1 : i32} {
+  %i = arith.constant dense<3> : tensor<1x512xi32, #g>
+  // CHECK: tile.memref_gather %{{.*}}[%{{.*}}] : memref<777xf32>, tensor<1x512xi32, #{{.*}}> -> tensor<1x512xf32, #{{.*}}>
+  %v = tile.memref_gather %b[%i] : memref<777xf32>, tensor<1x512xi32, #g> -> tensor<1x512xf32, #g>
+  // CHECK: tile.memref_gather %{{.*}}[%{{.*}}] : memref<?xf16>, tensor<1x512xi32, #{{.*}}> -> tensor<1x512xf16, #{{.*}}>
+  %h = tile.memref_gather %d[%i] : memref<?xf16>, tensor<1x512xi32, #g> -> tensor<1x512xf16, #g>
+  tile.return
+}

@@ -23,6 +23,11 @@ constexpr llvm::StringLiteral kHostAttrName = "tcc.host";
 /// Widest global access per thread (bytes), on every target.
 constexpr unsigned kMaxVectorBytes = 16;
 
+/// The most elements an elementwise kernel streams flat with its broadcast
+/// operands gathered (view = flat_gather): the flat indices and the
+/// gathers' offsets are i32.
+constexpr int64_t kMaxFlatGatherElements = int64_t(1) << 30;
+
 /// Bytes of one element of `type` (i1 counts as 1).
 unsigned elementBytes(Type type);
 /// The widest element (bytes) among `op`'s operands.

@@ -2,13 +2,17 @@
 //
 // One [BM, BN] block (the config's) of the (collapsed) 2-D iteration space
 // per program: load every operand's window (or broadcast row/column
-// vector), apply the generic's body to whole tiles, store the results.
+// vector), apply the generic's body to whole tiles, store the results. With
+// view = flat_gather, one [1, BN] block of the flat stream of all elements
+// per program, broadcast operands gathered (tile.memref_gather).
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tcc;
@@ -247,6 +251,154 @@ LogicalResult buildBatchedElementwiseKernel(
   return success();
 }
 
+/// A memref as 1-D: rank 0 as one element, others all dims collapsed.
+Value viewFlat(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() != 0)
+    return viewAs1D(b, loc, memref);
+  return memref::ExpandShapeOp::create(
+      b, loc, MemRefType::get({1}, type.getElementType()), memref,
+      ArrayRef<ReassociationIndices>{});
+}
+
+/// view = flat_gather: the iteration space as one flat stream of all its
+/// elements in [1, BN] blocks (the all-identity flat stream's plan). The
+/// operands read through the identity and the results are [1, total] views
+/// of their buffers, moved in the widest vectors: a stream has no rows to
+/// keep aligned, so the total need not be a multiple of the vector length
+/// (the tail run goes element by element, in bounds). Every other operand
+/// (a broadcast: an in-order projection of the dims) is gathered at its
+/// row-major offset of each flat index i: per maximal run of the dims it
+/// reads that are adjacent in the iteration space (dims of extent 1
+/// between them do not break a run), ((i / stride) % extent) * its stride
+/// in the operand; [M, N] + a row bias [N] is i % N, a column [M] i / N.
+LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
+                                    tile::LoweringConfigAttr config,
+                                    tile::FuncOp kernel,
+                                    const OutputMap &outputs,
+                                    ArrayRef<Value> inputArgs,
+                                    const BuildContext &context,
+                                    int64_t &grid, unsigned &numWarps) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned rank = ranges.size();
+  int64_t total = 1;
+  for (int64_t r : ranges)
+    total *= r;
+  unsigned bytes = widestElementBytes(op);
+  int64_t widest = std::max(1u, kMaxVectorBytes / bytes);
+  int64_t blockN = config.getBlock()[1];
+  if (total > kMaxFlatGatherElements ||
+      total + blockN - 1 > std::numeric_limits<int32_t>::max())
+    return op.emitOpError()
+           << "has a lowering_config with view = flat_gather over " << total
+           << " elements; its flat indices are i32 (at most "
+           << kMaxFlatGatherElements << " elements)";
+  FailureOr<BlockSchedule> planned = scheduleFromConfig(
+      op, config, llvm::alignTo(total, widest), bytes, context);
+  if (failed(planned))
+    return failure();
+  BlockSchedule schedule = *planned;
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  Location loc = op.getLoc();
+  TileKernelBuilder kb(b, loc, schedule);
+  // Block pid of the one row.
+  Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
+  pid = arith::IndexCastOp::create(b, loc, b.getIndexType(), pid);
+  Value m0 = kb.index(0);
+  Value n0 = arith::MulIOp::create(b, loc, pid, kb.index(schedule.blockN));
+  Type i32 = b.getI32Type();
+  RankedTensorType indexType = kb.blockType(i32);
+  auto constant = [&](int64_t value) {
+    return kb.splat(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value)),
+                    indexType);
+  };
+  // The flat index of every element of the block: n0 + j (built once, for
+  // the first gather).
+  Value flat;
+  auto flatIndex = [&]() {
+    if (flat)
+      return flat;
+    Value cols = tile::ArangeOp::create(b, loc, kb.colsType(i32), 0u,
+                                        uint32_t(schedule.blockN));
+    Value start = arith::IndexCastOp::create(b, loc, i32, n0);
+    cols = arith::AddIOp::create(b, loc, cols,
+                                 kb.splat(start, kb.colsType(i32)));
+    flat = kb.broadcastCols(cols);
+    return flat;
+  };
+  // Elements between consecutive iteration dims.
+  SmallVector<int64_t> iterStride(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    iterStride[d] = iterStride[d + 1] * ranges[d + 1];
+  auto gatherOffsets = [&](AffineMap map) -> Value {
+    SmallVector<int64_t> dims;
+    for (AffineExpr e : map.getResults())
+      dims.push_back(cast<AffineDimExpr>(e).getPosition());
+    Value offsets;
+    // Runs [first, last] of dims, walked from the innermost.
+    int64_t operandStride = 1;
+    for (int64_t k = int64_t(dims.size()) - 1; k >= 0;) {
+      int64_t last = dims[k], extent = ranges[last];
+      int64_t j = k;
+      while (j > 0 && llvm::all_of(llvm::seq<int64_t>(dims[j - 1] + 1, dims[j]),
+                                   [&](int64_t d) { return ranges[d] == 1; })) {
+        --j;
+        extent *= ranges[dims[j]];
+      }
+      k = j - 1;
+      if (extent == 1)
+        continue;
+      Value term = flatIndex();
+      if (iterStride[last] != 1)
+        term = arith::DivUIOp::create(b, loc, term,
+                                      constant(iterStride[last]));
+      if (extent * iterStride[last] < total)
+        term = arith::RemUIOp::create(b, loc, term, constant(extent));
+      if (operandStride != 1)
+        term = arith::MulIOp::create(b, loc, term, constant(operandStride));
+      offsets = offsets ? arith::AddIOp::create(b, loc, offsets, term) : term;
+      operandStride *= extent;
+    }
+    return offsets ? offsets : constant(0);
+  };
+
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+    if (failed(memref))
+      return failure();
+    AffineMap map = op.getMatchingIndexingMap(input);
+    Type element = cast<MemRefType>(memref->getType()).getElementType();
+    Value tile;
+    if (map.isIdentity())
+      tile = tile::MemRefLoadOp::create(
+          b, loc, kb.blockType(element),
+          viewAs2D(b, loc, viewFlat(b, loc, *memref)), ValueRange{m0, n0},
+          Value(), Value());
+    else
+      tile = tile::MemRefGatherOp::create(b, loc, kb.blockType(element),
+                                          viewFlat(b, loc, *memref),
+                                          gatherOffsets(map));
+    mapping.map(op.getMatchingBlockArgument(input), tile);
+  }
+  Block &body = op.getRegion().front();
+  if (failed(kb.cloneBody(body, mapping,
+                          [&](Type type) { return kb.blockType(type); })))
+    return failure();
+  FailureOr<TileKernelBuilder::TileResults> results =
+      TileKernelBuilder::yieldedTiles(op, mapping);
+  if (failed(results))
+    return failure();
+  if (failed(storeResults(b, loc, outputs, *results, op, {m0, n0},
+                          [&](Value m) {
+                            return viewAs2D(b, loc, viewFlat(b, loc, m));
+                          })))
+    return failure();
+  grid = llvm::divideCeil(total, schedule.blockN);
+  numWarps = schedule.numWarps();
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::tcc::buildElementwiseKernel(
@@ -258,6 +410,28 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
     return op.emitOpError("rank-0 kernels are not supported by "
                           "convert-linalg-to-tile");
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (config.getView() == tile::ElementwiseView::flat_gather) {
+    // Written by hand or chosen by tcc-select-strategy: any op of straight
+    // and broadcast operands streams flat.
+    if (!llvm::all_of(op.getDpsInputOperands(),
+                      [&](OpOperand *input) {
+                        return isInOrderProjection(
+                            op.getMatchingIndexingMap(input));
+                      }) ||
+        !llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+          return op.getMatchingIndexingMap(&init).isIdentity();
+        }))
+      return op.emitOpError()
+             << "has a lowering_config with view = flat_gather, which "
+                "streams operands read straight and gathers broadcast ones; "
+                "an operand here is read through a permuted map";
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (!op.getMatchingBlockArgument(&init).use_empty())
+        return op.emitOpError("reads its output operands; convert-linalg-to-"
+                              "tile expects pure elementwise bodies");
+    return buildFlatGatherKernel(op, config, kernel, outputs, inputArgs,
+                                 context, grid, numWarps);
+  }
   if (isPermutedElementwise(op)) {
     for (OpOperand &init : op.getDpsInitsMutable())
       if (!op.getMatchingBlockArgument(&init).use_empty())
@@ -326,10 +500,20 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
     FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
     if (failed(memref))
       return failure();
+    if (op.getMatchingIndexingMap(input).getNumResults() == 0) {
+      // One value for the whole space (a rank-0 operand, as x * s of an
+      // s: [1]): its element gathered at offset 0 by every thread.
+      Type element = cast<MemRefType>(memref->getType()).getElementType();
+      Value zero = kb.splat(
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)),
+          kb.blockType(b.getI32Type()));
+      mapping.map(op.getMatchingBlockArgument(input),
+                  tile::MemRefGatherOp::create(b, loc, kb.blockType(element),
+                                               viewFlat(b, loc, *memref),
+                                               zero));
+      continue;
+    }
     auto [viewed, map] = view(*memref, op.getMatchingIndexingMap(input));
-    if (map.getNumResults() == 0)
-      return op.emitOpError("reads a rank-0 operand; not supported by "
-                            "convert-linalg-to-tile");
     FailureOr<Value> tile = kb.loadOperand(op, viewed, map, m0, n0);
     if (failed(tile))
       return failure();

@@ -6,6 +6,8 @@
 // when it is in bounds, unmasked and aligned, and element by element under
 // scf.if otherwise (tails, masks, odd strides).
 //
+// tile.memref_gather: one scalar load per element, under its bounds test.
+//
 // Pointer form (tile.addptr / tile.load / tile.store): llvm.getelementptr on
 // the per-thread vector of pointers. Where the contiguity analysis proves a
 // thread's run points at consecutive elements, the run is one vector
@@ -238,6 +240,45 @@ struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
   }
 };
 
+/// Element by element: `index < size ? memref[index] : 0`, one scalar load
+/// each (the bounds test folds away where the index's range is known, as
+/// `i % n` on an n-element memref).
+struct MemRefGatherLowering : public TilePattern<tile::MemRefGatherOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::MemRefGatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    VectorType vecType = vectorTypeOf(op.getType());
+    Type elem = vecType.getElementType();
+    Value memref = adaptor.getMemref(), indices = adaptor.getIndices();
+    Value size = memref::DimOp::create(rewriter, loc, memref, 0);
+    SmallVector<Value> elems;
+    for (int64_t e = 0; e < vecType.getNumElements(); ++e) {
+      Value index = vector::ExtractOp::create(rewriter, loc, indices, e);
+      if (!index.getType().isIndex())
+        index = arith::IndexCastUIOp::create(rewriter, loc,
+                                             rewriter.getIndexType(), index);
+      Value inBounds = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, index, size);
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, inBounds,
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(
+                b, loc, memref::LoadOp::create(b, loc, memref, index)
+                            .getResult());
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, emitZero(b, loc, elem));
+          });
+      elems.push_back(ifOp.getResult(0));
+    }
+    rewriter.replaceOp(
+        op, vector::FromElementsOp::create(rewriter, loc, vecType, elems));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Pointer form
 //===----------------------------------------------------------------------===//
@@ -431,6 +472,7 @@ struct StoreLowering : public TilePattern<tile::StoreOp> {
 void mlir::tcc::tile_to_gpu::populateTileToGPUMemoryPatterns(
     TileTypeConverter &converter, const KernelInfo &info,
     RewritePatternSet &patterns) {
-  patterns.add<MemRefLoadLowering, MemRefStoreLowering, AddPtrLowering,
+  patterns.add<MemRefLoadLowering, MemRefStoreLowering, MemRefGatherLowering,
+               AddPtrLowering,
                LoadLowering, StoreLowering>(converter, info);
 }

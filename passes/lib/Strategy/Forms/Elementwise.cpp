@@ -5,7 +5,10 @@
 // reads together collapsed; a flat stream takes the whole block along its
 // row). More than two dim groups (a batch of broadcasting blocks) or
 // operands permuted keeping the last dim: [BM, BN] of the last two groups
-// (dims), one index of the others per program. Also the block heuristic the row
+// (dims), one index of the others per program. A broadcast over a last dim
+// that is not a multiple of the vector length runs as one flat stream with
+// the broadcast operands gathered (view = flat_gather), so that the other
+// operands and the results keep 16-byte vectors. Also the block heuristic the row
 // reduction and softmax forms share (chooseRowBlock).
 //
 //===----------------------------------------------------------------------===//
@@ -36,16 +39,51 @@ BlockSchedule mlir::tcc::strategy::chooseRowBlock(
 FailureOr<tile::LoweringConfigAttr> mlir::tcc::strategy::makeConfig(
     Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
     unsigned numWarps, std::optional<unsigned> numStages,
-    std::optional<tile::MmaKind> mma, std::optional<tile::RowWalk> walk) {
+    std::optional<tile::MmaKind> mma, std::optional<tile::RowWalk> walk,
+    std::optional<tile::ElementwiseView> view) {
   auto config = tile::LoweringConfigAttr::getChecked(
       [&] { return root->emitOpError() << "tcc-select-strategy: "; },
-      root->getContext(), form, block, numWarps, numStages, mma, walk);
+      root->getContext(), form, block, numWarps, numStages, mma, walk, view);
   if (!config)
     return failure();
   return config;
 }
 
 namespace {
+
+int64_t shapeProduct(ArrayRef<int64_t> ranges) {
+  int64_t total = 1;
+  for (int64_t r : ranges)
+    total *= r;
+  return total;
+}
+
+/// Whether the flat stream with gathered broadcasts (view = flat_gather)
+/// beats the flattest 2-D view: the op broadcasts (more than one dim group,
+/// rows that are not one flat row), the last group's extent is not a
+/// multiple of the widest vector (so the 2-D rows take narrower vectors),
+/// at least one input streams (is read through the identity) and the flat
+/// index fits the gathers' i32 offsets.
+bool prefersFlatGather(linalg::GenericOp op,
+                       ArrayRef<ReassociationIndices> groups,
+                       ArrayRef<int64_t> ranges, unsigned bytes) {
+  if (groups.size() < 2)
+    return false;
+  int64_t n = 1, rows = 1;
+  for (int64_t d : groups.back())
+    n *= ranges[d];
+  for (const ReassociationIndices &group : groups.drop_back())
+    for (int64_t d : group)
+      rows *= ranges[d];
+  int64_t widest = std::max(1u, kMaxVectorBytes / bytes);
+  if (rows == 1 || n % widest == 0)
+    return false;
+  if (shapeProduct(ranges) > kMaxFlatGatherElements)
+    return false;
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    return op.getMatchingIndexingMap(input).isIdentity();
+  });
+}
 
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
   if (ops.size() != 1)
@@ -94,11 +132,29 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
       extents.insert(extents.begin(), 1);
     int64_t m = extents[extents.size() - 2], n = extents.back();
     // A flat stream (one row) takes the whole block along it.
+    int64_t widest = std::max(1u, kMaxVectorBytes / bytes);
+    int64_t streamBlockN = std::max<int64_t>(
+        options.elementsPerProgram, widest * warpSize * numWarps * 2);
     std::optional<int64_t> maxBlockN;
     if (groups.size() <= 2 && m == 1)
-      maxBlockN = std::max<int64_t>(
-          options.elementsPerProgram,
-          std::max(1u, kMaxVectorBytes / bytes) * warpSize * numWarps * 2);
+      maxBlockN = streamBlockN;
+    if (prefersFlatGather(op, groups, ranges, bytes)) {
+      // The stream has no rows to keep aligned: the widest vectors, the
+      // tail run in bounds. A short stream takes fewer warps, so that one
+      // row of lanes covers the block (flat_gather blocks are one row).
+      int64_t streamN = std::max<int64_t>(llvm::alignTo(shapeProduct(ranges),
+                                                        widest),
+                                          widest * warpSize);
+      unsigned warps = numWarps;
+      while (warps > 1 &&
+             widest * warpSize * warps > int64_t(llvm::PowerOf2Ceil(streamN)))
+        warps /= 2;
+      s = chooseRowBlock(1, streamN, bytes, warps, warpSize,
+                         options.elementsPerProgram, streamBlockN);
+      return makeConfig(root, tile::KernelForm::elementwise,
+                        {s.blockM, s.blockN}, s.numWarps(), {}, {}, {},
+                        tile::ElementwiseView::flat_gather);
+    }
     s = plan(m, n, maxBlockN);
   }
   return makeConfig(root, tile::KernelForm::elementwise,

@@ -81,7 +81,8 @@ FailureOr<tile::LoweringConfigAttr>
 makeConfig(Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
            unsigned numWarps, std::optional<unsigned> numStages = {},
            std::optional<tile::MmaKind> mma = {},
-           std::optional<tile::RowWalk> walk = {});
+           std::optional<tile::RowWalk> walk = {},
+           std::optional<tile::ElementwiseView> view = {});
 
 } // namespace mlir::tcc::strategy
 

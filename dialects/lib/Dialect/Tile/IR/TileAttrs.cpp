@@ -454,7 +454,8 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
                                          unsigned numWarps,
                                          std::optional<unsigned> numStages,
                                          std::optional<MmaKind> mma,
-                                         std::optional<RowWalk> walk) {
+                                         std::optional<RowWalk> walk,
+                                         std::optional<ElementwiseView> view) {
   StringRef name = stringifyKernelForm(form);
   bool matmul = form == KernelForm::matmul || form == KernelForm::fma_matmul;
   size_t rank = matmul ? 3 : 2;
@@ -505,6 +506,15 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
     return emitError() << "#tile.lowering_config: walk is for form = "
                           "row_program and form = softmax, not form = "
                        << name;
+  if (view && form != KernelForm::elementwise)
+    return emitError() << "#tile.lowering_config: view is for form = "
+                          "elementwise, not form = "
+                       << name;
+  if (view == ElementwiseView::flat_gather && block[0] != 1)
+    return emitError() << "#tile.lowering_config: view = flat_gather streams "
+                          "one row of all elements: its block must be [1, "
+                          "BN], got ["
+                       << block[0] << ", " << block[1] << "]";
   if (form == KernelForm::transpose && block[0] != block[1])
     return emitError() << "#tile.lowering_config: form = transpose needs a "
                           "square block ([T, T]), got ["

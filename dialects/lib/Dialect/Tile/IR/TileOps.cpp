@@ -531,6 +531,29 @@ LogicalResult MemRefStoreOp::verify() {
   return verifyMaskAndOther(*this, getValue().getType(), getMask(), Value());
 }
 
+LogicalResult MemRefGatherOp::verify() {
+  MemRefType memref = getMemref().getType();
+  if (memref.getRank() != 1)
+    return emitOpError("gathers from a 1-D memref, got rank ")
+           << memref.getRank();
+  RankedTensorType indices = getIndices().getType(), result = getType();
+  if (indices.getShape() != result.getShape() ||
+      indices.getEncoding() != result.getEncoding())
+    return emitOpError("'indices' ")
+           << indices << " must have the result's shape and layout ("
+           << result << ")";
+  if (!indices.getElementType().isIndex() &&
+      indices.getElementType().getIntOrFloatBitWidth() > 64)
+    return emitOpError("'indices' must be index or integers of at most 64 "
+                       "bits, got ")
+           << indices.getElementType();
+  if (result.getElementType() != memref.getElementType())
+    return emitOpError("result element type ")
+           << result.getElementType() << " must match the memref element type "
+           << memref.getElementType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Shared-memory staging
 //===----------------------------------------------------------------------===//

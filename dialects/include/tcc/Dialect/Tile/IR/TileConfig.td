@@ -56,6 +56,20 @@ def Tile_RowWalk : I32EnumAttr<"RowWalk", "row walk", [
   let genSpecializedAttr = 0;
 }
 
+// Which view of its iteration space an elementwise kernel runs on: the
+// flattest 2-D view (adjacent dims every operand reads together collapsed;
+// rows of the last group), or one flat stream of every element with the
+// operands that broadcast gathered element by element (flat_gather: the
+// identity-indexed operands and the results move in 16-byte vectors even
+// when the last dim is not a multiple of the vector length).
+def Tile_ElementwiseView : I32EnumAttr<"ElementwiseView", "elementwise view", [
+    I32EnumAttrCase<"blocked", 0>,
+    I32EnumAttrCase<"flat_gather", 1>
+  ]> {
+  let cppNamespace = "::mlir::tcc::tile";
+  let genSpecializedAttr = 0;
+}
+
 // `[d0, d1, ...]` of positive sizes.
 def Tile_BlockShapeParameter : ArrayRefParameter<"int64_t", "block shape"> {
   let parser = [{ ::mlir::tcc::tile::parseBlockShape($_parser) }];
@@ -83,7 +97,13 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     - `walk`: `persistent` (whole rows in registers, the default) or
       `looped` (BN-wide chunks of longer rows) for form = row_program and
       form = softmax (a looped softmax is the online softmax: a walk for
-      the running max and rescaled sum, a walk for the quotients).
+      the running max and rescaled sum, a walk for the quotients);
+    - `view`: for form = elementwise, `blocked` (the flattest 2-D view, the
+      default) or `flat_gather` (one flat stream of all elements in blocks
+      of [1, BN]: identity-indexed operands and results in 16-byte vectors,
+      broadcast operands gathered at their offset of each flat index; what
+      tcc-select-strategy picks for a broadcast over a last dim that is not
+      a multiple of the vector length).
 
     The root op the config sits on: the op itself for elementwise,
     transpose and softmax; the reduction or matmul for row_reduction,
@@ -97,7 +117,8 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     "unsigned":$num_warps,
     OptionalParameter<"std::optional<unsigned>">:$num_stages,
     OptionalParameter<"std::optional<::mlir::tcc::tile::MmaKind>">:$mma,
-    OptionalParameter<"std::optional<::mlir::tcc::tile::RowWalk>">:$walk
+    OptionalParameter<"std::optional<::mlir::tcc::tile::RowWalk>">:$walk,
+    OptionalParameter<"std::optional<::mlir::tcc::tile::ElementwiseView>">:$view
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -241,6 +241,27 @@ def Tile_MemRefStoreOp : Tile_Op<"memref_store", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Tile_MemRefGatherOp : Tile_Op<"memref_gather", []> {
+  let summary = "load a tile of a 1-D memref's elements at computed indices";
+  let description = [{
+    `tile.memref_gather %m[%idx] : memref<777xf32>, tensor<1x1024xi32, #l>
+    -> tensor<1x1024xf32, #l>` reads, for every element of the result, the
+    memref element at the index tile's element of the same position (the
+    index tile and the result share shape and layout). Indices outside the
+    memref (unsigned: negative ones too) are not read and give zero. Each
+    element is its own scalar load: for small operands that stay in the
+    caches (a bias broadcast over a flat stream, view = flat_gather).
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$memref,
+                       Tile_IntTensor:$indices);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $memref `[` $indices `]` attr-dict `:` type($memref) `,` type($indices)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shared-memory staging (what tcc-promote-shared-memory produces)
 //===----------------------------------------------------------------------===//
