@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 import tcc
-from tcc.frontend import Tensor, f16, f32, program
+import tcc.frontend as tf
+from tcc.frontend import Tensor, f16, f32, i32, program
 from tcc.testing.simt import run_gpu_stage
 
-TARGETS = ["sm_90", "gfx942"]
+TARGETS = ["sm_80", "sm_90", "gfx942"]
 DTYPES = {"f32": (f32, np.float32), "f16": (f16, np.float16)}
 
 
@@ -208,3 +209,34 @@ def test_row_program_with_ops_on_the_results(target):
     outs = run_gpu_stage(k, x)
     np.testing.assert_array_equal(outs[0], np.min(x, -1) * 3.0)
     np.testing.assert_array_equal(outs[1], np.argmin(x, -1) + 1)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_torch_semantics_program_on_the_gpu_stage(target):
+    # test_torch_semantics.py::test_max_min_with_indices's program (checked
+    # there at the linalg stage), through the kernels: f32 with ties and a
+    # NaN, an i32 input, keepdim, a full argmin, and the plain max.
+    @program
+    def extrema(x: Tensor[6, 7, f32], i: Tensor[6, 7, i32]):
+        v, idx = x.max(-1)
+        mn = x.min(0, keepdim=True)
+        iv, ii = tf.max(i, 1)
+        return v, idx, mn.values, mn.indices, iv, ii, x.argmax(0), x.argmin(), x.max()
+
+    rng = np.random.default_rng(10)
+    x = rng.integers(0, 4, (6, 7)).astype(np.float32)
+    x[2, 3] = np.nan
+    i = rng.integers(-5, 5, (6, 7)).astype(np.int32)
+    v, idx, mv, mi, iv, ii, am, an, mx = run_gpu_stage(
+        tcc.compile(extrema, target, cache=False), x, i)
+    np.testing.assert_array_equal(v, np.max(x, -1))
+    np.testing.assert_array_equal(idx, np.argmax(x, -1))
+    assert mi.shape == (1, 7) and mi.dtype == np.int64
+    np.testing.assert_array_equal(mv[0], np.min(x, 0))
+    np.testing.assert_array_equal(mi[0], np.argmin(x, 0))
+    assert iv.dtype == np.int32
+    np.testing.assert_array_equal(iv, i.max(1))
+    np.testing.assert_array_equal(ii, i.argmax(1))
+    np.testing.assert_array_equal(am, np.argmax(x, 0))
+    assert an.shape == () and an == np.argmin(x)
+    assert np.isnan(mx)
