@@ -107,8 +107,6 @@ private:
   LogicalResult reduce();
   /// The epilogue and the stores.
   LogicalResult finish(const OutputMap &outputs);
-
-private:
   /// tensor<1 x BN x elt, #blocked>: one value per output of the program.
   RankedTensorType outputsType(Type element) const {
     return RankedTensorType::get({1, kb.schedule.blockN}, element, kb.layout);
@@ -163,20 +161,7 @@ FailureOr<Value> ColumnKernel::accumulate(const ReductionBody &combiner, Value r
                                           Value acc, bool masked) {
   linalg::GenericOp op = ops.front();
   Type accType = combiner.combiner->getResult(0).getType();
-  Value mask;
-  if (masked) {
-    Type i32 = b.getI32Type();
-    Value rows = tile::ArangeOp::create(b, loc, kb.rowsType(i32), 0u,
-                                        uint32_t(kb.schedule.blockM));
-    Value r32 = arith::IndexCastOp::create(b, loc, i32, r);
-    Value shifted = arith::AddIOp::create(b, loc, rows,
-                                          kb.splat(r32, kb.rowsType(i32)));
-    Value limit =
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(info.reduced));
-    mask = kb.broadcastRows(arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::slt, shifted,
-        kb.splat(limit, kb.rowsType(i32))));
-  }
+  Value mask = masked ? rowsInBounds(r) : Value();
   IRMapping mapping;
   Value row = arith::AddIOp::create(b, loc, rowBase, r);
   for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
