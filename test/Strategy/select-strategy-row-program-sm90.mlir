@@ -53,3 +53,25 @@ func.func @two(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
   %s = tcc.reduce_sum %y dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
   return %y, %s : tensor<8x64xf32>, tensor<8xf32>
 }
+
+// -----
+
+// An arg reduction (values and indices) with an elementwise op on its
+// values is no row reduction with an epilogue (that form takes one result):
+// a row program. Alone it is a row reduction.
+// CHECK-LABEL: func.func @argmax_scaled(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = row_program
+func.func @argmax_scaled(%x: tensor<64x1000xf32>) -> (tensor<64xf32>, tensor<64xi64>) {
+  %v, %i = tcc.reduce_argmax %x dim = 1 : tensor<64x1000xf32> -> tensor<64xf32>, tensor<64xi64>
+  %s = tcc.mul %v, %v : tensor<64xf32>
+  return %s, %i : tensor<64xf32>, tensor<64xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @argmax(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = row_reduction
+func.func @argmax(%x: tensor<64x1000xf32>) -> (tensor<64xf32>, tensor<64xi64>) {
+  %v, %i = tcc.reduce_argmax %x dim = 1 : tensor<64x1000xf32> -> tensor<64xf32>, tensor<64xi64>
+  return %v, %i : tensor<64xf32>, tensor<64xi64>
+}

@@ -296,3 +296,74 @@ func.func @weighted_sum(%x: tensor<300x40xf32>, %b: tensor<40xf32>) -> tensor<f3
   } -> tensor<f32>
   return %s : tensor<f32>
 }
+
+// -----
+
+#x1 = affine_map<(d0) -> (d0)>
+#s1 = affine_map<(d0) -> ()>
+
+// An argmax of every element (x.argmax(): of the flattened input, one
+// reduced loop): a one-row arg reduction [1, N] -> [1], then split into 4
+// partial rows of 16384 whose element index is the original loop's
+// (s * 16384 + k); the final reduction chooses among the 4 (value, index)
+// partials with the body's own choice (the partial pair as the element)
+// into the original fills; the scalars are reshapes of the [1] results.
+// CHECK-LABEL: func.func @full_argmax(
+// CHECK-SAME:    %[[X:.*]]: tensor<65536xf32>
+// CHECK-DAG:     %[[FV:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1xf32>)
+// CHECK-DAG:     %[[FI:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<1xi64>)
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0, 1, 2]] output_shape [1, 4, 16384]
+// CHECK:         %[[PV:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x4xf32>)
+// CHECK:         %[[PI:.*]] = linalg.fill ins(%{{.*}} : i64) outs(%{{.*}} : tensor<1x4xi64>)
+// CHECK:         %[[P:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[E]] : tensor<1x4x16384xf32>) outs(%[[PV]], %[[PI]] : tensor<1x4xf32>, tensor<1x4xi64>)
+// CHECK:           %[[S:.*]] = linalg.index 1 : index
+// CHECK:           %[[S64:.*]] = arith.index_cast %[[S]] : index to i64
+// CHECK:           %[[K:.*]] = linalg.index 2 : index
+// CHECK:           %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
+// CHECK:           %[[BASE:.*]] = arith.muli %[[S64]], %c16384_i64 : i64
+// CHECK:           %[[IDX:.*]] = arith.addi %[[BASE]], %[[K64]] : i64
+// CHECK:           arith.cmpi slt, %[[IDX]], %{{.*}} : i64
+// CHECK:         %[[F:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[P]]#0, %[[P]]#1 : tensor<1x4xf32>, tensor<1x4xi64>) outs(%[[FV]], %[[FI]] : tensor<1xf32>, tensor<1xi64>)
+// CHECK-NEXT:    ^bb0(%[[V:.*]]: f32, %[[I:.*]]: i64, %[[ACC:.*]]: f32, %[[ACCI:.*]]: i64):
+// CHECK-NOT:       linalg.index
+// CHECK:           arith.cmpi slt, %[[I]], %[[ACCI]] : i64
+// CHECK:           arith.cmpf ogt, %[[V]], %[[ACC]] : f32
+// CHECK:           %[[RV:.*]] = arith.select %{{.*}}, %[[V]], %[[ACC]] : f32
+// CHECK:           %[[RI:.*]] = arith.select %{{.*}}, %[[I]], %[[ACCI]] : i64
+// CHECK:           linalg.yield %[[RV]], %[[RI]] : f32, i64
+// CHECK:         %[[RV0:.*]] = tensor.collapse_shape %[[F]]#0 [] : tensor<1xf32> into tensor<f32>
+// CHECK:         %[[RI0:.*]] = tensor.collapse_shape %[[F]]#1 [] : tensor<1xi64> into tensor<i64>
+// CHECK:         return %[[RV0]], %[[RI0]]
+// SMALL-LABEL: func.func @full_argmax(
+// SMALL:         output_shape [1, 64, 1024]
+// SMALL:         arith.muli %{{.*}}, %c1024_i64 : i64
+func.func @full_argmax(%x: tensor<65536xf32>) -> (tensor<f32>, tensor<i64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %imax = arith.constant 9223372036854775807 : i64
+  %e0 = tensor.empty() : tensor<f32>
+  %fv = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %e1 = tensor.empty() : tensor<i64>
+  %fi = linalg.fill ins(%imax : i64) outs(%e1 : tensor<i64>) -> tensor<i64>
+  %r:2 = linalg.generic {indexing_maps = [#x1, #s1, #s1], iterator_types = ["reduction"]}
+      ins(%x : tensor<65536xf32>) outs(%fv, %fi : tensor<f32>, tensor<i64>) {
+  ^bb0(%a: f32, %acc: f32, %ai: i64):
+    %j = linalg.index 0 : index
+    %i = arith.index_cast %j : index to i64
+    %earlier = arith.cmpi slt, %i, %ai : i64
+    %anan = arith.cmpf uno, %a, %a : f32
+    %accnum = arith.cmpf ord, %acc, %acc : f32
+    %gt = arith.cmpf ogt, %a, %acc : f32
+    %nanwins = arith.andi %anan, %accnum : i1
+    %better = arith.ori %nanwins, %gt : i1
+    %accnan = arith.cmpf uno, %acc, %acc : f32
+    %bothnan = arith.andi %anan, %accnan : i1
+    %oeq = arith.cmpf oeq, %a, %acc : f32
+    %eq = arith.ori %bothnan, %oeq : i1
+    %tie = arith.andi %eq, %earlier : i1
+    %take = arith.ori %better, %tie : i1
+    %v = arith.select %take, %a, %acc : f32
+    %k = arith.select %take, %i, %ai : i64
+    linalg.yield %v, %k : f32, i64
+  } -> (tensor<f32>, tensor<i64>)
+  return %r#0, %r#1 : tensor<f32>, tensor<i64>
+}

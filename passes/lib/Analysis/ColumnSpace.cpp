@@ -1,5 +1,6 @@
 //===- ColumnSpace.cpp - ops of a column reduction ------------------------===//
 #include "tcc/Analysis/ColumnSpace.h"
+#include "tcc/Analysis/ArgReduction.h"
 
 using namespace mlir;
 using namespace mlir::tcc;
@@ -31,8 +32,13 @@ bool usesLoopIndices(linalg::GenericOp op) {
 std::optional<ColumnReductionInfo>
 mlir::tcc::classifyColumnReduction(linalg::GenericOp op) {
   SmallVector<int64_t> ranges;
-  if (!hasStaticRanges(op, ranges) || op.getNumDpsInits() != 1 ||
-      op.getNumResults() != 1 || usesLoopIndices(op))
+  if (!hasStaticRanges(op, ranges))
+    return std::nullopt;
+  // One reduced value, or an arg reduction's value and index (its inits
+  // read through one map; its element's index from the loop indices).
+  if ((op.getNumDpsInits() != 1 || op.getNumResults() != 1 ||
+       usesLoopIndices(op)) &&
+      !matchArgReduction(op))
     return std::nullopt;
   unsigned numDims = ranges.size();
   MLIRContext *ctx = op.getContext();

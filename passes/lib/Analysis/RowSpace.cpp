@@ -1,5 +1,6 @@
 //===- RowSpace.cpp - ops of a row program --------------------------------===//
 #include "tcc/Analysis/RowSpace.h"
+#include "tcc/Analysis/ArgReduction.h"
 
 using namespace mlir;
 using namespace mlir::tcc;
@@ -56,7 +57,8 @@ mlir::tcc::classifyRowOp(linalg::GenericOp op,
     if (access != (allParallel ? RowAccess::Block : RowAccess::Rows))
       return std::nullopt;
   }
-  if (reducesLast && op.getNumDpsInits() != 1)
+  // One reduced value, or an arg reduction's value and index.
+  if (reducesLast && op.getNumDpsInits() != 1 && !matchArgReduction(op))
     return std::nullopt;
   for (OpOperand *input : op.getDpsInputOperands())
     if (!classifyRowAccess(op.getMatchingIndexingMap(input)))

@@ -6,7 +6,11 @@
 // tcc-form-kernels and convert-linalg-to-tile build: reduced dims that are
 // not one run become two reductions (the innermost run, then the rest);
 // several trailing reduced dims become one, of the collapsed inputs (every
-// dim: a one-row reduction [1, numel] -> [1]).
+// dim: a one-row reduction [1, numel] -> [1]). Arg reductions (a value and
+// its index, tcc/Analysis/ArgReduction.h) are split alike: the partial
+// reduction's element index is the original loop's (s * chunk + k), the
+// final one chooses among the S (value, index) partials with the body's own
+// choice, so ties still go to the first index and NaN still wins.
 //
 //===----------------------------------------------------------------------===//
 #include "tcc/Support/OptionChecks.h"
@@ -16,7 +20,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "tcc/Analysis/ArgReduction.h"
 #include "tcc/Analysis/ColumnSpace.h"
+#include "tcc/Strategy/Strategy.h"
 #include "tcc/Transforms/Passes.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -304,6 +310,112 @@ std::optional<Reduction> asRowReduction(OpBuilder &b, Reduction r) {
   return rewritten;
 }
 
+/// A generic like arg reduction `op` on new operands, maps and iterators,
+/// with its body; `remapIndex(b, index op)` gives the integer value of
+/// each of the body's loop-index casts (the element's index in the new
+/// loops), built before the cast, which then goes.
+linalg::GenericOp
+cloneArgWith(OpBuilder &b, linalg::GenericOp op, ValueRange inputs,
+             ValueRange inits, ArrayRef<AffineMap> maps,
+             ArrayRef<utils::IteratorType> iterators,
+             function_ref<Value(OpBuilder &, arith::IndexCastOp)> remapIndex) {
+  auto clone = linalg::GenericOp::create(b, op.getLoc(), inits.getTypes(),
+                                         inputs, inits, maps, iterators);
+  IRMapping mapping;
+  op.getRegion().cloneInto(&clone.getRegion(), mapping);
+  SmallVector<arith::IndexCastOp> casts;
+  for (auto cast : clone.getRegion().front().getOps<arith::IndexCastOp>())
+    if (cast.getIn().getDefiningOp<linalg::IndexOp>())
+      casts.push_back(cast);
+  for (arith::IndexCastOp cast : casts) {
+    OpBuilder nested(cast);
+    Value index = remapIndex(nested, cast);
+    cast.getResult().replaceAllUsesWith(index);
+    Operation *loop = cast.getIn().getDefiningOp();
+    cast.erase();
+    if (loop->use_empty())
+      loop->erase();
+  }
+  return clone;
+}
+
+/// `index_cast(linalg.index dim)` to `type` at `b`.
+Value loopIndex(OpBuilder &b, Location loc, unsigned dim, Type type) {
+  return arith::IndexCastOp::create(b, loc, type,
+                                    linalg::IndexOp::create(b, loc, dim));
+}
+
+/// Arg reduction `op` reducing its only loop ([N] -> []) as a one-row
+/// reduction [1, N] -> [1] of its expanded inputs (the rank-0 results
+/// reshapes of the [1] ones); its element index stays the loop's.
+std::optional<linalg::GenericOp> argAsRowReduction(OpBuilder &b,
+                                                   linalg::GenericOp op) {
+  if (op.getNumLoops() != 1 ||
+      llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+        return !op.getMatchingIndexingMap(input).isIdentity();
+      }))
+    return std::nullopt;
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  int64_t extent = op.getStaticLoopRanges()[0];
+  b.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  for (Value input : op.getDpsInputs())
+    inputs.push_back(tensor::ExpandShapeOp::create(
+        b, loc,
+        RankedTensorType::get({1, extent}, getElementTypeOrSelf(input)),
+        input, ArrayRef<ReassociationIndices>{{0, 1}}));
+  SmallVector<Value> inits;
+  for (Value init : op.getDpsInits()) {
+    FailureOr<Value> fill = tcc::getFillValue(init);
+    if (failed(fill))
+      return std::nullopt;
+    inits.push_back(createFill(
+        b, loc, {1},
+        cast<TypedAttr>(fill->getDefiningOp<arith::ConstantOp>().getValue())));
+  }
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<AffineMap> maps(inputs.size(), identity);
+  maps.append(2, identity.getMajorSubMap(1));
+  linalg::GenericOp row = cloneArgWith(
+      b, op, inputs, inits, maps,
+      {utils::IteratorType::parallel, utils::IteratorType::reduction},
+      [&](OpBuilder &nested, arith::IndexCastOp cast) {
+        return loopIndex(nested, cast.getLoc(), 1, cast.getType());
+      });
+  for (auto [result, rowResult] : llvm::zip(op.getResults(), row.getResults()))
+    result.replaceAllUsesWith(tensor::CollapseShapeOp::create(
+        b, loc, result.getType(), rowResult, ArrayRef<ReassociationIndices>{}));
+  op.erase();
+  return row;
+}
+
+/// The reduction of the S partials: of loops `iterators` (S reduced),
+/// reading `partials` (values, indices) whole into `op`'s inits, choosing
+/// with `arg`'s body (each partial pair as the element). Replaces `op`.
+void reduceArgPartials(OpBuilder &b, linalg::GenericOp op,
+                       const tcc::ArgReduction &arg, ValueRange partials,
+                       ArrayRef<utils::IteratorType> iterators) {
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = iterators.size();
+  SmallVector<AffineExpr> kept;
+  for (unsigned d = 0; d < rank; ++d)
+    if (iterators[d] == utils::IteratorType::parallel)
+      kept.push_back(getAffineDimExpr(d, ctx));
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap out = AffineMap::get(rank, 0, kept, ctx);
+  auto final = linalg::GenericOp::create(
+      b, op.getLoc(), op.getResultTypes(), partials, op.getDpsInits(),
+      ArrayRef<AffineMap>{identity, identity, out, out}, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        auto [value, index] =
+            tcc::cloneArgChoice(nested, arg, args[2], args[3], args[0], args[1]);
+        linalg::YieldOp::create(nested, loc, ValueRange{value, index});
+      });
+  op->replaceAllUsesWith(final.getResults());
+  op.erase();
+}
+
 struct TccSplitReductionPass
     : public tcc::impl::TccSplitReductionBase<TccSplitReductionPass> {
   using Base::Base;
@@ -323,7 +435,18 @@ struct TccSplitReductionPass
       if (std::optional<Reduction> r = matchReduction(op))
         reductions.push_back(*r);
     });
+    SmallVector<linalg::GenericOp> argReductions;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (tcc::matchArgReduction(op))
+        argReductions.push_back(op);
+    });
     OpBuilder b(&getContext());
+    for (linalg::GenericOp op : argReductions) {
+      if (std::optional<linalg::GenericOp> row = argAsRowReduction(b, op))
+        op = *row;
+      if (std::optional<int64_t> factor = splitFactor(op))
+        splitArg(b, op, *factor);
+    }
     while (!reductions.empty()) {
       Reduction r = reductions.pop_back_val();
       if (auto peeled = peelInnerReduction(b, r)) {
@@ -332,7 +455,7 @@ struct TccSplitReductionPass
       }
       if (std::optional<Reduction> row = asRowReduction(b, r))
         r = *row;
-      if (std::optional<int64_t> factor = splitFactor(r))
+      if (std::optional<int64_t> factor = splitFactor(r.op))
         split(b, r, *factor);
     }
     // Chains of reshapes (of a flattened input) fold into one.
@@ -344,13 +467,120 @@ struct TccSplitReductionPass
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 
-  /// How many chunks to split the reduced dim of `r` into (nullopt: none).
-  std::optional<int64_t> splitFactor(Reduction r);
+  /// How many chunks to split the reduced dim of `op` into (nullopt: none).
+  std::optional<int64_t> splitFactor(linalg::GenericOp op);
   void split(OpBuilder &b, Reduction r, int64_t factor);
+  void splitArg(OpBuilder &b, linalg::GenericOp op, int64_t factor);
 };
 
-std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
-  linalg::GenericOp op = r.op;
+/// The partial reduction's operands when splitting loop `dim` of `op` into
+/// (s, k), s parallel: the inputs (expanded where they read dim), their
+/// maps, then the partials' map, shape and the loops' iterators.
+struct SplitOperands {
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps; // inputs', then the partials'
+  SmallVector<int64_t> partialShape;
+  SmallVector<utils::IteratorType> iterators;
+};
+
+SplitOperands splitOperands(OpBuilder &b, linalg::GenericOp op, unsigned dim,
+                            int64_t factor) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned numLoops = ranges.size();
+  int64_t chunk = ranges[dim] / factor;
+  auto newDim = [&](unsigned d) { return d < dim ? d : d + 1; };
+  SplitOperands split;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    if (d == dim)
+      split.iterators.push_back(utils::IteratorType::parallel);
+    split.iterators.push_back(iterators[d]);
+  }
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto type = cast<RankedTensorType>(input->get().getType());
+    SmallVector<AffineExpr> results;
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<int64_t> shape;
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      unsigned d = map.getDimPosition(i);
+      int64_t position = results.size();
+      if (d == dim) {
+        groups.push_back({position, position + 1});
+        results.push_back(getAffineDimExpr(dim, ctx));     // s
+        results.push_back(getAffineDimExpr(dim + 1, ctx)); // k
+        shape.append({factor, chunk});
+      } else {
+        groups.push_back({position});
+        results.push_back(getAffineDimExpr(newDim(d), ctx));
+        shape.push_back(type.getDimSize(i));
+      }
+    }
+    Value value = input->get();
+    if (shape.size() != size_t(type.getRank()))
+      value = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, type.getElementType()), value,
+          groups);
+    split.inputs.push_back(value);
+    split.maps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
+  }
+  // Partials: the parallel loops, s among them where the reduced dim was.
+  SmallVector<AffineExpr> partialResults;
+  for (unsigned d = 0; d <= numLoops; ++d)
+    if (d != dim + 1) {
+      partialResults.push_back(getAffineDimExpr(d, ctx));
+      split.partialShape.push_back(d == dim ? factor
+                                            : ranges[d < dim ? d : d - 1]);
+    }
+  split.maps.push_back(AffineMap::get(numLoops + 1, 0, partialResults, ctx));
+  return split;
+}
+
+void TccSplitReductionPass::splitArg(OpBuilder &b, linalg::GenericOp op,
+                                     int64_t factor) {
+  tcc::ArgReduction arg = *tcc::matchArgReduction(op);
+  Location loc = op.getLoc();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned dim = llvm::find(iterators, utils::IteratorType::reduction) -
+                 iterators.begin();
+  int64_t chunk = op.getStaticLoopRanges()[dim] / factor;
+  b.setInsertionPoint(op);
+  SplitOperands split = splitOperands(b, op, dim, factor);
+  // Partial inits: the original fills (the choice's identity) over [.., S, ..].
+  SmallVector<Value> partialInits;
+  for (Value init : op.getDpsInits()) {
+    auto fill = tcc::getFillValue(init)->getDefiningOp<arith::ConstantOp>();
+    partialInits.push_back(createFill(b, loc, split.partialShape,
+                                      cast<TypedAttr>(fill.getValue())));
+  }
+  split.maps.push_back(split.maps.back());
+  // The element's index in the original loop: s * chunk + k.
+  linalg::GenericOp partial = cloneArgWith(
+      b, op, split.inputs, partialInits, split.maps, split.iterators,
+      [&](OpBuilder &nested, arith::IndexCastOp cast) {
+        unsigned d = cast.getIn().getDefiningOp<linalg::IndexOp>().getDim();
+        Location l = cast.getLoc();
+        Type type = cast.getType();
+        if (d != dim)
+          return loopIndex(nested, l, d < dim ? d : d + 1, type);
+        Value s = loopIndex(nested, l, dim, type);
+        Value k = loopIndex(nested, l, dim + 1, type);
+        Value base = arith::MulIOp::create(
+            nested, l, s,
+            arith::ConstantOp::create(nested, l,
+                                      nested.getIntegerAttr(type, chunk)));
+        return arith::AddIOp::create(nested, l, base, k).getResult();
+      });
+  SmallVector<utils::IteratorType> finalIterators(
+      split.partialShape.size(), utils::IteratorType::parallel);
+  finalIterators[dim] = utils::IteratorType::reduction;
+  reduceArgPartials(b, op, arg, partial.getResults(), finalIterators);
+}
+
+std::optional<int64_t>
+TccSplitReductionPass::splitFactor(linalg::GenericOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned numLoops = ranges.size();
@@ -372,7 +602,7 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
     return std::nullopt;
   // A reduction whose value is read back over the reduced space (x -
   // x.mean(-1)) belongs to a row program; it stays whole.
-  SmallVector<Value> worklist{op.getResult(0)};
+  SmallVector<Value> worklist(op->getResults());
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     for (Operation *user : value.getUsers()) {
@@ -424,70 +654,19 @@ std::optional<int64_t> TccSplitReductionPass::splitFactor(Reduction r) {
 void TccSplitReductionPass::split(OpBuilder &b, Reduction r,
                                   int64_t factor) {
   linalg::GenericOp op = r.op;
-  MLIRContext *ctx = op.getContext();
-  Location loc = op.getLoc();
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned numLoops = ranges.size();
   unsigned dim = llvm::find(iterators, utils::IteratorType::reduction) -
                  iterators.begin();
-  int64_t chunk = ranges[dim] / factor;
-  // Loops of the partial reduction: dim becomes (s, k), s parallel.
-  auto newDim = [&](unsigned d) { return d < dim ? d : d + 1; };
-  SmallVector<utils::IteratorType> partialIterators;
-  for (unsigned d = 0; d < numLoops; ++d) {
-    if (d == dim)
-      partialIterators.push_back(utils::IteratorType::parallel);
-    partialIterators.push_back(iterators[d]);
-  }
   b.setInsertionPoint(op);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    auto type = cast<RankedTensorType>(input->get().getType());
-    SmallVector<AffineExpr> results;
-    SmallVector<ReassociationIndices> groups;
-    SmallVector<int64_t> shape;
-    for (unsigned i = 0; i < map.getNumResults(); ++i) {
-      unsigned d = map.getDimPosition(i);
-      int64_t position = results.size();
-      if (d == dim) {
-        groups.push_back({position, position + 1});
-        results.push_back(getAffineDimExpr(dim, ctx));     // s
-        results.push_back(getAffineDimExpr(dim + 1, ctx)); // k
-        shape.append({factor, chunk});
-      } else {
-        groups.push_back({position});
-        results.push_back(getAffineDimExpr(newDim(d), ctx));
-        shape.push_back(type.getDimSize(i));
-      }
-    }
-    Value value = input->get();
-    if (shape.size() != size_t(type.getRank()))
-      value = tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get(shape, type.getElementType()), value,
-          groups);
-    inputs.push_back(value);
-    maps.push_back(AffineMap::get(numLoops + 1, 0, results, ctx));
-  }
-  // Partials: the parallel loops, s among them where the reduced dim was.
-  SmallVector<AffineExpr> partialResults;
-  SmallVector<int64_t> partialShape;
-  for (unsigned d = 0; d <= numLoops; ++d)
-    if (d != dim + 1) {
-      partialResults.push_back(getAffineDimExpr(d, ctx));
-      partialShape.push_back(d == dim ? factor
-                                      : ranges[d < dim ? d : d - 1]);
-    }
-  maps.push_back(AffineMap::get(numLoops + 1, 0, partialResults, ctx));
-  Value partialInit = createFill(b, loc, partialShape, r.neutral);
-  linalg::GenericOp partial =
-      cloneWith(b, r, inputs, partialInit, maps, partialIterators);
+  SplitOperands split = splitOperands(b, op, dim, factor);
+  Value partialInit =
+      createFill(b, op.getLoc(), split.partialShape, r.neutral);
+  linalg::GenericOp partial = cloneWith(b, r, split.inputs, partialInit,
+                                        split.maps, split.iterators);
 
   // The final reduction of the partials over s, into the original init.
   SmallVector<utils::IteratorType> finalIterators(
-      partialShape.size(), utils::IteratorType::parallel);
+      split.partialShape.size(), utils::IteratorType::parallel);
   finalIterators[dim] = utils::IteratorType::reduction;
   reducePartials(b, r, partial.getResult(0), finalIterators);
 }

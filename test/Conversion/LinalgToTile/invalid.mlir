@@ -46,3 +46,26 @@ func.func @softmax_dim0(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %0 = linalg.softmax dimension(0) ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) -> tensor<8x64xf32>
   return %0 : tensor<8x64xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+
+// A two-result reduction that is no arg reduction (its yield is no
+// choice between the element and the accumulator) is refused.
+func.func @two_sums(%x: tensor<64x1000xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  // expected-error@+1 {{row reductions with several results are not supported by convert-linalg-to-tile (but arg reductions: a value and its index)}}
+  %r:2 = linalg.generic {indexing_maps = [#id, #rows, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x1000xf32>) outs(%f, %f : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %s: f32, %q: f32):
+    %s1 = arith.addf %a, %s : f32
+    %sq = arith.mulf %a, %a : f32
+    %q1 = arith.addf %sq, %q : f32
+    linalg.yield %s1, %q1 : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+  return %r#0, %r#1 : tensor<64xf32>, tensor<64xf32>
+}

@@ -659,7 +659,7 @@ func.func @f(%t: tensor<64x128xf32>) {
 // -----
 
 func.func @f(%t: tensor<64x128xf32>) {
-  // expected-error@+1 {{'tile.reduce' op combiner must take two 'f32' arguments, got ('f32', 'f16')}}
+  // expected-error@+1 {{'tile.reduce' op combiner must take ('f32', 'f32') (the operands' element types, twice), got ('f32', 'f16')}}
   %0 = tile.reduce %t {axis = 1 : i32} ({
   ^bb0(%a: f32, %b: f16):
     tile.reduce.return %a : f32
@@ -670,12 +670,70 @@ func.func @f(%t: tensor<64x128xf32>) {
 // -----
 
 func.func @f(%t: tensor<64x128xf32>) {
-  // expected-error@+1 {{'tile.reduce' op combiner returns 'i32' but must return 'f32'}}
+  // expected-error@+1 {{'tile.reduce' op combiner returns ('i32') but must return ('f32')}}
   %0 = tile.reduce %t {axis = 1 : i32} ({
   ^bb0(%a: f32, %b: f32):
     %i = arith.fptosi %a : f32 to i32
     tile.reduce.return %i : i32
   }) : tensor<64x128xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// Several operands: one shape and layout.
+func.func @f(%v: tensor<64x128xf32>, %i: tensor<64x64xi64>) {
+  // expected-error@+1 {{'tile.reduce' op operand 1 has type 'tensor<64x64xi64>'; every operand must have the shape and layout of operand 0 ('tensor<64x128xf32>')}}
+  %0:2 = tile.reduce %v, %i {axis = 1 : i32} ({
+  ^bb0(%a: f32, %ai: i64, %b: f32, %bi: i64):
+    tile.reduce.return %a, %ai : f32, i64
+  }) : tensor<64x128xf32>, tensor<64x64xi64> -> tensor<64xf32>, tensor<64xi64>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+func.func @f(%v: tensor<64x128xf32, #b>, %i: tensor<64x128xi64>) {
+  // expected-error@+1 {{'tile.reduce' op operand 1 has type 'tensor<64x128xi64>'; every operand must have the shape and layout of operand 0}}
+  %0:2 = tile.reduce %v, %i {axis = 1 : i32} ({
+  ^bb0(%a: f32, %ai: i64, %b: f32, %bi: i64):
+    tile.reduce.return %a, %ai : f32, i64
+  }) : tensor<64x128xf32, #b>, tensor<64x128xi64> -> tensor<64xf32, #tile.slice<{dim = 1, parent = #b}>>, tensor<64xi64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<64x128xf32>, %i: tensor<64x128xi64>) {
+  // expected-error@+1 {{'tile.reduce' op has 2 operands but 1 results (one per operand)}}
+  %0 = tile.reduce %v, %i {axis = 1 : i32} ({
+  ^bb0(%a: f32, %ai: i64, %b: f32, %bi: i64):
+    tile.reduce.return %a : f32
+  }) : tensor<64x128xf32>, tensor<64x128xi64> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// The combiner takes the left partial's elements, then the right's.
+func.func @f(%v: tensor<64x128xf32>, %i: tensor<64x128xi64>) {
+  // expected-error@+1 {{'tile.reduce' op combiner must take ('f32', 'i64', 'f32', 'i64') (the operands' element types, twice), got ('f32', 'f32', 'i64', 'i64')}}
+  %0:2 = tile.reduce %v, %i {axis = 1 : i32} ({
+  ^bb0(%a: f32, %b: f32, %ai: i64, %bi: i64):
+    tile.reduce.return %a, %ai : f32, i64
+  }) : tensor<64x128xf32>, tensor<64x128xi64> -> tensor<64xf32>, tensor<64xi64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<64x128xf32>, %i: tensor<64x128xi64>) {
+  // expected-error@+1 {{'tile.reduce' op combiner returns ('f32') but must return ('f32', 'i64')}}
+  %0:2 = tile.reduce %v, %i {axis = 1 : i32} ({
+  ^bb0(%a: f32, %ai: i64, %b: f32, %bi: i64):
+    tile.reduce.return %a : f32
+  }) : tensor<64x128xf32>, tensor<64x128xi64> -> tensor<64xf32>, tensor<64xi64>
   return
 }
 

@@ -108,6 +108,19 @@ tile.func @row_sum(%in: !tile.ptr<f32>, %out: !tile.ptr<f32, 1>, %stride: i32)
     %m = arith.maximumf %a, %b : f32
     tile.reduce.return %m : f32
   }) : tensor<64xf32, #row> -> f32
+  // Several operands reduced together (a value and its index): the combiner
+  // takes the left partial's elements, then the right's.
+  // CHECK: tile.reduce %{{.*}}, %{{.*}} {axis = 1 : i32} ({
+  // CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: i32, %{{.*}}: f32, %{{.*}}: i32):
+  // CHECK: tile.reduce.return %{{.*}}, %{{.*}} : f32, i32
+  // CHECK-NEXT: }) : tensor<64x128xf32, #[[B2]]>, tensor<64x128xi32, #[[B2]]> -> tensor<64xf32, #[[ROW]]>, tensor<64xi32, #[[ROW]]>
+  %best:2 = tile.reduce %tile, %offs {axis = 1 : i32} ({
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    %gt = arith.cmpf ogt, %b, %a : f32
+    %v = arith.select %gt, %b, %a : f32
+    %i = arith.select %gt, %bi, %ai : i32
+    tile.reduce.return %v, %i : f32, i32
+  }) : tensor<64x128xf32, #b2>, tensor<64x128xi32, #b2> -> tensor<64xf32, #row>, tensor<64xi32, #row>
   %outs = tile.splat %out : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>, #row>
   %optrs = tile.addptr %outs, %rows : tensor<64x!tile.ptr<f32>, #row>, tensor<64xi32, #row>
   tile.store %optrs, %sums : tensor<64x!tile.ptr<f32>, #row>

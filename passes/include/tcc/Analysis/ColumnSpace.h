@@ -38,7 +38,8 @@ struct ColumnReductionInfo {
   SmallVector<int64_t> outputShape;
 };
 
-/// `op` as a column reduction, or nullopt: static shapes, one init read
+/// `op` as a column reduction, or nullopt: static shapes, one init (or an
+/// arg reduction's two, tcc/Analysis/ArgReduction.h) read
 /// through the parallel loops in memory order, at least one reduced and one
 /// innermost parallel loop, the reduced loops contiguous, every input read
 /// through a ColumnAccess map (the first input reading every loop sets the

@@ -39,7 +39,8 @@ struct RowOpInfo {
 };
 
 /// `op`'s place in a row program, or nullopt when it is none: static shapes,
-/// a single init read through (p...) for Reduce, every input read through
+/// a single init read through (p...) for Reduce (or the value and index
+/// inits of an arg reduction, tcc/Analysis/ArgReduction.h), every input read through
 /// one of the RowAccess maps. An all-parallel op whose maps are all the
 /// identity and whose space is `programRows` (the rows of a program with a
 /// reduction) is a Rows op of that program; otherwise it is a Block op.

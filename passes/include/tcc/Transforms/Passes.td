@@ -144,6 +144,13 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
     No split when R has no such divisor of at least 4 (fewer chunks do not
     pay for the second launch).
 
+    Arg reductions (`x.max(dim)` with its indices, `x.argmax()`:
+    tcc/Analysis/ArgReduction.h) are made one-row (of every element: [1,
+    numel] -> [1]) and split the same way: the partial reduction keeps the
+    element's index in the original loop (s * chunk + k), the final one
+    chooses among the S (value, index) partials with the body's own choice
+    (NaN wins, the first index on ties), into the original fills.
+
     Before:
     ```mlir
     %s = linalg.generic {iterator_types = ["reduction", "parallel"]}

@@ -11,7 +11,9 @@
 // (in-thread, lane shuffles, and a shared-memory combine across warps) gives
 // the [BN] results; the epilogue runs on them and they are stored. No
 // atomics: every output is written by one program, so results are
-// deterministic.
+// deterministic. An arg reduction (values and indices,
+// tcc/Analysis/ArgReduction.h) accumulates (value, index) tiles with its
+// body's choice, the indices those of its loops, and reduces them together.
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
@@ -101,6 +103,10 @@ public:
   LogicalResult build(const OutputMap &outputs);
 
 private:
+  /// The (one-result) reduction's [1, BN] result in `tiles`.
+  LogicalResult reduce();
+  /// The epilogue and the stores.
+  LogicalResult finish(const OutputMap &outputs);
   /// tensor<1 x BN x elt, #blocked>: one value per output of the program.
   RankedTensorType outputsType(Type element) const {
     return RankedTensorType::get({1, kb.schedule.blockN}, element, kb.layout);
@@ -111,6 +117,16 @@ private:
   FailureOr<Value> accumulate(const ReductionBody &combiner, Value r, Value acc,
                               bool masked);
   LogicalResult evalEpilogue(linalg::GenericOp op);
+  /// Rows [r, r + BR) of an arg reduction chosen into `acc` (rows past R
+  /// leave it as it is when `masked`).
+  FailureOr<ArgPair> accumulateArg(const ArgReduction &arg, Value r,
+                                   ArgPair acc, bool masked);
+  /// The arg reduction's [BN] values and indices.
+  FailureOr<ArgPair> reduceArg(const ArgReduction &arg);
+  /// i1 [BR, BN] tile: rows r + i < R.
+  Value rowsInBounds(Value r);
+  /// [BR, BN] i32 tile of loop `dim`'s indices over rows [r, r + BR).
+  Value loopIndexTile(unsigned dim, Value r);
 
   ArrayRef<linalg::GenericOp> ops;
   const ColumnReductionInfo &info;
@@ -145,20 +161,7 @@ FailureOr<Value> ColumnKernel::accumulate(const ReductionBody &combiner, Value r
                                           Value acc, bool masked) {
   linalg::GenericOp op = ops.front();
   Type accType = combiner.combiner->getResult(0).getType();
-  Value mask;
-  if (masked) {
-    Type i32 = b.getI32Type();
-    Value rows = tile::ArangeOp::create(b, loc, kb.rowsType(i32), 0u,
-                                        uint32_t(kb.schedule.blockM));
-    Value r32 = arith::IndexCastOp::create(b, loc, i32, r);
-    Value shifted = arith::AddIOp::create(b, loc, rows,
-                                          kb.splat(r32, kb.rowsType(i32)));
-    Value limit =
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(info.reduced));
-    mask = kb.broadcastRows(arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::slt, shifted,
-        kb.splat(limit, kb.rowsType(i32))));
-  }
+  Value mask = masked ? rowsInBounds(r) : Value();
   IRMapping mapping;
   Value row = arith::AddIOp::create(b, loc, rowBase, r);
   for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
@@ -190,6 +193,147 @@ FailureOr<Value> ColumnKernel::accumulate(const ReductionBody &combiner, Value r
                                 kb.splat(neutral, kb.blockType(accType)));
   }
   return cloneCombiner(b, loc, combiner.combiner, acc, x);
+}
+
+Value ColumnKernel::rowsInBounds(Value r) {
+  Type i32 = b.getI32Type();
+  Value rows = tile::ArangeOp::create(b, loc, kb.rowsType(i32), 0u,
+                                      uint32_t(kb.schedule.blockM));
+  Value r32 = arith::IndexCastOp::create(b, loc, i32, r);
+  Value shifted =
+      arith::AddIOp::create(b, loc, rows, kb.splat(r32, kb.rowsType(i32)));
+  Value limit =
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(info.reduced));
+  return kb.broadcastRows(arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::slt, shifted,
+      kb.splat(limit, kb.rowsType(i32))));
+}
+
+Value ColumnKernel::loopIndexTile(unsigned dim, Value r) {
+  linalg::GenericOp op = ops.front();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  ArrayRef<unsigned> order = info.order;
+  unsigned position = llvm::find(order, dim) - order.begin();
+  unsigned firstReduced = info.numBatchLoops;
+  unsigned firstCol = firstReduced + info.numReducedLoops;
+  // The loop's group (batch, reduced or columns) and the flat index in it.
+  unsigned begin = position < firstReduced ? 0
+                   : position < firstCol   ? firstReduced
+                                           : firstCol;
+  unsigned end = position < firstReduced ? firstReduced
+                 : position < firstCol   ? firstCol
+                                         : unsigned(order.size());
+  Type i32 = b.getI32Type();
+  RankedTensorType blockType = kb.blockType(i32);
+  auto constant = [&](int64_t v) {
+    return kb.splat(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)),
+                    blockType);
+  };
+  Value flat;
+  if (begin == 0 && position < firstReduced) {
+    flat = kb.splat(arith::IndexCastOp::create(b, loc, i32, batchIndex),
+                    blockType);
+  } else {
+    bool rows = begin == firstReduced;
+    RankedTensorType type = rows ? kb.rowsType(i32) : kb.colsType(i32);
+    int64_t size = rows ? kb.schedule.blockM : kb.schedule.blockN;
+    Value range = tile::ArangeOp::create(b, loc, type, 0u, uint32_t(size));
+    Value origin = arith::IndexCastOp::create(b, loc, i32, rows ? r : n0);
+    Value shifted =
+        arith::AddIOp::create(b, loc, range, kb.splat(origin, type));
+    flat = rows ? kb.broadcastRows(shifted) : kb.broadcastCols(shifted);
+  }
+  // Its coordinate along the loop (the group's loops are row-major).
+  int64_t stride = 1;
+  for (unsigned p = position + 1; p < end; ++p)
+    stride *= ranges[order[p]];
+  if (stride != 1)
+    flat = arith::DivUIOp::create(b, loc, flat, constant(stride));
+  if (position != begin)
+    flat = arith::RemUIOp::create(b, loc, flat, constant(ranges[dim]));
+  return flat;
+}
+
+FailureOr<ArgPair> ColumnKernel::accumulateArg(const ArgReduction &arg,
+                                               Value r, ArgPair acc,
+                                               bool masked) {
+  linalg::GenericOp op = ops.front();
+  Value mask = masked ? rowsInBounds(r) : Value();
+  IRMapping mapping;
+  Value row = arith::AddIOp::create(b, loc, rowBase, r);
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
+    Value tile = invariant.lookup(i);
+    if (!tile) {
+      Type element = getElementTypeOrSelf(input->get());
+      Value other =
+          mask ? kb.splat(arith::ConstantOp::create(
+                              b, loc, cast<TypedAttr>(b.getZeroAttr(element))),
+                          kb.blockType(element))
+               : Value();
+      tile = tile::MemRefLoadOp::create(b, loc, kb.blockType(element),
+                                        fullViews.lookup(i),
+                                        ValueRange{row, n0}, mask, other);
+    }
+    mapping.map(op.getMatchingBlockArgument(input), tile);
+  }
+  FailureOr<ArgPair> element = cloneArgElement(
+      kb, op, arg, mapping, [&](Type type) { return kb.blockType(type); },
+      [&](unsigned dim) { return loopIndexTile(dim, r); });
+  if (failed(element))
+    return failure();
+  FailureOr<ArgPair> chosen = cloneArgChoiceOnTiles(kb, op, arg, acc, *element);
+  if (failed(chosen) || !mask)
+    return chosen;
+  return ArgPair{
+      arith::SelectOp::create(b, loc, mask, chosen->first, acc.first),
+      arith::SelectOp::create(b, loc, mask, chosen->second, acc.second)};
+}
+
+FailureOr<ArgPair> ColumnKernel::reduceArg(const ArgReduction &arg) {
+  linalg::GenericOp op = ops.front();
+  const BlockSchedule &s = kb.schedule;
+  FailureOr<std::pair<TypedAttr, TypedAttr>> fills = getArgFills(op);
+  if (failed(fills))
+    return failure();
+  Type valueType = arg.acc.getType(), indexType = arg.accIndex.getType();
+  ArgPair acc{kb.splat(arith::ConstantOp::create(b, loc, fills->first),
+                       kb.blockType(valueType)),
+              kb.splat(arith::ConstantOp::create(b, loc, fills->second),
+                       kb.blockType(indexType))};
+  // Whole chunks, then the last partial one under a mask.
+  int64_t whole = info.reduced - info.reduced % s.blockM;
+  if (whole == s.blockM) {
+    FailureOr<ArgPair> folded = accumulateArg(arg, kb.index(0), acc, false);
+    if (failed(folded))
+      return failure();
+    acc = *folded;
+  } else if (whole > 0) {
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, kb.index(0), kb.index(whole), kb.index(s.blockM),
+        ValueRange{acc.first, acc.second},
+        [&](OpBuilder &nested, Location, Value r, ValueRange iterArgs) {
+          FailureOr<ArgPair> folded =
+              accumulateArg(arg, r, {iterArgs[0], iterArgs[1]}, false);
+          status = failure(failed(folded));
+          if (failed(folded))
+            folded = ArgPair{iterArgs[0], iterArgs[1]};
+          scf::YieldOp::create(nested, loc,
+                               ValueRange{folded->first, folded->second});
+        });
+    if (failed(status))
+      return failure();
+    acc = {loop.getResult(0), loop.getResult(1)};
+  }
+  if (whole != info.reduced) {
+    FailureOr<ArgPair> folded =
+        accumulateArg(arg, kb.index(whole), acc, true);
+    if (failed(folded))
+      return failure();
+    acc = *folded;
+  }
+  return reduceArgPairs(b, loc, arg, acc, /*axis=*/0, kb.colsType(valueType),
+                        kb.colsType(indexType));
 }
 
 LogicalResult ColumnKernel::evalEpilogue(linalg::GenericOp op) {
@@ -229,14 +373,8 @@ LogicalResult ColumnKernel::evalEpilogue(linalg::GenericOp op) {
 
 LogicalResult ColumnKernel::build(const OutputMap &outputs) {
   linalg::GenericOp op = ops.front();
-  FailureOr<ReductionBody> combiner = matchReductionBody(op);
-  if (failed(combiner))
-    return failure();
-  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
-  if (failed(fill))
-    return op.emitOpError("reduction init is not a constant fill");
+  std::optional<ArgReduction> arg = matchArgReduction(op);
   const BlockSchedule &s = kb.schedule;
-  Type accType = combiner->combiner->getResult(0).getType();
 
   // This program's batch index and first column.
   int64_t blocksN = llvm::divideCeil(info.columns, s.blockN);
@@ -264,6 +402,34 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
         b, loc, kb.blockType(getElementTypeOrSelf(input->get())), tile);
   }
 
+  if (arg) {
+    FailureOr<ArgPair> result = reduceArg(*arg);
+    if (failed(result))
+      return failure();
+    tiles[op.getResult(0)] =
+        tile::ExpandDimsOp::create(
+            b, loc, outputsType(arg->acc.getType()), result->first,
+            /*axis=*/0u);
+    tiles[op.getResult(1)] =
+        tile::ExpandDimsOp::create(
+            b, loc, outputsType(arg->accIndex.getType()), result->second,
+            /*axis=*/0u);
+  } else if (failed(reduce())) {
+    return failure();
+  }
+  return finish(outputs);
+}
+
+LogicalResult ColumnKernel::reduce() {
+  linalg::GenericOp op = ops.front();
+  FailureOr<ReductionBody> combiner = matchReductionBody(op);
+  if (failed(combiner))
+    return failure();
+  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
+  if (failed(fill))
+    return op.emitOpError("reduction init is not a constant fill");
+  const BlockSchedule &s = kb.schedule;
+  Type accType = combiner->combiner->getResult(0).getType();
   // Whole chunks, then the last partial one under a mask.
   Value neutral = arith::ConstantOp::create(b, loc, combiner->neutral);
   Value acc = kb.splat(neutral, kb.blockType(accType));
@@ -297,8 +463,8 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
     acc = *folded;
   }
 
-  auto reduceOp = tile::ReduceOp::create(b, loc, kb.colsType(accType), acc,
-                                         /*axis=*/0u);
+  auto reduceOp = tile::ReduceOp::create(b, loc, TypeRange{kb.colsType(accType)},
+                                         ValueRange{acc}, /*axis=*/0u);
   {
     OpBuilder::InsertionGuard guard(b);
     Block *region = b.createBlock(&reduceOp.getCombiner(), {},
@@ -308,7 +474,7 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
         cloneCombiner(b, loc, combiner->combiner, region->getArgument(0),
                       region->getArgument(1)));
   }
-  Value result = reduceOp.getResult();
+  Value result = reduceOp.getResult(0);
   // A fill other than the neutral element is an initial value: fold it in.
   auto fillConst = fill->getDefiningOp<arith::ConstantOp>();
   if (fillConst.getValue() != combiner->neutral) {
@@ -318,7 +484,10 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
   }
   tiles[op.getResult(0)] = tile::ExpandDimsOp::create(
       b, loc, outputsType(accType), result, /*axis=*/0u);
+  return success();
+}
 
+LogicalResult ColumnKernel::finish(const OutputMap &outputs) {
   for (linalg::GenericOp epilogue : ops.drop_front())
     if (failed(evalEpilogue(epilogue)))
       return failure();

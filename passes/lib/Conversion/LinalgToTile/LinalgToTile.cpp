@@ -401,16 +401,110 @@ Value mlir::tcc::reduceRows(
     TileKernelBuilder &kb, Value block,
     function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   Type elementType = cast<RankedTensorType>(block.getType()).getElementType();
-  auto reduce = tile::ReduceOp::create(kb.b, kb.loc, kb.rowsType(elementType),
-                                       block, /*axis=*/1u);
+  auto reduce = tile::ReduceOp::create(kb.b, kb.loc,
+                                       TypeRange{kb.rowsType(elementType)},
+                                       ValueRange{block}, /*axis=*/1u);
   OpBuilder::InsertionGuard guard(kb.b);
   Block *region = kb.b.createBlock(&reduce.getCombiner(), {},
                                    {elementType, elementType},
                                    {kb.loc, kb.loc});
   Value combined = combine(kb.b, kb.loc, region->getArgument(0),
                            region->getArgument(1));
-  tile::ReduceReturnOp::create(kb.b, kb.loc, combined);
-  return reduce.getResult();
+  tile::ReduceReturnOp::create(kb.b, kb.loc, ValueRange{combined});
+  return reduce.getResult(0);
+}
+
+FailureOr<ArgPair>
+mlir::tcc::cloneArgElement(TileKernelBuilder &kb, linalg::GenericOp op,
+                           const ArgReduction &r, IRMapping &mapping,
+                           function_ref<RankedTensorType(Type)> tileTypeOf,
+                           function_ref<Value(unsigned)> loopIndex) {
+  SmallVector<Operation *> skip(r.choice.begin(), r.choice.end());
+  Block &body = op.getRegion().front();
+  for (auto index : body.getOps<linalg::IndexOp>())
+    skip.push_back(index);
+  for (auto [indexCast, dim] : r.loopIndices) {
+    skip.push_back(indexCast);
+    mapping.map(indexCast.getResult(),
+                castIndexTile(kb.b, kb.loc, loopIndex(dim),
+                              tileTypeOf(indexCast.getType())));
+  }
+  if (failed(kb.cloneBody(body, mapping, tileTypeOf, skip)))
+    return failure();
+  Value value = mapping.lookupOrNull(r.value);
+  Value index = mapping.lookupOrNull(r.index);
+  if (!value || !index)
+    return op.emitOpError("reduces a value defined outside its body");
+  return ArgPair{value, index};
+}
+
+FailureOr<ArgPair> mlir::tcc::cloneArgChoiceOnTiles(TileKernelBuilder &kb,
+                                                    linalg::GenericOp op,
+                                                    const ArgReduction &r,
+                                                    ArgPair acc,
+                                                    ArgPair element) {
+  Block &body = op.getRegion().front();
+  SmallVector<Operation *> skip;
+  for (Operation &inner : body.without_terminator())
+    if (!r.choice.contains(&inner))
+      skip.push_back(&inner);
+  IRMapping mapping;
+  mapping.map(r.acc, acc.first);
+  mapping.map(r.accIndex, acc.second);
+  mapping.map(r.value, element.first);
+  mapping.map(r.index, element.second);
+  auto shape = cast<RankedTensorType>(acc.first.getType());
+  if (failed(kb.cloneBody(body, mapping, [&](Type type) {
+        return RankedTensorType::get(shape.getShape(), type,
+                                     shape.getEncoding());
+      }, skip)))
+    return failure();
+  return ArgPair{mapping.lookup(r.yieldedValue),
+                 mapping.lookup(r.yieldedIndex)};
+}
+
+ArgPair mlir::tcc::reduceArgPairs(OpBuilder &b, Location loc,
+                                  const ArgReduction &r, ArgPair tiles,
+                                  unsigned axis, Type valueType,
+                                  Type indexType) {
+  Type valueElement = getElementTypeOrSelf(tiles.first);
+  Type indexElement = getElementTypeOrSelf(tiles.second);
+  auto reduce = tile::ReduceOp::create(
+      b, loc, TypeRange{valueType, indexType},
+      ValueRange{tiles.first, tiles.second}, axis);
+  OpBuilder::InsertionGuard guard(b);
+  Block *region = b.createBlock(
+      &reduce.getCombiner(), {},
+      {valueElement, indexElement, valueElement, indexElement},
+      {loc, loc, loc, loc});
+  auto [value, index] = cloneArgChoice(
+      b, r, region->getArgument(0), region->getArgument(1),
+      region->getArgument(2), region->getArgument(3));
+  tile::ReduceReturnOp::create(b, loc, ValueRange{value, index});
+  return {reduce.getResult(0), reduce.getResult(1)};
+}
+
+FailureOr<std::pair<TypedAttr, TypedAttr>>
+mlir::tcc::getArgFills(linalg::GenericOp op) {
+  SmallVector<TypedAttr, 2> fills;
+  for (Value init : op.getDpsInits()) {
+    FailureOr<Value> fill = getFillValue(init);
+    if (failed(fill))
+      return op.emitOpError("reduction init is not a constant fill");
+    fills.push_back(
+        cast<TypedAttr>(fill->getDefiningOp<arith::ConstantOp>().getValue()));
+  }
+  return std::make_pair(fills[0], fills[1]);
+}
+
+Value mlir::tcc::castIndexTile(OpBuilder &b, Location loc, Value index,
+                               RankedTensorType type) {
+  unsigned width = type.getElementTypeBitWidth();
+  if (width > 32)
+    return arith::ExtSIOp::create(b, loc, type, index);
+  if (width < 32)
+    return arith::TruncIOp::create(b, loc, type, index);
+  return index;
 }
 
 Value mlir::tcc::columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n) {

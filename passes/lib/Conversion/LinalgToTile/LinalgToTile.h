@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "tcc/Analysis/ArgReduction.h"
 #include "tcc/Conversion/Passes.h"
 #include "tcc/Dialect/Tile/IR/TileAttrs.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
@@ -159,6 +160,36 @@ Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
 Value reduceRows(TileKernelBuilder &kb, Value block,
                  function_ref<Value(OpBuilder &, Location, Value, Value)>
                      combine);
+
+/// A (value, index) pair of tiles (or of scalars).
+using ArgPair = std::pair<Value, Value>;
+/// The element of arg reduction `op` (`r`) on tiles: its body but the
+/// choice cloned with the inputs mapped in `mapping`; each loop-index cast
+/// is `loopIndex(dim)` (an i32 tile of the loop's indices), cast to its
+/// type. Returns the element's (value, index) tiles.
+FailureOr<ArgPair>
+cloneArgElement(TileKernelBuilder &kb, linalg::GenericOp op,
+                const ArgReduction &r, IRMapping &mapping,
+                function_ref<RankedTensorType(Type)> tileTypeOf,
+                function_ref<Value(unsigned)> loopIndex);
+/// `r`'s choice between the tiles `acc` and `element` (same type).
+FailureOr<ArgPair> cloneArgChoiceOnTiles(TileKernelBuilder &kb,
+                                         linalg::GenericOp op,
+                                         const ArgReduction &r, ArgPair acc,
+                                         ArgPair element);
+/// tile.reduce of the (values, indices) tiles along `axis` together, with
+/// `r`'s choice as the combiner, into results of `valueType` / `indexType`.
+ArgPair reduceArgPairs(OpBuilder &b, Location loc, const ArgReduction &r,
+                       ArgPair tiles, unsigned axis, Type valueType,
+                       Type indexType);
+/// The constant fills of arg reduction `op`'s two inits (its identity: the
+/// choice keeps a real element over them, and they fold into the result
+/// as linalg's init does), or failure with a diagnostic.
+FailureOr<std::pair<TypedAttr, TypedAttr>> getArgFills(linalg::GenericOp op);
+/// Extends (or truncates) i32 index tile `index` to `type`'s element type.
+Value castIndexTile(OpBuilder &b, Location loc, Value index,
+                    RankedTensorType type);
+
 /// i1 [BM, BN] tile: column index (k + j) < n.
 Value columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n);
 /// A memref as a 1-D vector (all dims collapsed).

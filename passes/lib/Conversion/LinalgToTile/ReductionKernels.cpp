@@ -2,7 +2,9 @@
 //
 // Row reduction: BM rows per program (the config's block [BM, BN]); the
 // columns are walked in BN-wide chunks accumulating a [BM, BN] tile with the
-// combiner, then one tile.reduce across the row. Softmax: whole rows per
+// combiner, then one tile.reduce across the row. An arg reduction (values
+// and indices) accumulates (value, index) tiles with its body's choice and
+// reduces them together. Softmax: whole rows per
 // program (max, exp, sum, divide), computed in f32 for 16-bit floats.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +21,120 @@ using namespace mlir;
 using namespace mlir::tcc;
 
 
+/// An arg reduction along the rows (`x.max(-1)`: values and indices):
+/// per-position (value, index) accumulators over the BN-wide chunks, the
+/// body's choice folding each element in (its index the column's), then one
+/// tile.reduce of both along the row with the choice as combiner (the lower
+/// index wins ties across threads and warps as within them).
+static LogicalResult buildRowArgReductionKernel(
+    linalg::GenericOp op, const ArgReduction &r, linalg::GenericOp epilogue,
+    tile::LoweringConfigAttr config, tile::FuncOp kernel,
+    const OutputMap &outputs, ArrayRef<Value> inputArgs,
+    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+  Location loc = op.getLoc();
+  if (epilogue)
+    return epilogue.emitOpError("cannot be the epilogue of an arg reduction "
+                                "(two results); it is a row program");
+  FailureOr<std::pair<TypedAttr, TypedAttr>> fills = getArgFills(op);
+  if (failed(fills))
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[0], n = ranges[1];
+  FailureOr<BlockSchedule> planned =
+      scheduleFromConfig(op, config, n, widestElementBytes(op), context);
+  if (failed(planned))
+    return failure();
+  BlockSchedule schedule = *planned;
+
+  OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
+  TileKernelBuilder kb(b, loc, schedule);
+  Value m0 = kb.blockOrigin(schedule.blockN).first;
+  Type valueType = r.acc.getType(), indexType = r.accIndex.getType();
+  ArgPair init{
+      kb.splat(arith::ConstantOp::create(b, loc, fills->first),
+               kb.blockType(valueType)),
+      kb.splat(arith::ConstantOp::create(b, loc, fills->second),
+               kb.blockType(indexType))};
+  Type i32 = b.getI32Type();
+  auto along = [&](Value origin, bool rows) {
+    int64_t size = rows ? schedule.blockM : schedule.blockN;
+    RankedTensorType type = rows ? kb.rowsType(i32) : kb.colsType(i32);
+    Value range = tile::ArangeOp::create(b, loc, type, 0u, uint32_t(size));
+    Value start = arith::IndexCastOp::create(b, loc, i32, origin);
+    Value shifted = arith::AddIOp::create(b, loc, range, kb.splat(start, type));
+    return rows ? kb.broadcastRows(shifted) : kb.broadcastCols(shifted);
+  };
+
+  // One BN-wide chunk of columns starting at k, folded into `acc`.
+  auto accumulateChunk = [&](Value k, ArgPair acc) -> FailureOr<ArgPair> {
+    IRMapping mapping;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+      if (failed(memref))
+        return failure();
+      FailureOr<Value> tile = kb.loadOperand(
+          op, *memref, op.getMatchingIndexingMap(input), m0, k);
+      if (failed(tile))
+        return failure();
+      mapping.map(op.getMatchingBlockArgument(input), *tile);
+    }
+    FailureOr<ArgPair> element = cloneArgElement(
+        kb, op, r, mapping, [&](Type type) { return kb.blockType(type); },
+        [&](unsigned dim) { return along(dim == 0 ? m0 : k, dim == 0); });
+    if (failed(element))
+      return failure();
+    FailureOr<ArgPair> chosen = cloneArgChoiceOnTiles(kb, op, r, acc, *element);
+    if (failed(chosen) || n % schedule.blockN == 0)
+      return chosen;
+    // Columns past the row's end leave the accumulator as it is.
+    Value inBounds = columnsInBounds(kb, k, n);
+    return ArgPair{
+        arith::SelectOp::create(b, loc, inBounds, chosen->first, acc.first),
+        arith::SelectOp::create(b, loc, inBounds, chosen->second,
+                                acc.second)};
+  };
+
+  ArgPair acc;
+  if (n <= schedule.blockN) {
+    FailureOr<ArgPair> chunk = accumulateChunk(kb.index(0), init);
+    if (failed(chunk))
+      return failure();
+    acc = *chunk;
+  } else {
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, kb.index(0), kb.index(n), kb.index(schedule.blockN),
+        ValueRange{init.first, init.second},
+        [&](OpBuilder &nested, Location, Value k, ValueRange iterArgs) {
+          FailureOr<ArgPair> chunk =
+              accumulateChunk(k, {iterArgs[0], iterArgs[1]});
+          status = failure(failed(chunk));
+          if (failed(chunk))
+            chunk = ArgPair{iterArgs[0], iterArgs[1]};
+          scf::YieldOp::create(nested, loc,
+                               ValueRange{chunk->first, chunk->second});
+        });
+    if (failed(status))
+      return failure();
+    acc = {loop.getResult(0), loop.getResult(1)};
+  }
+  ArgPair rows = reduceArgPairs(b, loc, r, acc, /*axis=*/1,
+                                kb.rowsType(valueType), kb.rowsType(indexType));
+  TileKernelBuilder::TileResults results{{op.getResult(0), rows.first},
+                                         {op.getResult(1), rows.second}};
+  // Both results are stored (a value nobody reads has no output buffer).
+  results.erase(llvm::remove_if(results,
+                                [&](auto &result) {
+                                  return !outputs.isReturned(result.first);
+                                }),
+                results.end());
+  if (failed(storeResults(b, loc, outputs, results, op, {m0})))
+    return failure();
+  grid = llvm::divideCeil(m, schedule.blockM);
+  numWarps = schedule.numWarps();
+  return success();
+}
+
 LogicalResult mlir::tcc::buildRowReductionKernel(
     linalg::GenericOp op, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
@@ -26,14 +142,21 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
     const BuildContext &context, int64_t &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
-  if (op.getNumDpsInits() != 1)
-    return op.emitOpError("row reductions with several results are not "
-                          "supported by convert-linalg-to-tile");
   AffineMap rowsMap =
       AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
-  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != rowsMap)
+  if (llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+        return op.getMatchingIndexingMap(&init) != rowsMap;
+      }))
     return op.emitOpError("reduces into an operand not indexed by the rows; "
                           "convert-linalg-to-tile reduces along the last dim");
+  if (std::optional<ArgReduction> arg = matchArgReduction(op))
+    return buildRowArgReductionKernel(op, *arg, epilogue, config, kernel,
+                                      outputs, inputArgs, context, grid,
+                                      numWarps);
+  if (op.getNumDpsInits() != 1)
+    return op.emitOpError("row reductions with several results are not "
+                          "supported by convert-linalg-to-tile (but arg "
+                          "reductions: a value and its index)");
   FailureOr<Value> fillValue = getFillValue(op.getDpsInits()[0]);
   if (failed(fillValue))
     return op.emitOpError("reduction init is not a constant fill");

@@ -6,6 +6,10 @@
 // row's columns) and [BM] tiles (one value per row: the reductions and what
 // is computed from them).
 //
+// An arg reduction (values and indices, tcc/Analysis/ArgReduction.h) keeps
+// (value, index) tiles chosen with its body and reduces them together, its
+// indices the columns' (or the rows' coordinates).
+//
 // Persistent when the row fits in registers (BN >= N): every tile is
 // computed once and each reduction reads it from registers. Looped
 // otherwise: each reduction walks the row in BN-wide chunks, recomputing the
@@ -55,6 +59,13 @@ private:
   LogicalResult mapInputs(Chunk &chunk, linalg::GenericOp op,
                           IRMapping &mapping);
   FailureOr<Value> reduce(Chunk *persistent, linalg::GenericOp op);
+  /// An arg reduction's [BM] values and indices.
+  FailureOr<ArgPair> reduceArg(Chunk *persistent, linalg::GenericOp op,
+                               const ArgReduction &r);
+  /// [BM, BN] i32 tile of the indices of loop `dim` of a Block or Reduce
+  /// op of `rank` loops over `chunk`'s columns: a column's, or (of a row
+  /// dim) the row's coordinate along it.
+  Value loopIndexTile(Chunk &chunk, unsigned dim, ArrayRef<int64_t> ranges);
   LogicalResult evalRows(linalg::GenericOp op);
   /// The [BM] tile of per-row value `value` (a reduction or rows op of the
   /// program, or an input).
@@ -224,6 +235,95 @@ FailureOr<Value> RowProgram::reduce(Chunk *persistent, linalg::GenericOp op) {
   return result;
 }
 
+Value RowProgram::loopIndexTile(Chunk &chunk, unsigned dim,
+                                ArrayRef<int64_t> ranges) {
+  Type i32 = b.getI32Type();
+  bool column = dim + 1 == ranges.size();
+  RankedTensorType type = column ? kb.colsType(i32) : kb.rowsType(i32);
+  int64_t size = column ? kb.schedule.blockN : kb.schedule.blockM;
+  Value range = tile::ArangeOp::create(b, loc, type, 0u, uint32_t(size));
+  Value origin = arith::IndexCastOp::create(b, loc, i32, column ? chunk.k : m0);
+  Value index = arith::AddIOp::create(b, loc, range, kb.splat(origin, type));
+  if (column)
+    return kb.broadcastCols(index);
+  // The flattened row's coordinate along row dim `dim`.
+  auto constant = [&](int64_t v) {
+    return kb.splat(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)),
+                    type);
+  };
+  int64_t stride = 1;
+  for (int64_t extent : ranges.slice(dim + 1, ranges.size() - dim - 2))
+    stride *= extent;
+  if (stride != 1)
+    index = arith::DivUIOp::create(b, loc, index, constant(stride));
+  if (dim != 0)
+    index = arith::RemUIOp::create(b, loc, index, constant(ranges[dim]));
+  return kb.broadcastRows(index);
+}
+
+FailureOr<ArgPair> RowProgram::reduceArg(Chunk *persistent,
+                                         linalg::GenericOp op,
+                                         const ArgReduction &r) {
+  FailureOr<std::pair<TypedAttr, TypedAttr>> fills = getArgFills(op);
+  if (failed(fills))
+    return failure();
+  Type valueType = r.acc.getType(), indexType = r.accIndex.getType();
+  ArgPair init{kb.splat(arith::ConstantOp::create(b, loc, fills->first),
+                        kb.blockType(valueType)),
+               kb.splat(arith::ConstantOp::create(b, loc, fills->second),
+                        kb.blockType(indexType))};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+
+  // The chunk's elements chosen into `acc` (columns past the row's end
+  // leave it as it is).
+  auto accumulate = [&](Chunk &chunk, ArgPair acc) -> FailureOr<ArgPair> {
+    IRMapping mapping;
+    if (failed(mapInputs(chunk, op, mapping)))
+      return failure();
+    FailureOr<ArgPair> element = cloneArgElement(
+        kb, op, r, mapping, [&](Type type) { return kb.blockType(type); },
+        [&](unsigned dim) { return loopIndexTile(chunk, dim, ranges); });
+    if (failed(element))
+      return failure();
+    FailureOr<ArgPair> chosen = cloneArgChoiceOnTiles(kb, op, r, acc, *element);
+    if (failed(chosen) || n % kb.schedule.blockN == 0)
+      return chosen;
+    Value inBounds = columnsInBounds(kb, chunk.k, n);
+    return ArgPair{
+        arith::SelectOp::create(b, loc, inBounds, chosen->first, acc.first),
+        arith::SelectOp::create(b, loc, inBounds, chosen->second,
+                                acc.second)};
+  };
+
+  ArgPair acc;
+  if (persistent) {
+    FailureOr<ArgPair> folded = accumulate(*persistent, init);
+    if (failed(folded))
+      return failure();
+    acc = *folded;
+  } else {
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, kb.index(0), kb.index(n), kb.index(kb.schedule.blockN),
+        ValueRange{init.first, init.second},
+        [&](OpBuilder &nested, Location, Value k, ValueRange iterArgs) {
+          Chunk chunk{k, {}};
+          FailureOr<ArgPair> folded =
+              accumulate(chunk, {iterArgs[0], iterArgs[1]});
+          status = failure(failed(folded));
+          if (failed(folded))
+            folded = ArgPair{iterArgs[0], iterArgs[1]};
+          scf::YieldOp::create(nested, loc,
+                               ValueRange{folded->first, folded->second});
+        });
+    if (failed(status))
+      return failure();
+    acc = {loop.getResult(0), loop.getResult(1)};
+  }
+  return reduceArgPairs(b, loc, r, acc, /*axis=*/1, kb.rowsType(valueType),
+                        kb.rowsType(indexType));
+}
+
 LogicalResult RowProgram::evalRows(linalg::GenericOp op) {
   IRMapping mapping;
   for (OpOperand *input : op.getDpsInputOperands()) {
@@ -267,6 +367,15 @@ LogicalResult RowProgram::build(const OutputMap &outputs, Value origin,
     if (!info)
       return op.emitOpError("is not an op of a row program");
     if (info->kind == RowOpKind::Reduce) {
+      if (std::optional<ArgReduction> arg = matchArgReduction(op)) {
+        FailureOr<ArgPair> result =
+            reduceArg(persistent ? &*whole : nullptr, op, *arg);
+        if (failed(result))
+          return failure();
+        rows[op.getResult(0)] = result->first;
+        rows[op.getResult(1)] = result->second;
+        continue;
+      }
       FailureOr<Value> result = reduce(persistent ? &*whole : nullptr, op);
       if (failed(result))
         return failure();

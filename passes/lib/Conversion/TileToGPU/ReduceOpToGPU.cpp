@@ -1,16 +1,20 @@
 //===- ReduceOpToGPU.cpp - tile.reduce ------------------------------------===//
 //
-// tile.reduce along `axis`, in three steps, each skipped when the layout
+// tile.reduce along `axis` (of one operand or several reduced together: a
+// value and its index), in three steps, each skipped when the layout
 // puts no distinct data there:
 //   1. within a thread: fold the elements that share an output coordinate;
 //   2. across lanes: gpu.shuffle xor butterflies over the lane-id bits of
 //      `axis` (log2 of the distinct lanes along it);
-//   3. across warps: every warp writes its partials to workgroup scratch,
-//      gpu.barrier, every thread folds the partials of its outputs in warp
-//      order, gpu.barrier.
-// The combiner region is cloned on scalars. Every thread ends with the full
-// result of each output element it owns (the result layout is the operand's
-// sliced at `axis`: lanes and warps along `axis` hold replicas).
+//   3. across warps: every warp writes its partials to workgroup scratch
+//      (each operand to its type's buffer; operands of one type one slice
+//      after the other), gpu.barrier, every thread folds the partials of
+//      its outputs in warp order, gpu.barrier.
+// The combiner region is cloned on scalars: on tuples of one element of
+// every operand, shuffled and stored operand by operand. Every thread ends
+// with the full result of each output element it owns (the result layout
+// is the operands' sliced at `axis`: lanes and warps along `axis` hold
+// replicas).
 //
 //===----------------------------------------------------------------------===//
 #include "TileToGPU.h"
@@ -74,6 +78,9 @@ static Value shuffleXor(OpBuilder &b, Location loc, Value value,
 
 namespace {
 
+/// One element of every operand: what the combiner takes and returns.
+using Elements = SmallVector<Value, 2>;
+
 struct ReduceLowering : public TilePattern<tile::ReduceOp> {
   using TilePattern::TilePattern;
 
@@ -82,27 +89,32 @@ struct ReduceLowering : public TilePattern<tile::ReduceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     unsigned axis = op.getAxis();
-    RankedTensorType srcType = op.getSrc().getType();
-    Type elem = srcType.getElementType();
+    // The operands share one shape and layout.
+    auto srcType = cast<RankedTensorType>(op.getSrcs().front().getType());
+    SmallVector<Type> elems;
+    for (Value src : op.getSrcs())
+      elems.push_back(cast<RankedTensorType>(src.getType()).getElementType());
     TileLayout src = layoutOf(srcType);
     TileLayout out = src.dropDim(axis);
-    Value in = adaptor.getSrc();
+    ValueRange in = adaptor.getSrcs();
 
-    auto combine = [&](Value a, Value b) -> Value {
+    auto combine = [&](const Elements &a, const Elements &b) -> Elements {
       return cloneCombiner(rewriter, op, a, b);
     };
 
     // 1. Within the thread.
-    SmallVector<Value> acc;
+    SmallVector<Elements> acc;
     for (int64_t o = 0; o < out.getNumElems(); ++o) {
       SmallVector<int64_t> idx = out.delinearize(o);
       idx.insert(idx.begin() + axis, 0);
-      Value value;
+      Elements value;
       for (int64_t k = 0; k < src.getElemsAlong(axis); ++k) {
         idx[axis] = k;
-        Value v = vector::ExtractOp::create(rewriter, loc, in,
-                                            src.linearize(idx));
-        value = value ? combine(value, v) : v;
+        Elements v;
+        for (Value operand : in)
+          v.push_back(vector::ExtractOp::create(rewriter, loc, operand,
+                                                src.linearize(idx)));
+        value = value.empty() ? v : combine(value, v);
       }
       acc.push_back(value);
     }
@@ -111,20 +123,34 @@ struct ReduceLowering : public TilePattern<tile::ReduceOp> {
     int64_t lanes = src.getDistinctLanes(axis);
     for (int64_t step = 1; step < lanes; step *= 2) {
       int64_t offset = step * src.getLaneStride(axis);
-      for (Value &value : acc)
-        value = combine(value, shuffleXor(rewriter, loc, value, offset,
-                                          info.warpSize));
+      for (Elements &value : acc) {
+        Elements other;
+        for (Value v : value)
+          other.push_back(
+              shuffleXor(rewriter, loc, v, offset, info.warpSize));
+        value = combine(value, other);
+      }
     }
 
     // 3. Across the warps along the axis.
     int64_t warps = src.getDistinctWarps(axis);
     if (warps > 1) {
-      Value buffer = getScratchBuffer(op, info, elem);
       ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
       int64_t outElems = srcType.getNumElements() / srcType.getDimSize(axis);
       auto cst = [&](int64_t v) -> Value {
         return arith::ConstantIndexOp::create(rewriter, loc, v);
       };
+      // Operand i's buffer, and where its warps x outputs slice starts
+      // (operands of one storage type share a buffer, slice after slice).
+      SmallVector<Value> buffers;
+      SmallVector<int64_t> sliceStart;
+      llvm::SmallDenseMap<Type, int64_t> slicesOf;
+      for (Type elem : elems) {
+        buffers.push_back(getScratchBuffer(op, info, elem));
+        int64_t &slices = slicesOf[getScratchStorageType(elem)];
+        sliceStart.push_back(slices * warps * outElems);
+        ++slices;
+      }
       Value warp = arith::RemUIOp::create(
           rewriter, loc, src.emitWarpAlong(rewriter, loc, ids, axis),
           cst(warps));
@@ -140,45 +166,66 @@ struct ReduceLowering : public TilePattern<tile::ReduceOp> {
         slots.push_back(emitRowMajorIndex(rewriter, loc, coord, out.getShape()));
       }
       for (auto [value, slot] : llvm::zip(acc, slots))
-        memref::StoreOp::create(
-            rewriter, loc, toStorage(rewriter, loc, value), buffer,
-            ValueRange{arith::AddIOp::create(rewriter, loc, warpBase, slot)});
+        for (auto [i, v] : llvm::enumerate(value)) {
+          Value at = arith::AddIOp::create(rewriter, loc, warpBase, slot);
+          if (sliceStart[i])
+            at = arith::AddIOp::create(rewriter, loc, at, cst(sliceStart[i]));
+          memref::StoreOp::create(rewriter, loc, toStorage(rewriter, loc, v),
+                                  buffers[i], ValueRange{at});
+        }
       gpu::BarrierOp::create(rewriter, loc);
       for (auto [value, slot] : llvm::zip(acc, slots)) {
-        value = Value();
+        value.clear();
         for (int64_t w = 0; w < warps; ++w) {
-          Value at = arith::AddIOp::create(rewriter, loc, slot,
-                                           cst(w * outElems));
-          Value v = fromStorage(
-              rewriter, loc,
-              memref::LoadOp::create(rewriter, loc, buffer, ValueRange{at}),
-              elem);
-          value = value ? combine(value, v) : v;
+          Elements v;
+          for (auto [i, elem] : llvm::enumerate(elems)) {
+            Value at = arith::AddIOp::create(
+                rewriter, loc, slot, cst(sliceStart[i] + w * outElems));
+            v.push_back(fromStorage(
+                rewriter, loc,
+                memref::LoadOp::create(rewriter, loc, buffers[i],
+                                       ValueRange{at}),
+                elem));
+          }
+          value = value.empty() ? v : combine(value, v);
         }
       }
       gpu::BarrierOp::create(rewriter, loc);
     }
 
-    if (!isa<RankedTensorType>(op.getType())) {
-      rewriter.replaceOp(op, acc.front());
-      return success();
+    SmallVector<Value> results;
+    for (auto [i, result] : llvm::enumerate(op.getResults())) {
+      if (!isa<RankedTensorType>(result.getType())) {
+        results.push_back(acc.front()[i]);
+        continue;
+      }
+      SmallVector<Value> parts;
+      for (const Elements &value : acc)
+        parts.push_back(value[i]);
+      results.push_back(vector::FromElementsOp::create(
+          rewriter, loc, vectorTypeOf(result.getType()), parts));
     }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, vectorTypeOf(op.getType()), acc);
+    rewriter.replaceOp(op, results);
     return success();
   }
 
   /// The combiner applied to (a, b), cloned at the insertion point.
-  static Value cloneCombiner(OpBuilder &b, tile::ReduceOp op, Value lhs,
-                             Value rhs) {
+  static Elements cloneCombiner(OpBuilder &b, tile::ReduceOp op,
+                                const Elements &lhs, const Elements &rhs) {
     Block &body = op.getCombiner().front();
     IRMapping mapping;
-    mapping.map(body.getArgument(0), lhs);
-    mapping.map(body.getArgument(1), rhs);
+    unsigned n = lhs.size();
+    for (unsigned i = 0; i < n; ++i) {
+      mapping.map(body.getArgument(i), lhs[i]);
+      mapping.map(body.getArgument(n + i), rhs[i]);
+    }
     for (Operation &inner : body.without_terminator())
       b.clone(inner, mapping);
     auto ret = cast<tile::ReduceReturnOp>(body.getTerminator());
-    return mapping.lookupOrDefault(ret.getResult());
+    Elements combined;
+    for (Value value : ret.getValues())
+      combined.push_back(mapping.lookupOrDefault(value));
+    return combined;
   }
 };
 

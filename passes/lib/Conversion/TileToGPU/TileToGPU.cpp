@@ -29,6 +29,7 @@
 #include "tcc/Conversion/Passes.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 #include "tcc/Dialect/Tile/IR/TileTarget.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tcc {
@@ -398,13 +399,21 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
       }
     }
     if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
-      RankedTensorType src = reduce.getSrc().getType();
+      auto src = cast<RankedTensorType>(reduce.getSrcs().front().getType());
       TileLayout layout = *TileLayout::get(src, warpSize);
       unsigned axis = reduce.getAxis();
       int64_t warps = layout.getDistinctWarps(axis);
       if (warps > 1) {
+        // One slice of warps x outputs per operand; operands stored as one
+        // type share its buffer, one slice after the other.
         int64_t outElems = src.getNumElements() / src.getDimSize(axis);
-        info.requestScratch(src.getElementType(), warps * outElems);
+        llvm::MapVector<Type, int64_t> slices;
+        for (Value operand : reduce.getSrcs()) {
+          Type elem = cast<RankedTensorType>(operand.getType()).getElementType();
+          ++slices[getScratchStorageType(elem)];
+        }
+        for (auto [storage, count] : slices)
+          info.requestScratch(storage, count * warps * outElems);
       }
     }
     if (isa<tile::LoadOp, tile::StoreOp>(op)) {

@@ -16,9 +16,10 @@ namespace {
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
   Operation *root = matchRootWithEpilogue(ops, isRowReduction);
   // An epilogue over the reduced rows only (1-D), reading the reduction
-  // once; other groups are row programs.
+  // once (of one result: an arg reduction's values and indices take none);
+  // other groups are row programs.
   if (root && ops.size() == 2 &&
-      (!root->getResult(0).hasOneUse() ||
+      (root->getNumResults() != 1 || !root->getResult(0).hasOneUse() ||
        cast<linalg::GenericOp>(ops[1]).getNumLoops() != 1))
     return nullptr;
   return root;

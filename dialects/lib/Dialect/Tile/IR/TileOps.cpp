@@ -656,57 +656,82 @@ LogicalResult DotOp::verify() {
 }
 
 LogicalResult ReduceOp::verify() {
-  RankedTensorType src = getSrc().getType();
-  int64_t axis = getAxisAttr().getInt(), rank = src.getRank();
+  if (getSrcs().empty())
+    return emitOpError("needs at least one operand");
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("has ") << getSrcs().size() << " operands but "
+                               << getResults().size()
+                               << " results (one per operand)";
+  auto first = cast<RankedTensorType>(getSrcs().front().getType());
+  int64_t axis = getAxisAttr().getInt(), rank = first.getRank();
   if (axis < 0 || axis >= rank)
     return emitOpError("axis ") << axis << " is out of range for rank-"
                                 << rank << " 'src'";
-  Type elem = src.getElementType();
-  if (rank == 1) {
-    if (getType() != elem)
-      return emitOpError("reducing a 1-D tile gives a scalar ")
-             << elem << ", got " << getType();
-    return success();
-  }
-  SmallVector<int64_t> shape(src.getShape());
-  shape.erase(shape.begin() + axis);
-  auto res = dyn_cast<RankedTensorType>(getType());
-  if (!res || res.getShape() != ArrayRef<int64_t>(shape) ||
-      res.getElementType() != elem)
-    return emitOpError("result type ")
-           << getType() << " must be " << RankedTensorType::get(shape, elem)
-           << " ('src' without axis " << axis << ")";
-  Attribute srcLayout = src.getEncoding();
-  Attribute expected =
-      srcLayout ? SliceEncodingAttr::get(getContext(), axis, srcLayout)
-                : Attribute();
-  if (res.getEncoding() == expected)
-    return success();
-  if (!expected)
-    return emitOpError("result layout must be absent as 'src' has none, got ")
+  for (auto [i, operand] : llvm::enumerate(getSrcs())) {
+    auto src = cast<RankedTensorType>(operand.getType());
+    if (src.getShape() != first.getShape() ||
+        src.getEncoding() != first.getEncoding())
+      return emitOpError("operand ")
+             << i << " has type " << src
+             << "; every operand must have the shape and layout of operand 0 ("
+             << first << ")";
+    Type elem = src.getElementType();
+    Type result = getResults()[i].getType();
+    if (rank == 1) {
+      if (result != elem)
+        return emitOpError("reducing a 1-D tile gives a scalar ")
+               << elem << ", got " << result << " for result " << i;
+      continue;
+    }
+    SmallVector<int64_t> shape(src.getShape());
+    shape.erase(shape.begin() + axis);
+    auto res = dyn_cast<RankedTensorType>(result);
+    if (!res || res.getShape() != ArrayRef<int64_t>(shape) ||
+        res.getElementType() != elem)
+      return emitOpError("result type ")
+             << result << " must be " << RankedTensorType::get(shape, elem)
+             << " ('src' without axis " << axis << ")";
+    Attribute srcLayout = src.getEncoding();
+    Attribute expected =
+        srcLayout ? SliceEncodingAttr::get(getContext(), axis, srcLayout)
+                  : Attribute();
+    if (res.getEncoding() == expected)
+      continue;
+    if (!expected)
+      return emitOpError("result layout must be absent as 'src' has none, got ")
+             << res.getEncoding();
+    return emitOpError("result layout must be ")
+           << expected << " ('src' layout sliced at axis " << axis << "), got "
            << res.getEncoding();
-  return emitOpError("result layout must be ")
-         << expected << " ('src' layout sliced at axis " << axis << "), got "
-         << res.getEncoding();
+  }
+  return success();
 }
 
 LogicalResult ReduceOp::verifyRegions() {
-  Type elem = getSrc().getType().getElementType();
+  SmallVector<Type> elems;
+  for (Value src : getSrcs())
+    elems.push_back(cast<RankedTensorType>(src.getType()).getElementType());
+  // (left partial's elements..., right partial's elements...)
+  SmallVector<Type> expected(elems);
+  expected.append(elems);
   Block &body = getCombiner().front();
-  if (body.getNumArguments() != 2 ||
-      llvm::any_of(body.getArgumentTypes(),
-                   [&](Type type) { return type != elem; })) {
-    InFlightDiagnostic diag = emitOpError("combiner must take two ")
-                              << elem << " arguments, got (";
+  if (TypeRange(body.getArgumentTypes()) != TypeRange(expected)) {
+    InFlightDiagnostic diag = emitOpError("combiner must take (");
+    llvm::interleaveComma(expected, diag);
+    diag << ") (the operands' element types, twice), got (";
     llvm::interleaveComma(body.getArgumentTypes(), diag);
     return diag << ")";
   }
   auto ret = body.empty() ? nullptr : dyn_cast<ReduceReturnOp>(body.back());
   if (!ret)
     return emitOpError("combiner must end with tile.reduce.return");
-  if (ret.getResult().getType() != elem)
-    return emitOpError("combiner returns ")
-           << ret.getResult().getType() << " but must return " << elem;
+  if (TypeRange(ret.getValues().getTypes()) != TypeRange(elems)) {
+    InFlightDiagnostic diag = emitOpError("combiner returns (");
+    llvm::interleaveComma(ret.getValues().getTypes(), diag);
+    diag << ") but must return (";
+    llvm::interleaveComma(elems, diag);
+    return diag << ")";
+  }
   return success();
 }
 

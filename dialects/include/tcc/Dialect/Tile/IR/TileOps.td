@@ -371,7 +371,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
 
 def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
                                        SingleBlock]> {
-  let summary = "reduce a tile along an axis with a combiner region";
+  let summary = "reduce tiles along an axis with a combiner region";
   let description = [{
     ```mlir
     %r = tile.reduce %t {axis = 1 : i32} ({
@@ -380,15 +380,27 @@ def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
       tile.reduce.return %s : f32
     }) : tensor<64x128xf32, #b> -> tensor<64xf32, #tile.slice<{dim = 1, parent = #b}>>
     ```
-    The result drops `axis` (a scalar for a 1-D operand); its layout is the
-    operand's sliced along `axis`. The combiner must be associative and
+    Several operands (one shape and layout, any element types) are reduced
+    together, as Triton's `tt.reduce`: the combiner takes the left
+    partial's elements, then the right's, and returns the combined ones
+    (an argmax carries a value and its index):
+    ```mlir
+    %v, %i = tile.reduce %x, %idx {axis = 1 : i32} ({
+    ^bb0(%v0: f32, %i0: i64, %v1: f32, %i1: i64):
+      ...
+      tile.reduce.return %v, %i : f32, i64
+    }) : tensor<4x128xf32, #b>, tensor<4x128xi64, #b>
+        -> tensor<4xf32, #s>, tensor<4xi64, #s>
+    ```
+    Each result drops `axis` (a scalar for 1-D operands); its layout is the
+    operands' sliced along `axis`. The combiner must be associative and
     commutative.
   }];
-  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
-  let results = (outs Tile_ScalarOrTensor:$result);
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_ScalarOrTensor>:$results);
   let regions = (region SizedRegion<1>:$combiner);
   let assemblyFormat = [{
-    $src attr-dict ` ` `(` $combiner `)` `:` type($src) `->` type($result)
+    $srcs attr-dict ` ` `(` $combiner `)` `:` type($srcs) `->` type($results)
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
@@ -396,9 +408,9 @@ def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
 
 def Tile_ReduceReturnOp : Tile_Op<"reduce.return", [
     Pure, HasParent<"ReduceOp">, ReturnLike, Terminator]> {
-  let summary = "yield the combined value of a tile.reduce combiner";
-  let arguments = (ins Tile_Scalar:$result);
-  let assemblyFormat = "$result attr-dict `:` type($result)";
+  let summary = "yield the combined values of a tile.reduce combiner";
+  let arguments = (ins Variadic<Tile_Scalar>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
 //===----------------------------------------------------------------------===//
