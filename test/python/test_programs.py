@@ -269,6 +269,29 @@ def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
     e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
     ref = e / e.sum(1, keepdims=True)
     np.testing.assert_allclose(y.astype(np.float64), ref, rtol=2e-3, atol=1e-7)
+    # One exp per element in the first walk (the rescale and the term share
+    # it), one in the merge of the positions, one per element in the second.
+    assert k.ir["tile"].count("math.exp") == 3
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_chunked_softmax_rows_with_nan_ties_and_a_late_max(target):
+    src = """
+    func.func @vocab(%x: tensor<4x20001xf32>) -> tensor<4x20001xf32> {
+      %y = tcc.softmax %x dim = 1 : tensor<4x20001xf32>
+      return %y : tensor<4x20001xf32>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((4, 20001)).astype(np.float32)
+    x[0, 12345] = np.nan                 # NaN anywhere: the whole row is NaN (torch)
+    x[1] = 0.5                           # every element ties with the running max
+    x[2, -1] = 40.0                      # the max comes last: every sum is rescaled
+    x[3, ::2] = -1e30                    # far below the max: terms vanish
+    (y,) = run_gpu_stage(k, x)
+    assert np.isnan(y[0]).all()
+    e = np.exp(x[1:].astype(np.float64) - x[1:].max(1, keepdims=True))
+    np.testing.assert_allclose(y[1:], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-12)
 
 
 @pytest.mark.parametrize("target", TARGETS)

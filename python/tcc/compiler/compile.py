@@ -20,7 +20,7 @@ text is keyed as given, so that a cache hit for it runs no MLIR at all.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -170,13 +170,15 @@ class Kernel:
     def ir(self) -> dict[str, str]:
         """IR of every stage (recomputed on demand after a cache hit)."""
         if self._ir is None:
-            self._ir, self._kernel_ir, _ = run_stages(self.source, self.target, self.schedule)
+            self._ir, self._kernel_ir, _ = compile_stages(self.source, self.target,
+                                                          self.schedule)
         return self._ir
 
     def kernel_ir(self, name: str) -> dict[str, str]:
         """The per-stage IR of kernel ``name``."""
         if self._kernel_ir is None:
-            self._ir, self._kernel_ir, _ = run_stages(self.source, self.target, self.schedule)
+            self._ir, self._kernel_ir, _ = compile_stages(self.source, self.target,
+                                                          self.schedule)
         return self._kernel_ir[name]
 
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
@@ -228,8 +230,10 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         )
     if num_warps not in (1, 2, 4, 8, 16):
         raise ValueError(f"num_warps must be a power of two from 1 to 16, got {num_warps}")
-    if elements_per_program < 1 or elements_per_program & (elements_per_program - 1):
-        raise ValueError(f"elements_per_program must be a power of two, got {elements_per_program}")
+    if not 64 <= elements_per_program <= 1 << 20 or elements_per_program & (
+            elements_per_program - 1):
+        raise ValueError("elements_per_program must be a power of two from 64 to 1048576, "
+                         f"got {elements_per_program}")
     if not 1 <= num_stages <= 8:
         raise ValueError(f"num_stages must be from 1 to 8, got {num_stages}")
     if mfma_shape not in ("auto", "16", "32"):
@@ -248,7 +252,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     built: list[tuple[dict[str, str], dict[str, dict[str, str]]]] = []
 
     def build() -> ProgramArtifact:
-        stages, kernel_ir, artifact = run_stages(text, target, schedule, emit=True)
+        stages, kernel_ir, artifact = compile_stages(text, target, schedule, emit=True)
         built.append((stages, kernel_ir))
         assert artifact is not None
         return artifact
@@ -280,11 +284,26 @@ def _source_text(source: Any, sizes: Mapping[str, int]) -> str:
     )
 
 
-def run_stages(
+def compile_stages(
     text: str, target: str, schedule: Schedule, *, emit: bool = False
 ) -> tuple[dict[str, str], dict[str, dict[str, str]], ProgramArtifact | None]:
+    """:func:`run_stages` in the warm compile worker (tcc.compiler.worker:
+    an abort inside MLIR becomes a CompilationError with a reproducer), or
+    in this process with ``TCC_COMPILE_IN_PROCESS=1``."""
+    from tcc.compiler import worker
+
+    if worker.in_process():
+        return run_stages(text, target, schedule, emit=emit)
+    return worker.worker().run_stages(text, target, schedule, emit)
+
+
+def run_stages(
+    text: str, target: str, schedule: Schedule, *, emit: bool = False,
+    progress: Callable[[str, str, str], None] | None = None,
+) -> tuple[dict[str, str], dict[str, dict[str, str]], ProgramArtifact | None]:
     """Run every stage on ``text``: the IR of each stage (whole program), of
-    each kernel (by name), and with ``emit`` the program's artifact."""
+    each kernel (by name), and with ``emit`` the program's artifact.
+    ``progress(stage, pipeline, input_ir)`` is called before each step."""
     from mlir import ir
     from mlir.passmanager import PassManager
 
@@ -317,6 +336,8 @@ def run_stages(
 
     with ir.Context() as ctx, ir.Location.unknown():
         ctx.attach_diagnostic_handler(keep_remarks)
+        if progress is not None:
+            progress("source", "(parse)", text)
         try:
             module = ir.Module.parse(text)
         except ir.MLIRError as err:
@@ -331,6 +352,8 @@ def run_stages(
         plan: HostPlan | None = None
         kernel_ir: dict[str, dict[str, str]] = {}
         for stage, pipeline in pipelines.items():
+            if progress is not None:
+                progress(stage, pipeline, str(module))
             try:
                 PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
             except ir.MLIRError as err:
@@ -358,6 +381,10 @@ def run_stages(
         llvm_texts = []
         for k in plan.kernels:
             kstages: dict[str, str] = {}
+            if progress is not None:
+                progress("llvm", f"({backend.arch} backend: the kernel @{k.name} to LLVM and "
+                         f"{'PTX' if backend.vendor == 'nvidia' else 'AMDGCN'})",
+                         kernel_modules[k.name])
             with ir.Context(), ir.Location.unknown():
                 kmodule = ir.Module.parse(kernel_modules[k.name])
                 if not emit:

@@ -148,3 +148,15 @@ tile.func @shared_load_blocked(%slot: index) attributes {grid_rank = 1 : i32} {
   %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x64x32xf16, #sh> -> tensor<64x32xf16, #blk>
   tile.return
 }
+
+// -----
+
+// A 64 x 65536 tile over 128 threads: 32768 values per thread. Lowering it
+// took longer than the tile grows (20 s and more); it is refused instead.
+#big = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+tile.func @too_many_elements_per_thread(%x: memref<64x65536xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{puts 32768 elements in each thread; convert-tile-to-gpu lowers at most 1024 per thread (registers)}}
+  %a = tile.memref_load %x[%c0, %c0] : memref<64x65536xf32> -> tensor<64x65536xf32, #big>
+  tile.return
+}

@@ -284,7 +284,8 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
 /// A softmax over rows longer than registers hold, in two walks over each
 /// row (online softmax): the first keeps, per element position of the
 /// chunk, a running max m and a sum s of exp(x - m), rescaled when m grows
-/// (s = s * exp(m_old - m) + exp(x - m)); the row's max M and sum S then
+/// (s = s * exp(m_old - x) + 1 when x is the new max, s + exp(x - m)
+/// otherwise: one exp per element); the row's max M and sum S then
 /// merge the positions (S = sum of s * exp(m - M)). The second walk writes
 /// exp(x - M) / S. Computed in f32 for 16-bit floats.
 static LogicalResult buildOnlineSoftmaxKernel(
@@ -362,15 +363,24 @@ static LogicalResult buildOnlineSoftmaxKernel(
       ValueRange{lowest, zeros},
       [&](OpBuilder &, Location, Value k, ValueRange carried) {
         // (The body builder is `b`, set inside the loop.)
+        // One exp per element: d = exp(min(m, x) - max(m, x)) is the
+        // rescale of s when x is the new max (s * d + 1) and x's term
+        // otherwise (s + d). NaN propagates through max, min and d.
         Value x = loadChunk(k);
         Value mOld = carried[0], sOld = carried[1];
         Value mNew = arith::MaximumFOp::create(b, loc, mOld, x);
-        Value rescale = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, mOld, mNew));
-        Value e = math::ExpOp::create(b, loc,
-                                      arith::SubFOp::create(b, loc, x, mNew));
-        Value sNew = arith::AddFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, sOld, rescale), e);
+        Value low = arith::MinimumFOp::create(b, loc, mOld, x);
+        Value d = math::ExpOp::create(b, loc,
+                                      arith::SubFOp::create(b, loc, low, mNew));
+        Value grows = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                            x, mOld);
+        Value one = kb.splat(constant(APFloat::getOne(semantics)),
+                             kb.blockType(f32));
+        Value rescaled = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, sOld, d), one);
+        Value added = arith::AddFOp::create(b, loc, sOld, d);
+        Value sNew =
+            arith::SelectOp::create(b, loc, grows, rescaled, added);
         scf::YieldOp::create(b, loc, ValueRange{mNew, sNew});
       });
   Value mTile = first.getResult(0), sTile = first.getResult(1);

@@ -274,6 +274,9 @@ Value mlir::tcc::tile_to_gpu::emitRelayoutThroughScratch(
 
 /// Checks every tile type of `func` (supported layout, one warp count) and
 /// collects what the kernel-level lowering needs up front.
+/// The most elements of one tile a thread may hold (see analyzeKernel).
+constexpr int64_t kMaxElementsPerThread = 1024;
+
 static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
                                            const TileTypeConverter &converter,
                                            unsigned defaultNumWarps,
@@ -296,6 +299,17 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
         TileLayout::get(tile, warpSize, [&] { return op->emitOpError(); });
     if (failed(layout))
       return failure();
+    // Each thread's share of a tile becomes a vector of that many values
+    // (registers); past this the unrolled lowering's time and memory grow
+    // faster than the tile, so the tile is refused (a layout that spreads
+    // it over more threads, or a loop over smaller tiles, is the fix).
+    if (layout->getNumElems() > kMaxElementsPerThread)
+      return op->emitOpError("tile ")
+             << tile << " puts " << layout->getNumElems()
+             << " elements in each thread; convert-tile-to-gpu lowers at most "
+             << kMaxElementsPerThread
+             << " per thread (registers): spread the tile over more threads or "
+                "loop over smaller tiles";
     if (!warpOwner) {
       info.numWarps = layout->getNumWarps();
       warpOwner = op;
