@@ -91,6 +91,10 @@ def _programs() -> dict[str, object]:
         return (x + b).relu()
 
     @program
+    def bias_gelu(x: Tensor[M, N, f32], b: Tensor[N, f32]):
+        return tf.gelu(x + b)
+
+    @program
     def linear(x: Tensor[M, K, f16], w: Tensor[N, K, f16], b: Tensor[N, f16]):
         return x @ w.T + b
 
@@ -128,6 +132,7 @@ def _torch(kind: str) -> Callable:
         "transpose": lambda x: x.t().contiguous(),
         "mean_mid": lambda x: x.mean(1),
         "bias_relu": lambda x, b: torch.relu(x + b),
+        "bias_gelu": lambda x, b: tnf.gelu(x + b),
         "linear": lambda x, w, b: tnf.linear(x, w, b),
         "swiglu": lambda x, w1, w3, w2: (tnf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T,
         "gemm_softmax": lambda a, b: (a @ b).softmax(-1),
@@ -149,6 +154,7 @@ def _case(kind: str, tol: float, flops: float = 0.0, scale: float = 1.0,
         "transpose": lambda s: (((s["M"], s["N"]), "f32"),),
         "mean_mid": lambda s: (((s["B"], s["M"], s["N"]), "f32"),),
         "bias_relu": lambda s: (((s["B"], s["M"], s["N"]), "f32"), ((s["N"],), "f32")),
+        "bias_gelu": lambda s: (((s["M"], s["N"]), "f32"), ((s["N"],), "f32")),
         "linear": lambda s: (((s["M"], s["K"]), "f16"), ((s["N"], s["K"]), "f16"),
                              ((s["N"],), "f16")),
         "swiglu": lambda s: (((s["M"], s["K"]), "bf16"), ((s["N"], s["K"]), "bf16"),
@@ -186,6 +192,9 @@ CASES: dict[str, Case] = {
         _case("mean_mid", 1e-5, B=8, M=256, N=256),
         _case("bias_relu", 1e-6, B=32, M=2048, N=2048),
         _case("bias_relu", 1e-6, B=4, M=256, N=256),
+        # An odd last dim with a row bias: one flat stream, the bias gathered.
+        _case("bias_gelu", 1e-5, M=8192, N=7777),
+        _case("bias_gelu", 1e-5, M=1000, N=777),
         _case("linear", 5e-3, flops=_gemm(4096, 4096, 4096), M=4096, K=4096, N=4096),
         _case("swiglu", 2e-2, flops=3 * _gemm(4096, 4096, 1024), scale=0.1, M=4096, K=1024,
               N=4096),
