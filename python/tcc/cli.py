@@ -1,4 +1,4 @@
-"""The `tcc` command line: `tcc compile`, `tcc demo`, `tcc opt`.
+"""The `tcc` command line: `tcc compile`, `tcc demo`, `tcc opt`, `tcc cache`.
 
 `tcc compile FILE.mlir --target sm_90 -o k.ptx` compiles a program (any
 stage with `--emit`); `tcc demo` is the built-in end-to-end example that
@@ -14,11 +14,31 @@ import sys
 from tcc.targets import KNOWN_TARGETS
 
 
+class UsageError(Exception):
+    """A user error the CLI reports in one line (exit status 2)."""
+
+
 def _read_source(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
-    with open(path) as f:
-        return f.read()
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from tcc.compiler.cache import default_cache
+
+    cache = default_cache()
+    if args.action == "clear":
+        print(f"removed {cache.clear()} entries from {cache.directory}")
+        return 0
+    info = cache.info()
+    print(f"directory: {info['directory']}\nentries:   {info['entries']}\n"
+          f"bytes:     {info['bytes']}\ncompiler:  {info['compiler']}")
+    return 0
 
 
 EMIT_CHOICES = ("source", "linalg", "tile", "gpu", "llvm", "asm")
@@ -74,7 +94,7 @@ def _opt(args: argparse.Namespace) -> int:
             module = ir.Module.parse(text)
             if args.pipeline:
                 PassManager.parse(f"builtin.module({args.pipeline})").run(module.operation)
-        except ir.MLIRError as err:
+        except (ir.MLIRError, ValueError) as err:
             print(f"tcc opt: {err}", file=sys.stderr)
             return 1
         print(module)
@@ -82,7 +102,12 @@ def _opt(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tcc import __version__
+    from tcc.compiler.cache import COMPILER_VERSION
+
     parser = argparse.ArgumentParser(prog="tcc", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version",
+                        version=f"tcc {__version__} ({COMPILER_VERSION})")
     sub = parser.add_subparsers(dest="command", required=True)
     comp = sub.add_parser("compile", help="compile a program for a GPU target")
     comp.add_argument(
@@ -116,8 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     opt.add_argument("file")
     opt.add_argument("-p", "--pipeline", default="", help="e.g. 'canonicalize,cse'")
     opt.set_defaults(run=_opt)
+    cache = sub.add_parser("cache", help="the artifact cache: where it is and what it holds, "
+                                         "or clear it")
+    cache.add_argument("action", choices=("info", "clear"))
+    cache.set_defaults(run=_cache)
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except UsageError as err:
+        print(f"tcc {args.command}: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

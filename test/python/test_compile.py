@@ -1,12 +1,12 @@
 """tcc.compile: the same program to PTX and AMDGCN, stages, errors, cache."""
 
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
+from tcc.backends.amd import find_ld_lld
 from tcc.compiler.cache import KernelCache
 from tcc.compiler.compile import STAGES, CompilationError
 from tcc.compiler.compile import compile as tcc_compile
@@ -36,9 +36,7 @@ func.func @row_sum(%x: tensor<1000x777xbf16>) -> tensor<1000xbf16> {
 
 NVIDIA = ("sm_80", "sm_90")
 AMD = ("gfx90a", "gfx942")
-HAVE_LLD = any(shutil.which(n) for n in ("ld.lld", "ld.lld-22")) or shutil.which(
-    "/opt/rocm/llvm/bin/ld.lld"
-)
+HAVE_LLD = find_ld_lld() is not None
 
 
 @pytest.mark.parametrize("target", NVIDIA)

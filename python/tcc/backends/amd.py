@@ -32,7 +32,8 @@ _TRIPLE = "amdgcn-amd-amdhsa"
 # IR attributes newer than AMD's LLVM (22.0.0git) understands; they are
 # optimization hints on intrinsic declarations, safe to drop.
 _NEWER_IR_TOKENS = (" nocreateundeforpoison",)
-_LLD_CANDIDATES = ("/opt/rocm/llvm/bin/ld.lld", "ld.lld", "ld.lld-22", "ld.lld-21", "ld.lld-20")
+_LLD_CANDIDATES = ("/opt/rocm/llvm/bin/ld.lld", "ld.lld", "ld.lld-22", "ld.lld-21", "ld.lld-20",
+                   "ld.lld-19")
 
 
 class AmdTarget(Target):
@@ -206,7 +207,7 @@ def _worker() -> _Worker:
 
 # -- hsaco linking ----------------------------------------------------------------
 def find_ld_lld() -> str | None:
-    """ld.lld from $TCC_LD_LLD, ROCm, or PATH (Debian's lld-22 gives ld.lld-22)."""
+    """ld.lld from $TCC_LD_LLD, ROCm, or PATH (Debian's lld-N packages give ld.lld-N)."""
     if env := os.environ.get("TCC_LD_LLD"):
         return env if shutil.which(env) else None
     for cand in _LLD_CANDIDATES:
@@ -216,7 +217,8 @@ def find_ld_lld() -> str | None:
 
 
 LLD_MISSING = ("no ld.lld found to link the AMDGCN object into a loadable hsaco: install ROCm "
-               "(/opt/rocm/llvm/bin/ld.lld) or `apt-get install lld-22`, or set TCC_LD_LLD")
+               "(/opt/rocm/llvm/bin/ld.lld) or an lld 19-22 (`apt-get install lld-19` on "
+               "Debian 12, `lld-20` or newer on Ubuntu 24.04+), or set TCC_LD_LLD")
 
 
 def link_hsaco(obj: bytes) -> bytes | None:

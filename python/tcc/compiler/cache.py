@@ -28,6 +28,38 @@ Artifact = KernelArtifact | ProgramArtifact
 
 COMPILER_VERSION = "tcc-0.2.0+mlir-22.1.8"
 
+_FINGERPRINT: list[str] = []
+
+
+def compiler_fingerprint() -> str:
+    """The compiler that builds artifacts, as a key: COMPILER_VERSION, the
+    installed MLIR/LLVM wheels' versions, and each file of the tcc package
+    that compiles (Python sources, the arch table, the extension module) by
+    size and modification time, so an edited or rebuilt compiler never
+    serves its predecessor's kernels. Computed once per process (stat calls
+    only: a cache hit imports no MLIR and reads no extension)."""
+    if not _FINGERPRINT:
+        _FINGERPRINT.append(fingerprint_of(Path(__file__).resolve().parents[1]))
+    return _FINGERPRINT[0]
+
+
+def fingerprint_of(package: Path) -> str:
+    """:func:`compiler_fingerprint` of the tcc package at ``package``."""
+    from importlib import metadata
+
+    digest = hashlib.sha256(COMPILER_VERSION.encode())
+    for dist in ("xtc-mlir-python-bindings", "xtc-mlir-dev", "xtc-llvm-dev"):
+        try:
+            digest.update(f"{dist}={metadata.version(dist)};".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{dist}=?;".encode())
+    for path in sorted(package.rglob("*")):
+        if path.suffix not in (".py", ".def", ".so", ".mlir") or "__pycache__" in path.parts:
+            continue
+        st = path.stat()
+        digest.update(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return f"{COMPILER_VERSION}+{digest.hexdigest()[:16]}"
+
 
 def default_cache_dir() -> Path:
     if env := os.environ.get("TCC_CACHE_DIR"):
@@ -49,9 +81,12 @@ def cache_key(
     shapes: Sequence[Sequence[int | str]] = (),
     dtypes: Sequence[str] = (),
     schedule: Mapping[str, Any] | None = None,
-    compiler_version: str = COMPILER_VERSION,
+    compiler_version: str | None = None,
 ) -> str:
-    """sha256 over every input that can change the compiled kernel."""
+    """sha256 over every input that can change the compiled kernel (the
+    compiler itself by default: :func:`compiler_fingerprint`)."""
+    if compiler_version is None:
+        compiler_version = compiler_fingerprint()
     blob = json.dumps(
         {
             "source": canonical_source(source),
@@ -113,7 +148,10 @@ class KernelCache:
             self._write_disk(key, artifact)
 
     def get_or_build(self, key: str, build: Callable[[], Artifact]) -> Artifact:
-        art = self.get(key)
+        """The cached artifact, or ``build()``'s (stored); ``TCC_ALWAYS_COMPILE=1``
+        builds every time (and still stores the result)."""
+        always = os.environ.get("TCC_ALWAYS_COMPILE", "") not in ("", "0")
+        art = None if always else self.get(key)
         if art is None:
             art = build()
             self.put(key, art)
@@ -122,6 +160,27 @@ class KernelCache:
     def clear_memory(self) -> None:
         with self._lock:
             self._memory.clear()
+
+    def entries(self) -> list[Path]:
+        """The artifact files on disk."""
+        root = self.directory / "kernels"
+        return sorted(root.glob("*/*.tccbin")) if root.is_dir() else []
+
+    def info(self) -> dict[str, Any]:
+        """Where the cache is, how many entries and bytes it holds on disk."""
+        files = self.entries()
+        return {"directory": str(self.directory), "entries": len(files),
+                "bytes": sum(f.stat().st_size for f in files),
+                "compiler": compiler_fingerprint()}
+
+    def clear(self) -> int:
+        """Remove every entry (memory and disk); returns how many files went."""
+        self.clear_memory()
+        files = self.entries()
+        for f in files:
+            with contextlib.suppress(FileNotFoundError):
+                f.unlink()
+        return len(files)
 
     # -- internals ---------------------------------------------------------
     def _remember(self, key: str, artifact: Artifact) -> None:

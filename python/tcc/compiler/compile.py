@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from tcc.compiler.cache import COMPILER_VERSION, KernelCache, cache_key, default_cache
+from tcc.compiler.cache import KernelCache, cache_key, compiler_fingerprint, default_cache
 from tcc.runtime.artifact import ArgSpec, KernelArtifact, LaunchSpec
 from tcc.runtime.program import (
     HostValue,
@@ -247,7 +247,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         mfma_shape=mfma_shape,
     )
     key = cache_key(
-        text, target=target, schedule=schedule.as_dict(), compiler_version=COMPILER_VERSION
+        text, target=target, schedule=schedule.as_dict(), compiler_version=compiler_fingerprint()
     )
     built: list[tuple[dict[str, str], dict[str, dict[str, str]]]] = []
 
@@ -394,7 +394,7 @@ def run_stages(
                     artifacts.append(backend.compile(
                         kmodule, kernel=k.name, grid=k.grid,
                         outputs=range(k.num_inputs, k.num_args),
-                        compiler_version=COMPILER_VERSION, stages=kstages,
+                        compiler_version=compiler_fingerprint(), stages=kstages,
                     ))
             kernel_ir[k.name]["llvm"] = kstages["llvm"]
             llvm_texts.append(kstages["llvm"])
@@ -405,7 +405,7 @@ def run_stages(
     program = ProgramArtifact(
         name=plan.name, target=backend.arch, vendor=backend.vendor, kernels=tuple(artifacts),
         args=plan.args, values=values, steps=plan.steps, results=plan.results,
-        buffers=buffers, compiler_version=COMPILER_VERSION,
+        buffers=buffers, compiler_version=compiler_fingerprint(),
     )
     return stages, kernel_ir, program
 

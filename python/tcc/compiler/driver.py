@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from tcc.compiler.cache import COMPILER_VERSION, KernelCache, cache_key, default_cache
+from tcc.compiler.cache import KernelCache, cache_key, compiler_fingerprint, default_cache
 from tcc.runtime.artifact import KernelArtifact
 from tcc.runtime.launcher import CompiledKernel
 
@@ -52,7 +52,7 @@ def compile_gpu_module(
         return get_target(target).compile(
             source, kernel=kernel, grid=grid, block=block, outputs=outputs,
             arg_names=arg_names, arg_shapes=arg_shapes, constants=constants,
-            shared_mem_bytes=shared_mem_bytes, compiler_version=COMPILER_VERSION,
+            shared_mem_bytes=shared_mem_bytes, compiler_version=compiler_fingerprint(),
         )
 
     if cache is False:

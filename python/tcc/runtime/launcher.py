@@ -466,7 +466,8 @@ class CompiledKernel:
                 raise ArgumentError(
                     f"artifact for {art.kernel_name} ({art.target}) has no hsaco code object: "
                     "recompile with ld.lld available (ROCm's /opt/rocm/llvm/bin/ld.lld or "
-                    "Debian's lld-22 package)"
+                    "an lld 19-22: Debian 12's lld-19 package, Ubuntu's lld-20 or newer; "
+                    "or set TCC_LD_LLD)"
                 )
             image = art.binary if art.binary is not None else art.asm.encode()
             device = self.device

@@ -1,0 +1,90 @@
+"""The cache follows the compiler (an edited or rebuilt tcc never serves its
+predecessor's kernels), TCC_ALWAYS_COMPILE, and the CLI's cache, version and
+user-error behaviour."""
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import tcc
+from tcc.compiler import cache as cache_mod
+from tcc.compiler.cache import KernelCache, cache_key, fingerprint_of
+
+GOOD = """
+func.func @add(%a: tensor<256xf32>, %b: tensor<256xf32>) -> tensor<256xf32> {
+  %c = tcc.add %a, %b : tensor<256xf32>
+  return %c : tensor<256xf32>
+}
+"""
+
+
+def test_the_fingerprint_follows_every_compiler_file(tmp_path):
+    package = tmp_path / "tcc"
+    (package / "compiler").mkdir(parents=True)
+    source = package / "compiler" / "compile.py"
+    source.write_text("x = 1\n")
+    (package / "_tcc_ext.so").write_bytes(b"\0" * 64)
+    first = fingerprint_of(package)
+    assert first == fingerprint_of(package)  # stable
+    time.sleep(0.01)
+    source.write_text("x = 2\n")  # an edited source
+    second = fingerprint_of(package)
+    assert second != first
+    os.utime(package / "_tcc_ext.so", ns=(1, 1))  # a rebuilt extension
+    assert fingerprint_of(package) not in (first, second)
+    (package / "notes.txt").write_text("ignored")
+    assert fingerprint_of(package) == fingerprint_of(package)
+    # The default key uses this process's compiler.
+    assert cache_key("x", target="sm_90") != cache_key("x", target="sm_90",
+                                                       compiler_version="other")
+
+
+def test_always_compile_skips_the_cache(tmp_path, monkeypatch):
+    cache = KernelCache(tmp_path)
+    first = tcc.compile(GOOD, "sm_90", cache=cache)
+    builds = []
+    real = cache_mod.KernelCache.put
+
+    def counting(self, key, artifact):
+        builds.append(key)
+        return real(self, key, artifact)
+
+    monkeypatch.setattr(cache_mod.KernelCache, "put", counting)
+    tcc.compile(GOOD, "sm_90", cache=cache)
+    assert builds == []  # a hit
+    monkeypatch.setenv("TCC_ALWAYS_COMPILE", "1")
+    again = tcc.compile(GOOD, "sm_90", cache=cache)
+    assert len(builds) == 1 and again.artifact.kernels[0].asm == first.artifact.kernels[0].asm
+
+
+def _cli(*args, env=None):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "tcc.cli", *args], capture_output=True,
+                          text=True, env=env)
+
+
+def test_cli_version_cache_and_user_errors(tmp_path):
+    out = _cli("--version")
+    assert out.returncode == 0 and out.stdout.startswith(f"tcc {tcc.__version__} (tcc-")
+    missing = _cli("compile", str(tmp_path / "nope.mlir"))
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == (f"tcc compile: cannot read {tmp_path / 'nope.mlir'}: "
+                                      "No such file or directory")
+    src = tmp_path / "add.mlir"
+    src.write_text(GOOD)
+    env = {"TCC_CACHE_DIR": str(tmp_path / "cache")}
+    assert _cli("compile", str(src), "-o", str(tmp_path / "k.ptx"), env=env).returncode == 0
+    info = _cli("cache", "info", env=env)
+    assert info.returncode == 0
+    assert f"directory: {tmp_path / 'cache'}" in info.stdout and "entries:   1" in info.stdout
+    cleared = _cli("cache", "clear", env=env)
+    assert cleared.stdout.strip() == f"removed 1 entries from {tmp_path / 'cache'}"
+    assert "entries:   0" in _cli("cache", "info", env=env).stdout
+    bad = _cli("opt", str(src), "-p", "no-such-pass")
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert "'no-such-pass' does not refer to a registered pass" in bad.stderr
+    shutil.rmtree(tmp_path / "cache", ignore_errors=True)
+    assert Path(tmp_path / "k.ptx").read_text().startswith("//")
