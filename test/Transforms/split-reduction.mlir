@@ -367,3 +367,38 @@ func.func @full_argmax(%x: tensor<65536xf32>) -> (tensor<f32>, tensor<i64>) {
   } -> (tensor<f32>, tensor<i64>)
   return %r#0, %r#1 : tensor<f32>, tensor<i64>
 }
+
+// -----
+
+// A full reduction whose prologue was fused into it (x * x + out is no
+// plain combiner) and a pointwise op on its rank-0 value (the mean's
+// division) run over one row: a leading unit loop, [1, 3] -> [1] and
+// [1] -> [1], the rank-0 values reshapes of the [1] results.
+// CHECK-LABEL: func.func @scalar_results(
+// CHECK:         %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 3] : tensor<3xf32> into tensor<1x3xf32>
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<1x3xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK:           arith.mulf
+// CHECK:         %[[M:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]} ins(%[[S]] : tensor<1xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK:           arith.divf
+// CHECK:         tensor.collapse_shape %[[M]] [] : tensor<1xf32> into tensor<f32>
+#id = affine_map<(d0) -> (d0)>
+#to0 = affine_map<(d0) -> ()>
+#s = affine_map<() -> ()>
+func.func @scalar_results(%x: tensor<3xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %three = arith.constant 3.000000e+00 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %sum = linalg.generic {indexing_maps = [#id, #to0], iterator_types = ["reduction"]} ins(%x : tensor<3xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    %a = arith.addf %m, %out : f32
+    linalg.yield %a : f32
+  } -> tensor<f32>
+  %mean = linalg.generic {indexing_maps = [#s, #s], iterator_types = []} ins(%sum : tensor<f32>) outs(%e : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %d = arith.divf %in, %three : f32
+    linalg.yield %d : f32
+  } -> tensor<f32>
+  return %mean : tensor<f32>
+}

@@ -365,3 +365,20 @@ def test_transposes_2d_and_batched(target):
     a, b = run_gpu_stage(k, x, y)
     np.testing.assert_array_equal(a, x.T)
     np.testing.assert_array_equal(b, y.transpose(0, 2, 1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_full_reductions_with_a_prologue_and_scalar_epilogue(target):
+    # Found by the random-program fuzzer: a full reduction with a fused
+    # prologue (x * x) and its mean's division on the rank-0 value were
+    # "rank-0 kernels are not supported"; they run over one row now.
+    src = """
+    func.func @f(%x: tensor<3xf32>) -> tensor<1xf32> {
+      %m = tcc.mul %x, %x : tensor<3xf32>
+      %r = tcc.reduce_mean %m dims = [0] keepdims : tensor<3xf32> -> tensor<1xf32>
+      return %r : tensor<1xf32>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    x = np.array([1.5, -2.0, 4.25], np.float32)
+    (y,) = run_gpu_stage(k, x)
+    np.testing.assert_allclose(y, [(x * x).mean()], rtol=1e-6)

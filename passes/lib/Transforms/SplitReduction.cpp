@@ -416,6 +416,84 @@ void reduceArgPartials(OpBuilder &b, linalg::GenericOp op,
   op.erase();
 }
 
+/// `op`, whose results are all rank 0 (a full reduction, with or without a
+/// fused prologue, or a pointwise op on scalars), with a leading unit loop:
+/// every operand gains a leading size-1 dim (expand_shape) read by that
+/// loop, so the kernel forms see one row ([1, N...] -> [1]); the rank-0
+/// values are reshapes of the [1] results. linalg.index dims shift by one.
+/// Returns the new op, or null when `op` is not such an op.
+linalg::GenericOp withUnitLoop(OpBuilder &b, linalg::GenericOp op) {
+  // (Fills, which read nothing, are cloned into the kernels that use them.)
+  if (op.getNumResults() == 0 || op.getNumDpsInputs() == 0 ||
+      llvm::any_of(op.getResultTypes(), [](Type t) {
+        return cast<RankedTensorType>(t).getRank() != 0;
+      }) ||
+      !op.hasPureTensorSemantics())
+    return nullptr;
+  Location loc = op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  unsigned loops = op.getNumLoops();
+  b.setInsertionPoint(op);
+  auto widen = [&](Value v) -> Value {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape = {1};
+    llvm::append_range(shape, type.getShape());
+    SmallVector<ReassociationIndices> groups;
+    if (type.getRank() > 0) {
+      groups.push_back({0, 1});
+      for (int64_t d = 1; d < type.getRank(); ++d)
+        groups.push_back({d + 1});
+    }
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, type.getElementType()), v, groups);
+  };
+  auto shiftMap = [&](AffineMap map) {
+    SmallVector<AffineExpr> results = {getAffineDimExpr(0, ctx)};
+    for (AffineExpr e : map.getResults())
+      results.push_back(e.shiftDims(loops, 1));
+    return AffineMap::get(loops + 1, 0, results, ctx);
+  };
+  SmallVector<Value> inputs, inits;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    inputs.push_back(widen(input->get()));
+    maps.push_back(shiftMap(op.getMatchingIndexingMap(input)));
+  }
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    // A fresh [1] tensor or fill (what the kernels clone), else a reshape.
+    Value v = init.get();
+    auto type = cast<RankedTensorType>(v.getType());
+    if (v.getDefiningOp<tensor::EmptyOp>())
+      v = tensor::EmptyOp::create(b, loc, {1}, type.getElementType());
+    else if (FailureOr<Value> fill = tcc::getFillValue(v); succeeded(fill))
+      v = createFill(b, loc, {1},
+                     cast<TypedAttr>(fill->getDefiningOp<arith::ConstantOp>().getValue()));
+    else
+      v = widen(v);
+    inits.push_back(v);
+    maps.push_back(shiftMap(op.getMatchingIndexingMap(&init)));
+  }
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel};
+  llvm::append_range(iterators, op.getIteratorTypesArray());
+  SmallVector<Type> resultTypes;
+  for (Value init : inits)
+    resultTypes.push_back(init.getType());
+  auto wide = linalg::GenericOp::create(b, loc, resultTypes, inputs, inits,
+                                        maps, iterators);
+  IRMapping mapping;
+  op.getRegion().cloneInto(&wide.getRegion(), mapping);
+  wide.getRegion().front().walk([&](linalg::IndexOp index) {
+    index.setDim(index.getDim() + 1);
+  });
+  for (auto [result, wideResult] :
+       llvm::zip(op.getResults(), wide.getResults()))
+    result.replaceAllUsesWith(tensor::CollapseShapeOp::create(
+        b, loc, result.getType(), wideResult,
+        ArrayRef<ReassociationIndices>{}));
+  op.erase();
+  return wide;
+}
+
 struct TccSplitReductionPass
     : public tcc::impl::TccSplitReductionBase<TccSplitReductionPass> {
   using Base::Base;
@@ -430,6 +508,17 @@ struct TccSplitReductionPass
         failed(tcc::checkOptionRange(module, pass, "min-column-chunk",
                                 minColumnChunk, 1, 1 << 30)))
       return signalPassFailure();
+    OpBuilder b(&getContext());
+    // Ops with rank-0 results the reduction rewrites below do not take (a
+    // full reduction with a fused prologue, a pointwise op on scalars) run
+    // over one row.
+    SmallVector<linalg::GenericOp> scalars;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (!matchReduction(op) && !tcc::matchArgReduction(op))
+        scalars.push_back(op);
+    });
+    for (linalg::GenericOp op : scalars)
+      (void)withUnitLoop(b, op);
     SmallVector<Reduction> reductions;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (std::optional<Reduction> r = matchReduction(op))
@@ -440,7 +529,6 @@ struct TccSplitReductionPass
       if (tcc::matchArgReduction(op))
         argReductions.push_back(op);
     });
-    OpBuilder b(&getContext());
     for (linalg::GenericOp op : argReductions) {
       if (std::optional<linalg::GenericOp> row = argAsRowReduction(b, op))
         op = *row;

@@ -188,9 +188,16 @@ def _describe_exit(code: int | None) -> str:
     return f"exit status {code}"
 
 
-def _reissue(remarks: list[str], category: type[Warning]) -> None:
-    for message in remarks:
-        warnings.warn(message, category, stacklevel=4)
+def _reissue(remarks: list[tuple[type[Warning], str]], remark: type[Warning]) -> None:
+    for category, message in remarks:
+        warnings.warn(message, category if issubclass(category, Warning) else remark,
+                      stacklevel=4)
+
+
+def _warnings(caught: list[warnings.WarningMessage]) -> list[tuple[type[Warning], str]]:
+    """The worker's warnings with their categories (pass remarks, and others
+    such as the AMD backend's missing-ld.lld RuntimeWarning)."""
+    return [(w.category, str(w.message)) for w in caught]
 
 
 _WORKER: CompileWorker | None = None
@@ -235,14 +242,14 @@ def _serve(read_fd: int, write_fd: int) -> None:
             warnings.simplefilter("always")
             try:
                 result = run_stages(text, target, schedule, emit=emit, progress=progress)
-                reply: tuple[Any, ...] = ("ok", result, [str(w.message) for w in caught])
+                reply: tuple[Any, ...] = ("ok", result, _warnings(caught))
             except Exception as exc:  # noqa: BLE001  (sent to the caller, raised there)
                 try:
                     pickle.dumps(exc)
                     error: Exception = exc
                 except Exception:  # noqa: BLE001
                     error = RuntimeError(f"{type(exc).__name__}: {exc}")
-                reply = ("error", error, [str(w.message) for w in caught])
+                reply = ("error", error, _warnings(caught))
         _send(replies, reply)
 
 

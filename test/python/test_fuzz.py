@@ -1,0 +1,62 @@
+"""The fuzzing harness's fixed-seed CI slice (the long campaign is
+`python -m tcc.testing.fuzz`, docs/reliability.md): no crash, hang or
+numerical mismatch; and the harness itself classifies and minimizes."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tcc.testing.fuzz import opt as fuzz_opt
+from tcc.testing.fuzz import programs as fuzz_programs
+
+ROOT = Path(__file__).resolve().parents[1]  # test/
+
+
+def _tcc_opt() -> str:
+    """tcc-opt as lit finds it: $TCC_BUILD_DIR/bin, beside this Python, PATH."""
+    import shutil
+
+    dirs = [Path(os.environ["TCC_BUILD_DIR"]) / "bin"] if os.environ.get("TCC_BUILD_DIR") else []
+    dirs.append(Path(sys.executable).parent)
+    found = shutil.which("tcc-opt", path=os.pathsep.join(map(str, dirs))) or shutil.which(
+        "tcc-opt")
+    if not found:
+        pytest.skip("no tcc-opt built")
+    return found
+
+
+def test_tcc_opt_mutations_fixed_seed_slice(tmp_path):
+    report = fuzz_opt.campaign(_tcc_opt(), ROOT, seed=1, runs=150, out=tmp_path)
+    assert report.runs == 150
+    assert report.crashes == {} and report.hangs == [], (report.crashes, report.hangs)
+    assert report.outcomes["diagnostic"] > 0 and report.outcomes["ok"] > 0
+
+
+def test_random_programs_fixed_seed_slice():
+    report = fuzz_programs.campaign(seed=1, count=8)
+    assert report.failures == [], report.failures
+    assert report.outcomes["ok"] >= 8  # most of them compile and match
+
+
+def test_the_harness_sees_a_crash_and_minimizes_it(tmp_path):
+    # A stand-in tcc-opt that aborts on a marker line, after an assertion
+    # message like LLVM's.
+    fake = tmp_path / "fake-opt"
+    fake.write_text(f"#!{sys.executable}\n"
+                    "import os, sys\n"
+                    "text = open(sys.argv[1]).read()\n"
+                    "if 'BOOM' in text:\n"
+                    "    sys.stderr.write(\"x: Assertion `n > 0' failed.\\n\")\n"
+                    "    sys.stderr.flush()\n"
+                    "    os.abort()\n"
+                    "sys.exit(1 if 'bad' in text else 0)\n")
+    fake.chmod(0o755)
+    text = "line one\nBOOM here\nline three\nbad line\n"
+    out = fuzz_opt.run_opt(str(fake), text, (), timeout=20)
+    assert out.kind == "crash" and out.signature == "Assertion `n > N' failed"
+    small = fuzz_opt.minimize(str(fake), text, (), out.signature, timeout=20)
+    assert small == "BOOM here"
+    assert fuzz_opt.run_opt(str(fake), "bad\n", (), timeout=20).kind == "diagnostic"
+    assert fuzz_opt.run_opt(str(fake), "fine\n", (), timeout=20).kind == "ok"
