@@ -114,3 +114,17 @@ func.func @passthrough(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>
   %s = tcc.reduce_max %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
   return %x, %s : tensor<8x64xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Nothing to compute: the result is an argument's reshape. A host program
+// with no launches (it was "needs 0 kernels" from convert-linalg-to-tile).
+// CHECK-LABEL: func.func @nothing(
+// CHECK-SAME:    attributes {tcc.host}
+// CHECK-NOT:     tcc.launch
+// CHECK:         tensor.collapse_shape
+// CHECK:         return
+func.func @nothing(%x: tensor<2x33xf32>) -> tensor<66xf32> {
+  %r = tensor.collapse_shape %x [[0, 1]] : tensor<2x33xf32> into tensor<66xf32>
+  return %r : tensor<66xf32>
+}

@@ -383,3 +383,19 @@ def test_jit_takes_the_target_from_the_device(fake_torch, monkeypatch):
         gcnArchName="gfx942:sramecc+:xnack-")
     assert device_target(x) == "gfx942"
     assert device_target(np.ones(3)) is None
+
+
+def test_a_program_without_kernels_returns_views_of_its_inputs():
+    src = """
+    func.func @f(%x: tensor<2x33xf32>) -> tensor<66xf32> {
+      %r = tensor.collapse_shape %x [[0, 1]] : tensor<2x33xf32> into tensor<66xf32>
+      return %r : tensor<66xf32>
+    }"""
+    compiled = tcc.compile(src, "sm_90", cache=False)
+    dev = RecordingDevice()
+    prog = CompiledProgram(compiled.artifact, device=dev)
+    x = tensor(np.arange(66, dtype=np.float32).reshape(2, 33))
+    for _ in range(2):  # the general path, then the plan
+        flat = prog(x)
+        assert flat.shape == (66,) and flat.data_ptr() == x.data_ptr()
+    assert dev.launches == []

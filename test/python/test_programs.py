@@ -382,3 +382,20 @@ def test_full_reductions_with_a_prologue_and_scalar_epilogue(target):
     x = np.array([1.5, -2.0, 4.25], np.float32)
     (y,) = run_gpu_stage(k, x)
     np.testing.assert_allclose(y, [(x * x).mean()], rtol=1e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_program_that_computes_nothing_has_no_kernels(target):
+    # Found by the random-program fuzzer ("needs 0 kernels"): results that
+    # are arguments, or reshapes of them, are views of the inputs.
+    src = """
+    func.func @f(%x: tensor<2x33xf32>, %y: tensor<33xf32>) -> (tensor<66xf32>, tensor<2x33xf32>) {
+      %r = tensor.collapse_shape %x [[0, 1]] : tensor<2x33xf32> into tensor<66xf32>
+      return %r, %x : tensor<66xf32>, tensor<2x33xf32>
+    }"""
+    k = tcc_compile(src, target, cache=False)
+    assert k.kernels == [] and k.artifact.steps == ()
+    x = np.arange(66, dtype=np.float32).reshape(2, 33)
+    flat, same = run_gpu_stage(k, x, np.zeros(33, np.float32))
+    np.testing.assert_array_equal(flat, x.reshape(66))
+    np.testing.assert_array_equal(same, x)

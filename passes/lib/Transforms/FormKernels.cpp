@@ -276,8 +276,12 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
              info && info->kind == tcc::RowOpKind::Reduce)
       group.form = Form::Rows;
   }
-  if (groups.empty())
+  if (groups.empty()) {
+    // Nothing to compute (the results are the arguments or reshapes of
+    // them): a host program with no launches.
+    func->setAttr(kHostAttr, UnitAttr::get(&getContext()));
     return success();
+  }
 
   // A single group over the function's arguments is already one kernel.
   if (groups.size() == 1) {
