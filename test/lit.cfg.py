@@ -17,7 +17,7 @@ config.name = "tcc"  # noqa: F821
 config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
 config.suffixes = [".mlir"]  # noqa: F821
 config.test_source_root = os.path.dirname(__file__)  # noqa: F821
-config.excludes = ["lit.cfg.py", "python", "Inputs"]  # noqa: F821
+config.excludes = ["lit.cfg.py", "python", "Inputs", "fuzz-findings"]  # noqa: F821
 
 llvm_spec = importlib.util.find_spec("llvm")
 if llvm_spec is None or not llvm_spec.submodule_search_locations:

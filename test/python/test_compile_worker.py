@@ -37,6 +37,13 @@ func.func @f(%r: tensor<8xf32>) -> tensor<8xf32> {
 }
 
 
+# Found by `python -m tcc.testing.fuzz opt` (upstream parser aborts; mlir-opt
+# aborts on them too): test/fuzz-findings/.
+FINDINGS = Path(__file__).resolve().parents[1] / "fuzz-findings"
+for _path in sorted(FINDINGS.glob("*.mlir")):
+    CRASHES[f"fuzz finding {_path.name}"] = _path.read_text()
+
+
 @pytest.fixture
 def reproducers(tmp_path, monkeypatch):
     monkeypatch.delenv("TCC_COMPILE_IN_PROCESS", raising=False)
