@@ -327,7 +327,10 @@ class FastLauncher:
         plans = self._plans
         plan = plans.get(key, _MISSING)
         if plan is _MISSING:
-            plan = self._build(args, out)  # raises ArgumentError for a bad call
+            try:
+                plan = self._build(args, out)  # raises ArgumentError for a bad call
+            except ImportError:  # torch-like arrays without torch: the general path
+                plan = None
             if len(plans) >= _MAX_PLANS:
                 plans.clear()
             plans[key] = plan
