@@ -49,6 +49,10 @@ def _compile(args: argparse.Namespace) -> int:
     from tcc.compiler.compile import compile as tcc_compile
 
     text = _read_source(args.file)
+    if args.dump_dir:
+        import os
+
+        os.environ["TCC_DUMP_DIR"] = args.dump_dir
     try:
         kernel = tcc_compile(
             text, args.target, num_warps=args.num_warps, num_stages=args.num_stages,
@@ -132,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                       help="AMD GEMM instruction: v_mfma_f32_32x32x8 (32), _16x16x16 (16), "
                            "or auto (32 where every wave's tile is a multiple of 32)")
     comp.add_argument("--no-cache", action="store_true", help="bypass the artifact cache")
+    comp.add_argument("--dump-dir", help="write each stage's IR and the IR after every pass "
+                                         "there (as TCC_DUMP_DIR=DIR, which always "
+                                         "compiles)")
     comp.set_defaults(run=_compile)
     demo = sub.add_parser("demo", help="build and print the built-in example program")
     demo.add_argument("--example", default="bias_gelu")

@@ -88,3 +88,23 @@ def test_cli_version_cache_and_user_errors(tmp_path):
     assert "'no-such-pass' does not refer to a registered pass" in bad.stderr
     shutil.rmtree(tmp_path / "cache", ignore_errors=True)
     assert Path(tmp_path / "k.ptx").read_text().startswith("//")
+
+
+def test_dump_dir_writes_every_stage_and_the_ir_after_every_pass(tmp_path, monkeypatch):
+    dump = tmp_path / "dump"
+    monkeypatch.setenv("TCC_DUMP_DIR", str(dump))
+    cache = KernelCache(tmp_path / "cache")
+    tcc.compile(GOOD, "sm_90", cache=cache)
+    tcc.compile(GOOD, "sm_90", cache=cache)  # a dump compiles again (no cache hit)
+    names = sorted(p.name for p in dump.glob("*.mlir"))
+    assert names == ["0-source.mlir", "1-linalg.mlir", "2-tile.mlir", "3-gpu.mlir"]
+    assert "tile.func @add" in (dump / "2-tile.mlir").read_text()
+    passes = [p for p in (dump / "passes" / "tile").rglob("*.mlir")]
+    assert any("convert-linalg-to-tile" in p.name for p in passes), passes
+    src = tmp_path / "add.mlir"
+    src.write_text(GOOD)
+    monkeypatch.delenv("TCC_DUMP_DIR")
+    out = _cli("compile", str(src), "--dump-dir", str(tmp_path / "cli"), "-o",
+               str(tmp_path / "k.s"))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "cli" / "3-gpu.mlir").is_file()

@@ -149,8 +149,9 @@ class KernelCache:
 
     def get_or_build(self, key: str, build: Callable[[], Artifact]) -> Artifact:
         """The cached artifact, or ``build()``'s (stored); ``TCC_ALWAYS_COMPILE=1``
-        builds every time (and still stores the result)."""
-        always = os.environ.get("TCC_ALWAYS_COMPILE", "") not in ("", "0")
+        (or a ``TCC_DUMP_DIR`` to dump into) builds every time, still storing it."""
+        always = os.environ.get("TCC_ALWAYS_COMPILE", "") not in ("", "0") or bool(
+            os.environ.get("TCC_DUMP_DIR"))
         art = None if always else self.get(key)
         if art is None:
             art = build()

@@ -19,9 +19,11 @@ text is keyed as given, so that a cache hit for it runs no MLIR at all.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tcc.compiler.cache import KernelCache, cache_key, compiler_fingerprint, default_cache
@@ -324,6 +326,12 @@ def run_stages(
     }
     stages: dict[str, str] = {"source": text}
     notes: list[str] = []
+    # TCC_DUMP_DIR=DIR: each stage's IR (DIR/<n>-<stage>.mlir) and the IR after
+    # every pass (DIR/passes/<stage>/), as `tcc compile --dump-dir` writes.
+    dump_dir = Path(os.environ["TCC_DUMP_DIR"]) if os.environ.get("TCC_DUMP_DIR") else None
+    if dump_dir is not None:
+        (dump_dir / "passes").mkdir(parents=True, exist_ok=True)
+        (dump_dir / "0-source.mlir").write_text(text)
 
     def keep_remarks(diagnostic: Any) -> bool:
         # Remarks and warnings reach the user as CompilerRemark warnings;
@@ -355,13 +363,20 @@ def run_stages(
             if progress is not None:
                 progress(stage, pipeline, str(module))
             try:
-                PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
+                pm = PassManager.parse(f"builtin.module({pipeline})")
+                if dump_dir is not None:
+                    # The IR after every pass of the stage, one file per pass.
+                    pm.enable_ir_printing(print_after_all=True,
+                                          tree_printing_dir_path=str(dump_dir / "passes" / stage))
+                pm.run(module.operation)
             except ir.MLIRError as err:
                 raise CompilationError(f"stage {stage!r} ({pipeline}) failed:\n{err}") from err
             for note in notes:
                 warnings.warn(f"stage {stage!r}: {note}", CompilerRemark, stacklevel=3)
             notes.clear()
             stages[stage] = str(module)
+            if dump_dir is not None:
+                (dump_dir / f"{len(stages) - 1}-{stage}.mlir").write_text(stages[stage])
             if stage == "tile":
                 plan = _read_host_program(module)
                 for name, op in _ops_named(module, "tile.func").items():

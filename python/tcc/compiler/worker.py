@@ -141,7 +141,10 @@ class CompileWorker:
             assert self._to is not None and self._from is not None
             stage = ("source", "(parse)", text)
             try:
-                faults = {k: v for k, v in os.environ.items() if k.startswith("TCC_TEST_")}
+                # The caller's current settings (the worker's environment is
+                # the one it started with): dumps, and the tests' faults.
+                faults = {k: v for k, v in os.environ.items()
+                          if k.startswith("TCC_TEST_") or k == "TCC_DUMP_DIR"}
                 _send(self._to, (text, target, schedule, emit, faults))
                 while True:
                     if not _wait_readable(self._from, timeout):
@@ -238,6 +241,9 @@ def _serve(read_fd: int, write_fd: int) -> None:
             text, target, schedule, emit, faults = _receive(requests)
         except EOFError:
             return
+        os.environ.pop("TCC_DUMP_DIR", None)
+        if "TCC_DUMP_DIR" in faults:
+            os.environ["TCC_DUMP_DIR"] = faults["TCC_DUMP_DIR"]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
