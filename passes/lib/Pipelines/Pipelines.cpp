@@ -30,12 +30,16 @@ static void addSetTarget(OpPassManager &pm, StringRef target) {
 void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
                                           const LowerToTileOptions &options) {
   addSetTarget(pm, options.target);
-  // Whole programs: softmax over outer dims as reductions, long reductions
-  // split, matmul operands normalized, then kernel formation (one tcc.kernel
+  // Whole programs: softmax over outer dims as reductions, broadcasts no
+  // reduction form reads materialized (before the split, which then sees
+  // inputs read whole, and after it, for the reductions it makes), long
+  // reductions split, matmul operands normalized, then kernel formation (one tcc.kernel
   // function per kernel, a tcc.host function of their launches).
   pm.addPass(createTccDecomposeSoftmax());
+  pm.addPass(createTccMaterializeBroadcasts());
   pm.addPass(createTccSplitReduction());
   pm.addPass(createTccNormalizeMatmulOperands());
+  pm.addPass(createTccMaterializeBroadcasts());
   pm.addPass(createTccFormKernels());
   // The plan of each kernel (its lowering_config); the options are the
   // defaults the forms' heuristics start from.
@@ -84,8 +88,8 @@ void mlir::tcc::registerTccPipelines() {
       "tcc-linalg-to-tile",
       "stage 'tile': fused linalg kernels to scheduled tile programs "
       "(tcc-set-target with target=, tcc-decompose-softmax, "
-      "tcc-split-reduction, tcc-normalize-matmul-operands, "
-      "tcc-form-kernels, tcc-select-strategy, "
+      "tcc-materialize-broadcasts, tcc-split-reduction, tcc-normalize-matmul-operands, "
+      "tcc-materialize-broadcasts, tcc-form-kernels, tcc-select-strategy, "
       "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
       "tcc-promote-shared-memory, canonicalize, cse)",
       buildLinalgToTilePipeline);

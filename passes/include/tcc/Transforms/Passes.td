@@ -104,6 +104,47 @@ def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TccMaterializeBroadcasts : Pass<"tcc-materialize-broadcasts"> {
+  let summary = "Broadcast the operands no reduction form reads into one it "
+                "reads";
+  let description = [{
+    The reduction forms (a row program, tcc/Analysis/RowSpace.h; a column
+    reduction, tcc/Analysis/ColumnSpace.h) read each operand of a reduction
+    and of its fused prologue whole, along the rows, along the columns, or
+    once per output. `tcc-fuse-elementwise` fuses any broadcast into a
+    reduction, so a prologue can read a scalar (`maximum(s, x).amax(0)`, s
+    of shape [1]), an operand with a size-1 dim or one lacking a leading
+    batch dim (`(x + y).sum(0)`, x [3, 16, 5, 8] and y [16, 5, 1]). A
+    reduction no form takes as it is gets each such operand broadcast by an
+    elementwise generic (a pointwise kernel of its own, which gathers the
+    operand) into a view the forms read: the reduction's output space when
+    the operand does not vary along the reduced loops (a tensor no larger
+    than the result), else the whole iteration space in the memory order of
+    the first input read through every loop. Operands read through one dim
+    are kept when the rest suffices. A reduction that no form takes even
+    then is left as it is (convert-linalg-to-tile names it). Reductions
+    that a form takes, matmuls and elementwise ops (whose kernels
+    gather broadcast operands themselves) are not touched.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (), (d0, d1) -> (d0)],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x, %s : tensor<5x16xf32>, tensor<f32>) outs(%init : tensor<5xf32>) {...}
+    ```
+    After:
+    ```mlir
+    %b = linalg.generic {indexing_maps = [(d0) -> (), (d0) -> (d0)], iterator_types = ["parallel"]}
+        ins(%s : tensor<f32>) outs(%e : tensor<5xf32>) {yield}
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0), (d0, d1) -> (d0)],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%x, %b : tensor<5x16xf32>, tensor<5xf32>) outs(%init : tensor<5xf32>) {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TccSplitReduction : Pass<"tcc-split-reduction"> {
   let summary = "Split reductions with too few outputs into a partial and a "
                 "final reduction";

@@ -1,0 +1,129 @@
+// RUN: tcc-opt %s -split-input-file --tcc-materialize-broadcasts | FileCheck %s
+
+// A row reduction whose prologue reads a scalar: the scalar is broadcast to
+// the output space (one value per row), which the row program reads.
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-DAG: #[[ID1:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_scalar(
+// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[SCALAR]], #[[ID1]]], iterator_types = ["parallel"]} ins(%arg1 : tensor<f32>) outs(%{{.*}} : tensor<5xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[IN]] : f32
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[ROWS]], #[[ROWS]]], iterator_types = ["parallel", "reduction"]} ins(%arg0, %[[B]] : tensor<5x16xf32>, tensor<5xf32>)
+func.func @row_scalar(%x: tensor<5x16xf32>, %s: tensor<f32>, %init: tensor<5xf32>) -> tensor<5xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %s : tensor<5x16xf32>, tensor<f32>) outs(%init : tensor<5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.minimumf %a, %b : f32
+    %r = arith.addf %m, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// A row reduction whose prologue reads an operand lacking the leading dim
+// (it varies along the reduced dim): broadcast to the whole space.
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+// CHECK-DAG: #[[ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @row_batch_broadcast(
+// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<33x2x3xf32>) outs(%{{.*}} : tensor<3x33x2x3xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[ID4]], #[[ID4]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[B]] : tensor<3x33x2x3xf32>, tensor<3x33x2x3xf32>)
+func.func @row_batch_broadcast(%x: tensor<3x33x2x3xf32>, %y: tensor<33x2x3xf32>, %init: tensor<3x33x2xf32>) -> tensor<3x33x2xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y : tensor<3x33x2x3xf32>, tensor<33x2x3xf32>) outs(%init : tensor<3x33x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.maximumf %a, %b : f32
+    %r = arith.maximumf %m, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<3x33x2xf32>
+  return %0 : tensor<3x33x2xf32>
+}
+
+// -----
+
+// A column reduction (x.sum(0)) whose prologue reads an operand that does not
+// vary along the reduced dim, lacking a column dim: broadcast to the outputs.
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+// CHECK-LABEL: func.func @column_outputs(
+// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[READ]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<16x5xf32>) outs(%{{.*}} : tensor<16x5x8xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[OUT]], #[[OUT]]], iterator_types = ["reduction", "parallel", "parallel", "parallel"]} ins(%arg0, %[[B]] : tensor<3x16x5x8xf32>, tensor<16x5x8xf32>)
+func.func @column_outputs(%x: tensor<3x16x5x8xf32>, %y: tensor<16x5xf32>, %init: tensor<16x5x8xf32>) -> tensor<16x5x8xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>], iterator_types = ["reduction", "parallel", "parallel", "parallel"]}
+      ins(%x, %y : tensor<3x16x5x8xf32>, tensor<16x5xf32>) outs(%init : tensor<16x5x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.addf %a, %b : f32
+    %r = arith.addf %m, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<16x5x8xf32>
+  return %0 : tensor<16x5x8xf32>
+}
+
+// -----
+
+// A column reduction with a size-1 batch dim that the mul's other operand
+// lacks (a mul-add body: not a matmul, so it is not left alone).
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+// CHECK-LABEL: func.func @column_unit_batch(
+// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[READ]], #{{.*}}], {{.*}} ins(%arg1 : tensor<17x3x1xf16>) outs(%{{.*}} : tensor<1x17x3x1xf16>)
+// CHECK:         linalg.generic {{.*}} ins(%arg0, %[[B]] : tensor<1x17x3x1xf16>, tensor<1x17x3x1xf16>)
+func.func @column_unit_batch(%x: tensor<1x17x3x1xf16>, %y: tensor<17x3x1xf16>, %init: tensor<1x3x1xf32>) -> tensor<1x3x1xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%x, %y : tensor<1x17x3x1xf16>, tensor<17x3x1xf16>) outs(%init : tensor<1x3x1xf32>) {
+  ^bb0(%a: f16, %b: f16, %o: f32):
+    %m = arith.mulf %a, %b : f16
+    %e = arith.extf %m : f16 to f32
+    %r = arith.addf %e, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x1xf32>
+  return %0 : tensor<1x3x1xf32>
+}
+
+// -----
+
+// Left alone: a row reduction that reads a column vector (a form reads it),
+// and a matmul.
+// CHECK-LABEL: func.func @untouched(
+// CHECK-NOT:     tensor.empty
+// CHECK:         linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<5x16xf32>, tensor<16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%arg3, %arg4 : tensor<8x4xf16>, tensor<4x8xf16>)
+func.func @untouched(%x: tensor<5x16xf32>, %c: tensor<16xf32>, %init: tensor<5xf32>, %a: tensor<8x4xf16>, %b: tensor<4x8xf16>, %acc: tensor<8x8xf32>) -> (tensor<5xf32>, tensor<8x8xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %c : tensor<5x16xf32>, tensor<16xf32>) outs(%init : tensor<5xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %m = arith.mulf %p, %q : f32
+    %r = arith.addf %m, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<5xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x4xf16>, tensor<4x8xf16>) outs(%acc : tensor<8x8xf32>) {
+  ^bb0(%p: f16, %q: f16, %o: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %r = arith.addf %m, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8x8xf32>
+  return %0, %1 : tensor<5xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Left alone: a reduction of two dims that are not one run stays unformed
+// even with its scalar broadcast (tcc-split-reduction's business), so
+// nothing is added.
+// CHECK-LABEL: func.func @unformable(
+// CHECK-NOT:     tensor.empty
+// CHECK:         linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<4x5x6xf32>, tensor<f32>)
+func.func @unformable(%x: tensor<4x5x6xf32>, %s: tensor<f32>, %init: tensor<5xf32>) -> tensor<5xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d1)>], iterator_types = ["reduction", "parallel", "reduction"]}
+      ins(%x, %s : tensor<4x5x6xf32>, tensor<f32>) outs(%init : tensor<5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %m, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
