@@ -60,3 +60,25 @@ def test_the_harness_sees_a_crash_and_minimizes_it(tmp_path):
     assert small == "BOOM here"
     assert fuzz_opt.run_opt(str(fake), "bad\n", (), timeout=20).kind == "diagnostic"
     assert fuzz_opt.run_opt(str(fake), "fine\n", (), timeout=20).kind == "ok"
+
+
+def test_f16_branch_flip_is_not_a_mismatch():
+    """An f16 comparison whose operands round across each other picks
+    another branch than float64: the oracle accepts a result that matches
+    the program evaluated in f16 (and only that)."""
+    import numpy as np
+
+    def reference(x):
+        return np.where(x + 0.0001 > 1.0, 1.0, 0.0)
+
+    x = [np.array([1.0], dtype=np.float16)]  # 1 + 0.0001 is 1 in f16, not in float64
+    assert fuzz_programs._matches_native(reference, x, np.array([0.0]), 2e-2, 1.0)
+    assert not fuzz_programs._matches_native(reference, x, np.array([0.5]), 2e-2, 1.0)
+
+
+def test_reductions_with_broadcast_prologues_compile():
+    """Seed 11's first programs (4 minutes of it refused about 1 in 4 with
+    "needs 1 kernels" before tcc-materialize-broadcasts) now compile and match."""
+    report = fuzz_programs.campaign(seed=11, count=12, targets=("sm_80",))
+    assert report.failures == [], report.failures
+    assert report.outcomes["refused"] == 0, report.refusals
