@@ -1,20 +1,20 @@
 // RUN: tcc-opt %s -split-input-file --tcc-materialize-broadcasts | FileCheck %s
 
-// A row reduction whose prologue reads a scalar: the scalar is broadcast to
-// the output space (one value per row), which the row program reads.
-// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0) -> ()>
-// CHECK-DAG: #[[ID1:.*]] = affine_map<(d0) -> (d0)>
-// CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1) -> (d0)>
-// CHECK-LABEL: func.func @row_scalar(
-// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[SCALAR]], #[[ID1]]], iterator_types = ["parallel"]} ins(%arg1 : tensor<f32>) outs(%{{.*}} : tensor<5xf32>)
+// A row reduction reading an operand transposed ((x + y.T).sum(-1)): a row
+// program reads its operands in order (whole, by row, by column, or gathered
+// at in-order offsets), so y.T is made whole, in x's memory order.
+// CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @row_transposed(
+// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[T]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%arg1 : tensor<16x5xf32>) outs(%{{.*}} : tensor<5x16xf32>)
 // CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      linalg.yield %[[IN]] : f32
-// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[ROWS]], #[[ROWS]]], iterator_types = ["parallel", "reduction"]} ins(%arg0, %[[B]] : tensor<5x16xf32>, tensor<5xf32>)
-func.func @row_scalar(%x: tensor<5x16xf32>, %s: tensor<f32>, %init: tensor<5xf32>) -> tensor<5xf32> {
-  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
-      ins(%x, %s : tensor<5x16xf32>, tensor<f32>) outs(%init : tensor<5xf32>) {
+// CHECK:         linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%arg0, %[[B]] : tensor<5x16xf32>, tensor<5x16xf32>)
+func.func @row_transposed(%x: tensor<5x16xf32>, %y: tensor<16x5xf32>, %init: tensor<5xf32>) -> tensor<5xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : tensor<5x16xf32>, tensor<16x5xf32>) outs(%init : tensor<5xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
-    %m = arith.minimumf %a, %b : f32
+    %m = arith.addf %a, %b : f32
     %r = arith.addf %m, %o : f32
     linalg.yield %r : f32
   } -> tensor<5xf32>
@@ -23,19 +23,18 @@ func.func @row_scalar(%x: tensor<5x16xf32>, %s: tensor<f32>, %init: tensor<5xf32
 
 // -----
 
-// A row reduction whose prologue reads an operand lacking the leading dim
-// (it varies along the reduced dim): broadcast to the whole space.
-// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
-// CHECK-DAG: #[[ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-// CHECK-LABEL: func.func @row_batch_broadcast(
-// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg1 : tensor<33x2x3xf32>) outs(%{{.*}} : tensor<3x33x2x3xf32>)
-// CHECK:         linalg.generic {indexing_maps = [#[[ID4]], #[[ID4]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[B]] : tensor<3x33x2x3xf32>, tensor<3x33x2x3xf32>)
-func.func @row_batch_broadcast(%x: tensor<3x33x2x3xf32>, %y: tensor<33x2x3xf32>, %init: tensor<3x33x2xf32>) -> tensor<3x33x2xf32> {
-  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-      ins(%x, %y : tensor<3x33x2x3xf32>, tensor<33x2x3xf32>) outs(%init : tensor<3x33x2xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
+// Left alone: row reductions whose prologue reads a scalar or an operand
+// lacking the leading dim (the row program gathers them in order).
+// CHECK-LABEL: func.func @row_gathered(
+// CHECK-NOT:     tensor.empty
+// CHECK:         linalg.generic {{.*}} ins(%arg0, %arg1, %arg2 : tensor<3x33x2x3xf32>, tensor<33x2x3xf32>, tensor<f32>)
+func.func @row_gathered(%x: tensor<3x33x2x3xf32>, %y: tensor<33x2x3xf32>, %s: tensor<f32>, %init: tensor<3x33x2xf32>) -> tensor<3x33x2xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %y, %s : tensor<3x33x2x3xf32>, tensor<33x2x3xf32>, tensor<f32>) outs(%init : tensor<3x33x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
     %m = arith.maximumf %a, %b : f32
-    %r = arith.maximumf %m, %o : f32
+    %n = arith.mulf %m, %c : f32
+    %r = arith.maximumf %n, %o : f32
     linalg.yield %r : f32
   } -> tensor<3x33x2xf32>
   return %0 : tensor<3x33x2xf32>

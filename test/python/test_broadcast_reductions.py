@@ -85,6 +85,11 @@ def rms_norm_per_batch_scale(x: Tensor[2, 8, 64, f32], s: Tensor[2, 1, 1, f32]):
 
 
 @program
+def row_sum_transposed(x: Tensor[5, 16, f32], y: Tensor[16, 5, f32]):
+    return (x + y.T).sum(-1)
+
+
+@program
 def mean_middle_broadcast(x: Tensor[7, 3, 2, f32], y: Tensor[1, 3, 1, f32]):
     return tf.where(y > x, y, x * 2.0).mean(1, keepdim=False)
 
@@ -106,6 +111,7 @@ CASES = {
     "rms_norm_per_batch_scale": (
         rms_norm_per_batch_scale,
         lambda x, s: (x * s) / np.sqrt(((x * s) ** 2).mean(-1, keepdims=True))),
+    "row_sum_transposed": (row_sum_transposed, lambda x, y: (x + y.T).sum(-1)),
     "mean_middle_broadcast": (mean_middle_broadcast,
                               lambda x, y: np.where(y > x, y, x * 2.0).mean(1)),
 }
@@ -141,12 +147,20 @@ def test_broadcast_reduction_runs(name, target):
                                atol=tol * max(1.0, float(np.abs(want).max())))
 
 
-def test_scalar_broadcast_is_small():
-    """A scalar read by a row reduction is broadcast to one value per row
-    (the reduction's outputs), not to the whole [rows, columns] space."""
+def test_scalar_is_gathered_in_the_row_program():
+    """A scalar read by a row reduction is gathered by the row program
+    itself: one kernel (the sum and the mean's division)."""
     compiled = tcc.compile(sum_scalar_prologue, "sm_80", cache=False)
-    assert "memref<5xf32>" in compiled.kernels[0].ir["tile"]
-    assert len(compiled.kernels) == 2  # the broadcast; the row sum and the mean's division
+    assert len(compiled.kernels) == 1
+    assert "tile.memref_gather" in compiled.kernels[0].ir["tile"]
+
+
+def test_layer_norm_of_x_plus_a_positional_table_is_one_kernel():
+    """pos ([S, D]) lacks x's batch dim: the LayerNorm's row program gathers
+    it at (row % S) * D + column, no kernel writes x + pos."""
+    compiled = tcc.compile(layer_norm_pos, "sm_90", cache=False)
+    assert len(compiled.kernels) == 1
+    assert "tile.memref_gather" in compiled.kernels[0].ir["tile"]
 
 
 def test_batch_broadcast_column_sum_is_one_pass_over_x():

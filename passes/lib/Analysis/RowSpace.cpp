@@ -24,7 +24,14 @@ std::optional<RowAccess> mlir::tcc::classifyRowAccess(AffineMap map) {
   if (rank > 1 && map == AffineMap::getMultiDimIdentityMap(rank, ctx)
                              .getMajorSubMap(rank - 1))
     return RowAccess::Rows;
-  return std::nullopt;
+  int64_t previous = -1;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || int64_t(dim.getPosition()) <= previous)
+      return std::nullopt;
+    previous = dim.getPosition();
+  }
+  return RowAccess::Gather;
 }
 
 std::optional<RowOpInfo>
@@ -60,9 +67,19 @@ mlir::tcc::classifyRowOp(linalg::GenericOp op,
   // One reduced value, or an arg reduction's value and index.
   if (reducesLast && op.getNumDpsInits() != 1 && !matchArgReduction(op))
     return std::nullopt;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (!classifyRowAccess(op.getMatchingIndexingMap(input)))
+  // Gathered operands ride along a tensor read whole (a matmul, whose
+  // operands are both "gathered", is no row program).
+  bool gathers = false, whole = false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    std::optional<RowAccess> access =
+        classifyRowAccess(op.getMatchingIndexingMap(input));
+    if (!access)
       return std::nullopt;
+    gathers |= access == RowAccess::Gather;
+    whole |= access == RowAccess::Block;
+  }
+  if (gathers && !whole)
+    return std::nullopt;
   RowOpInfo info;
   info.kind = reducesLast ? RowOpKind::Reduce : RowOpKind::Block;
   info.rows.assign(ranges.begin(), ranges.end() - 1);

@@ -106,3 +106,34 @@ func.func @rank3_sum_and_scale(%x: tensor<2x3x16xf32>) -> (tensor<2x3xf32>, tens
   } -> tensor<2x3x16xf32>
   return %s, %y : tensor<2x3xf32>, tensor<2x3x16xf32>
 }
+
+// -----
+
+// LayerNorm's statistics of x + pos, pos a [S, D] table shared by the batch
+// ((b, s, d) -> (s, d)), scaled by a scalar: one row program. pos and the
+// scalar are gathered at offsets from the row's coordinates (s = row % 8,
+// times the row length), not broadcast by a kernel of their own.
+// CHECK-LABEL: tile.func @sum_pos_scaled(
+// CHECK-SAME:    %[[X:[^:]*]]: memref<4x8x64xf32>, %[[P:[^:]*]]: memref<8x64xf32>, %[[S:[^:]*]]: memref<f32>
+// CHECK-SAME:    tcc.grid = array<i64: {{[0-9]+}}, 1, 1>
+// CHECK:         arith.remui
+// CHECK:         %[[PF:.*]] = memref.collapse_shape %[[P]] {{\[\[}}0, 1]] : memref<8x64xf32> into memref<512xf32>
+// CHECK:         tile.memref_gather %[[PF]][%{{.*}}] : memref<512xf32>, tensor<{{.*}}xi32
+// CHECK:         %[[SF:.*]] = memref.expand_shape %[[S]] [] output_shape [1] : memref<f32> into memref<1xf32>
+// CHECK:         tile.memref_gather %[[SF]][%{{.*}}] : memref<1xf32>
+// CHECK:         tile.reduce
+// CHECK:         tile.memref_store
+func.func @sum_pos_scaled(%x: tensor<4x8x64xf32>, %pos: tensor<8x64xf32>, %s: tensor<f32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %pos, %s : tensor<4x8x64xf32>, tensor<8x64xf32>, tensor<f32>) outs(%f : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %p: f32, %c: f32, %o: f32):
+    %h = arith.addf %a, %p : f32
+    %t = arith.mulf %h, %c : f32
+    %u = arith.addf %t, %o : f32
+    linalg.yield %u : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

@@ -28,6 +28,11 @@ enum class RowAccess {
   Block, // (p..., n) -> (p..., n)
   Cols,  // (p..., n) -> (n): one value per column, broadcast down the rows
   Rows,  // (p..., n) -> (p...): one value per row, broadcast along it
+  // Any other selection of the dims in order: a scalar (p..., n) -> (), an
+  // operand lacking leading or middle dims ((b, s, d) -> (s, d), a
+  // positional table added to a batch), read element by element at offsets
+  // computed from the row's coordinates (tile.memref_gather).
+  Gather,
 };
 
 struct RowOpInfo {
@@ -41,7 +46,8 @@ struct RowOpInfo {
 /// `op`'s place in a row program, or nullopt when it is none: static shapes,
 /// a single init read through (p...) for Reduce (or the value and index
 /// inits of an arg reduction, tcc/Analysis/ArgReduction.h), every input read through
-/// one of the RowAccess maps. An all-parallel op whose maps are all the
+/// one of the RowAccess maps (Gather ones only beside an input read
+/// whole). An all-parallel op whose maps are all the
 /// identity and whose space is `programRows` (the rows of a program with a
 /// reduction) is a Rows op of that program; otherwise it is a Block op.
 std::optional<RowOpInfo>

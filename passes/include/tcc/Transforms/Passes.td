@@ -108,37 +108,47 @@ def TccMaterializeBroadcasts : Pass<"tcc-materialize-broadcasts"> {
   let summary = "Broadcast the operands no reduction form reads into one it "
                 "reads";
   let description = [{
-    The reduction forms (a row program, tcc/Analysis/RowSpace.h; a column
-    reduction, tcc/Analysis/ColumnSpace.h) read each operand of a reduction
-    and of its fused prologue whole, along the rows, along the columns, or
-    once per output. `tcc-fuse-elementwise` fuses any broadcast into a
-    reduction, so a prologue can read a scalar (`maximum(s, x).amax(0)`, s
-    of shape [1]), an operand with a size-1 dim or one lacking a leading
-    batch dim (`(x + y).sum(0)`, x [3, 16, 5, 8] and y [16, 5, 1]). A
-    reduction no form takes as it is gets each such operand broadcast by an
-    elementwise generic (a pointwise kernel of its own, which gathers the
-    operand) into a view the forms read: the reduction's output space when
-    the operand does not vary along the reduced loops (a tensor no larger
-    than the result), else the whole iteration space in the memory order of
-    the first input read through every loop. Operands read through one dim
-    are kept when the rest suffices. A reduction that no form takes even
-    then is left as it is (convert-linalg-to-tile names it). Reductions
-    that a form takes, matmuls and elementwise ops (whose kernels
-    gather broadcast operands themselves) are not touched.
+    The reduction forms read each operand of a reduction and of its fused
+    prologue in an order of their own: a row program
+    (tcc/Analysis/RowSpace.h) whole, along the rows, along the columns, or
+    gathered at in-order offsets (a scalar, an operand lacking a batch dim);
+    a column reduction (tcc/Analysis/ColumnSpace.h) whole, once per output
+    or along the columns; a full reduction (rank-0 result) is made one row
+    by `tcc-split-reduction` when every input is read whole.
+    `tcc-fuse-elementwise` fuses any broadcast or transpose into a
+    reduction, so a prologue can read an operand otherwise: `(x + y).sum(0)`
+    with x [3, 16, 5, 8] and y [16, 5, 1] (a column reduction; y lacks the
+    reduced dim and a column dim), `(s - x).sum()` with s of shape [1],
+    `(x + y.T).sum(-1)`. A reduction no form takes as it is gets each such
+    operand broadcast by an elementwise generic (a pointwise kernel of its
+    own, which gathers the operand) into a view the forms read: the
+    reduction's output space when the operand does not vary along the
+    reduced loops (a tensor no larger than the result), else the whole
+    iteration space in the memory order of the first input read through
+    every loop. Operands read through one dim are kept when the rest
+    suffices. A reduction that no form takes even then is left as it is
+    (convert-linalg-to-tile names it). A matmul's elementwise epilogue
+    reads operands whole, by row or by column (shared by the batches): a
+    scalar there becomes a column vector, anything else whole. Reductions
+    that a form takes, matmuls and other elementwise ops (whose kernels
+    gather broadcast operands themselves) are not touched. The pipeline
+    runs it before `tcc-split-reduction` and after it (for the reductions
+    the split makes).
 
     Before:
     ```mlir
-    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (), (d0, d1) -> (d0)],
-                         iterator_types = ["parallel", "reduction"]}
-        ins(%x, %s : tensor<5x16xf32>, tensor<f32>) outs(%init : tensor<5xf32>) {...}
+    %r = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1, d2), (d0, d1, d2) -> (d1),
+                                          (d0, d1, d2) -> (d1, d2)],
+                         iterator_types = ["reduction", "parallel", "parallel"]}
+        ins(%x, %y : tensor<3x16x8xf32>, tensor<16xf32>) outs(%init : tensor<16x8xf32>) {...}
     ```
-    After:
+    After (y once per output):
     ```mlir
-    %b = linalg.generic {indexing_maps = [(d0) -> (), (d0) -> (d0)], iterator_types = ["parallel"]}
-        ins(%s : tensor<f32>) outs(%e : tensor<5xf32>) {yield}
-    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0), (d0, d1) -> (d0)],
-                         iterator_types = ["parallel", "reduction"]}
-        ins(%x, %b : tensor<5x16xf32>, tensor<5xf32>) outs(%init : tensor<5xf32>) {...}
+    %b = linalg.generic {indexing_maps = [(d0, d1) -> (d0), (d0, d1) -> (d0, d1)], ...}
+        ins(%y : tensor<16xf32>) outs(%e : tensor<16x8xf32>) {yield}
+    %r = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1, d2), (d0, d1, d2) -> (d1, d2),
+                                          (d0, d1, d2) -> (d1, d2)], ...}
+        ins(%x, %b : tensor<3x16x8xf32>, tensor<16x8xf32>) outs(%init : tensor<16x8xf32>) {...}
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",

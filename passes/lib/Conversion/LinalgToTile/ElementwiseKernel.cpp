@@ -251,16 +251,6 @@ LogicalResult buildBatchedElementwiseKernel(
   return success();
 }
 
-/// A memref as 1-D: rank 0 as one element, others all dims collapsed.
-Value viewFlat(OpBuilder &b, Location loc, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() != 0)
-    return viewAs1D(b, loc, memref);
-  return memref::ExpandShapeOp::create(
-      b, loc, MemRefType::get({1}, type.getElementType()), memref,
-      ArrayRef<ReassociationIndices>{});
-}
-
 /// view = flat_gather: the iteration space as one flat stream of all its
 /// elements in [1, BN] blocks (the all-identity flat stream's plan). The
 /// operands read through the identity and the results are [1, total] views

@@ -534,6 +534,15 @@ Value mlir::tcc::viewAs1D(OpBuilder &b, Location loc, Value memref) {
                                          ArrayRef<ReassociationIndices>{all});
 }
 
+Value mlir::tcc::viewFlat(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getRank() != 0)
+    return viewAs1D(b, loc, memref);
+  return memref::ExpandShapeOp::create(
+      b, loc, MemRefType::get({1}, type.getElementType()), memref,
+      ArrayRef<ReassociationIndices>{});
+}
+
 //===----------------------------------------------------------------------===//
 // Pass
 //===----------------------------------------------------------------------===//

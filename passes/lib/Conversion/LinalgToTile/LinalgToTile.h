@@ -194,6 +194,8 @@ Value castIndexTile(OpBuilder &b, Location loc, Value index,
 Value columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n);
 /// A memref as a 1-D vector (all dims collapsed).
 Value viewAs1D(OpBuilder &b, Location loc, Value memref);
+/// A memref as 1-D: rank 0 as one element, others all dims collapsed.
+Value viewFlat(OpBuilder &b, Location loc, Value memref);
 
 /// The kernel builders, one per form. Each builds the kernel its `config`
 /// describes (tcc-select-strategy's, or written by hand: checked here),

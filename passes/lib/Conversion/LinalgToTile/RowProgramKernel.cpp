@@ -66,6 +66,13 @@ private:
   /// op of `rank` loops over `chunk`'s columns: a column's, or (of a row
   /// dim) the row's coordinate along it.
   Value loopIndexTile(Chunk &chunk, unsigned dim, ArrayRef<int64_t> ranges);
+  /// The [BM, BN] tile of `input` of `op` (a Gather access, its memref
+  /// `memref`) over `chunk`: each element loaded at the offset of its loop
+  /// coordinates in the (contiguous) operand. Columns past the row's end
+  /// read what they read (reductions select them out, stores mask them);
+  /// rows past the last have offsets past the operand's end (read as zero).
+  Value gather(Chunk &chunk, linalg::GenericOp op, OpOperand *input,
+               Value memref);
   LogicalResult evalRows(linalg::GenericOp op);
   /// The [BM] tile of per-row value `value` (a reduction or rows op of the
   /// program, or an input).
@@ -119,6 +126,11 @@ LogicalResult RowProgram::mapInputs(Chunk &chunk, linalg::GenericOp op,
       if (failed(computed))
         return failure();
       tile = *computed;
+    } else if (access == RowAccess::Gather) {
+      FailureOr<Value> memref = lookupInput(value, inputArgs, op);
+      if (failed(memref))
+        return failure();
+      tile = gather(chunk, op, input, *memref);
     } else if (access) {
       FailureOr<Value> memref = lookupInput(value, inputArgs, op);
       if (failed(memref))
@@ -259,6 +271,36 @@ Value RowProgram::loopIndexTile(Chunk &chunk, unsigned dim,
   if (dim != 0)
     index = arith::RemUIOp::create(b, loc, index, constant(ranges[dim]));
   return kb.broadcastRows(index);
+}
+
+Value RowProgram::gather(Chunk &chunk, linalg::GenericOp op, OpOperand *input,
+                        Value memref) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  AffineMap map = op.getMatchingIndexingMap(input);
+  Type i32 = b.getI32Type();
+  RankedTensorType indexType = kb.blockType(i32);
+  Value offsets;
+  int64_t stride = 1;
+  for (AffineExpr expr : llvm::reverse(map.getResults())) {
+    unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+    if (ranges[dim] != 1) {
+      Value term = loopIndexTile(chunk, dim, ranges);
+      if (stride != 1)
+        term = arith::MulIOp::create(
+            b, loc, term,
+            kb.splat(arith::ConstantOp::create(b, loc,
+                                               b.getI32IntegerAttr(stride)),
+                     indexType));
+      offsets = offsets ? arith::AddIOp::create(b, loc, offsets, term) : term;
+    }
+    stride *= ranges[dim];
+  }
+  if (!offsets)
+    offsets = kb.splat(
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)), indexType);
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  return tile::MemRefGatherOp::create(b, loc, kb.blockType(element),
+                                      viewFlat(b, loc, memref), offsets);
 }
 
 FailureOr<ArgPair> RowProgram::reduceArg(Chunk *persistent,

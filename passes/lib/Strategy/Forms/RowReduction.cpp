@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "Forms.h"
 
+#include "tcc/Analysis/RowSpace.h"
+
 using namespace mlir;
 using namespace mlir::tcc;
 using namespace mlir::tcc::strategy;
@@ -15,6 +17,14 @@ namespace {
 
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
   Operation *root = matchRootWithEpilogue(ops, isRowReduction);
+  // An operand read through a gather (a scalar) is the row program's.
+  if (root) {
+    auto generic = cast<linalg::GenericOp>(root);
+    for (OpOperand *input : generic.getDpsInputOperands())
+      if (classifyRowAccess(generic.getMatchingIndexingMap(input)) ==
+          RowAccess::Gather)
+        return nullptr;
+  }
   // An epilogue over the reduced rows only (1-D), reading the reduction
   // once (of one result: an arg reduction's values and indices take none);
   // other groups are row programs.
