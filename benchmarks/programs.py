@@ -108,6 +108,22 @@ def _programs() -> dict[str, object]:
         return (a @ b).softmax(-1)
 
     @program
+    def layer_norm_pos(x: Tensor[B, S, D, f16], pos: Tensor[S, D, f16], w: Tensor[D, f16],
+                       b: Tensor[D, f16]):
+        h = x.float() + pos.float()
+        mu = h.mean(-1, keepdim=True)
+        var = h.var(-1, unbiased=False, keepdim=True)
+        return ((h - mu) * (var + 1e-5).rsqrt() * w.float() + b.float()).to(f16)
+
+    @program
+    def masked_softmax(x: Tensor[M, N, f16], m: Tensor[M, N, f16]):
+        return (x * 0.125 + m).softmax(-1)
+
+    @program
+    def column_sum_bcast(x: Tensor[B, M, N, f32], y: Tensor[M, 1, f32]):
+        return (x + y).sum(0)
+
+    @program
     def attention(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16]):
         return ((q @ k.transpose(-1, -2)) * 0.125).softmax(-1) @ v
 
@@ -137,6 +153,10 @@ def _torch(kind: str) -> Callable:
         "swiglu": lambda x, w1, w3, w2: (tnf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T,
         "gemm_softmax": lambda a, b: (a @ b).softmax(-1),
         "attention": lambda q, k, v: ((q @ k.transpose(-1, -2)) * 0.125).softmax(-1) @ v,
+        "layer_norm_pos": lambda x, pos, w, b: tnf.layer_norm(
+            x.float() + pos.float(), x.shape[-1:], w.float(), b.float(), 1e-5).to(x.dtype),
+        "masked_softmax": lambda x, m: (x * 0.125 + m).softmax(-1),
+        "column_sum_bcast": lambda x, y: (x + y).sum(0),
     }[kind]
 
 
@@ -161,6 +181,10 @@ def _case(kind: str, tol: float, flops: float = 0.0, scale: float = 1.0,
                              ((s["N"], s["K"]), "bf16"), ((s["K"], s["N"]), "bf16")),
         "gemm_softmax": lambda s: (((s["M"], s["K"]), "f16"), ((s["K"], s["N"]), "f16")),
         "attention": lambda s: tuple(((s["B"], s["S"], s["D"]), "f16") for _ in range(3)),
+        "layer_norm_pos": lambda s: (((s["B"], s["S"], s["D"]), "f16"), ((s["S"], s["D"]), "f16"),
+                                     ((s["D"],), "f16"), ((s["D"],), "f16")),
+        "masked_softmax": lambda s: (((s["M"], s["N"]), "f16"), ((s["M"], s["N"]), "f16")),
+        "column_sum_bcast": lambda s: (((s["B"], s["M"], s["N"]), "f32"), ((s["M"], 1), "f32")),
     }[kind](sizes)
     label = "x".join(str(v) for v in sizes.values())
     return Case(f"{kind}_{label}", kind, tuple(sizes.items()), shapes, tol, flops, scale)
@@ -200,6 +224,14 @@ CASES: dict[str, Case] = {
               N=4096),
         _case("gemm_softmax", 5e-3, flops=_gemm(4096, 4096, 1024), M=4096, K=1024, N=4096),
         _case("attention", 5e-3, flops=4.0 * 32 * 1024 * 1024 * 64, B=32, S=1024, D=64),
+        # Broadcasts inside reductions (a positional table, a scalar-free mask
+        # and scale on a softmax, a per-row bias in a column sum).
+        _case("layer_norm_pos", 2e-3, B=32, S=2048, D=1024),
+        _case("layer_norm_pos", 2e-3, B=4, S=256, D=1024),
+        _case("masked_softmax", 2e-3, M=16384, N=4096),
+        _case("masked_softmax", 2e-3, M=1024, N=1024),
+        _case("column_sum_bcast", 1e-5, B=64, M=2048, N=1024),
+        _case("column_sum_bcast", 1e-5, B=8, M=256, N=256),
     )
 }
 

@@ -1,8 +1,10 @@
 //===- DecomposeSoftmax.cpp - tcc-decompose-softmax -----------------------===//
 //
-// A softmax over a dim other than the last becomes its reductions (a max,
-// a sum of exponentials) and the quotient, which kernel formation groups
-// like any other reductions (column reductions for an outer dim).
+// A softmax over a dim other than the last, or over the last with an
+// elementwise producer or consumer, becomes its reductions (a max, a sum of
+// exponentials) and the quotient, which kernel formation groups like any
+// other reductions (column reductions for an outer dim; one row program
+// with the elementwise ops around it for the last).
 //
 //===----------------------------------------------------------------------===//
 #include "tcc/Transforms/DecomposeSoftmax.h"
@@ -98,13 +100,32 @@ mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
 
 
 namespace {
+
+bool isPointwise(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && llvm::all_of(generic.getIteratorTypesArray(),
+                                 [](utils::IteratorType t) {
+                                   return t == utils::IteratorType::parallel;
+                                 });
+}
+
+/// Whether a last-dim softmax reads an elementwise op's result (a scale, a
+/// mask, a bias: `(s * scale + mask).softmax(-1)`) or is read by one (a
+/// cast): as reductions, kernel formation makes one row program of them
+/// and it; as a linalg.softmax, it is a kernel of its own.
+bool hasPointwiseNeighbour(linalg::SoftmaxOp op) {
+  return isPointwise(op.getInput().getDefiningOp()) ||
+         llvm::any_of(op->getUsers(), isPointwise);
+}
+
 struct TccDecomposeSoftmaxPass
     : public tcc::impl::TccDecomposeSoftmaxBase<TccDecomposeSoftmaxPass> {
   void runOnOperation() override {
     SmallVector<linalg::SoftmaxOp> softmaxes;
     getOperation()->walk([&](linalg::SoftmaxOp op) {
       auto type = cast<RankedTensorType>(op.getInput().getType());
-      if (int64_t(op.getDimension()) != type.getRank() - 1)
+      if (int64_t(op.getDimension()) != type.getRank() - 1 ||
+          hasPointwiseNeighbour(op))
         softmaxes.push_back(op);
     });
     for (linalg::SoftmaxOp op : softmaxes)

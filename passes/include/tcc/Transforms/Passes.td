@@ -230,13 +230,19 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
 }
 
 def TccDecomposeSoftmax : Pass<"tcc-decompose-softmax"> {
-  let summary = "Softmax over a dim other than the last as its reductions";
+  let summary = "Softmax as its reductions where kernel formation fuses "
+                "more of them";
   let description = [{
-    `linalg.softmax` over the last dim is one kernel of its own (whole rows
-    in registers, or a chunked row program). Over another dim it becomes its
-    reductions and the quotient, computed in f32 for 16-bit floats, which
-    kernel formation groups like any other reductions: a max over the dim,
-    a sum of exp(x - max), then exp(x - max) / sum.
+    A bare `linalg.softmax` over the last dim is one kernel of its own (the
+    softmax form: whole rows in registers, or the online softmax's two
+    walks for long rows). Over another dim, or over the last when an
+    elementwise op produces its input or reads its result (a scale, a
+    mask, a bias: `(s * scale + mask).softmax(-1)`; a cast after it), it
+    becomes its reductions and the quotient, computed in f32 for 16-bit
+    floats, which kernel formation groups like any other reductions with
+    the elementwise ops around them (one row program for the last dim, a
+    column reduction for an outer one): a max over the dim, a sum of
+    exp(x - max), then exp(x - max) / sum.
 
     Before:
     ```mlir
