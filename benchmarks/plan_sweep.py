@@ -32,6 +32,7 @@ class SweepCase:
     inputs: tuple[tuple[tuple[int, ...], str], ...]
     plans: tuple[str, ...]
     tol: float
+    scale: float = 1.0  # inputs are randn * scale
 
 
 def _softmax_text(m: int, n: int, dtype: str) -> str:
@@ -40,6 +41,25 @@ def _softmax_text(m: int, n: int, dtype: str) -> str:
             f"  %e = tensor.empty() : {t}\n"
             f"  %0 = \"linalg.softmax\"(%x, %e) <{{dimension = 1 : i64}}> {{config}}"
             f" : ({t}, {t}) -> {t}\n"
+            f"  return %0 : {t}\n}}\n")
+
+
+def _scaled_softmax_text(m: int, n: int, dtype: str) -> str:
+    """(x * 0.5).softmax(-1): an elementwise producer, so the softmax is
+    decomposed into a row program."""
+    t = f"tensor<{m}x{n}x{dtype}>"
+    return (f"#id = affine_map<(d0, d1) -> (d0, d1)>\n"
+            f"func.func @softmax(%x: {t}) -> {t} {{\n"
+            f"  %c = arith.constant 0.5 : {dtype}\n"
+            f"  %e0 = tensor.empty() : {t}\n"
+            f"  %s = linalg.generic {{indexing_maps = [#id, #id], iterator_types = "
+            f"[\"parallel\", \"parallel\"]}} ins(%x : {t}) outs(%e0 : {t}) {{config}} {{\n"
+            f"  ^bb0(%a: {dtype}, %o: {dtype}):\n"
+            f"    %y = arith.mulf %a, %c : {dtype}\n"
+            f"    linalg.yield %y : {dtype}\n"
+            f"  }} -> {t}\n"
+            f"  %e = tensor.empty() : {t}\n"
+            f"  %0 = linalg.softmax dimension(1) ins(%s : {t}) outs(%e : {t}) -> {t}\n"
             f"  return %0 : {t}\n}}\n")
 
 
@@ -58,6 +78,25 @@ CASES = {
         SweepCase("softmax_f32_16384x1000", _softmax_text(16384, 1000, "f32"),
                   "lambda x: torch.softmax(x, -1)", (((16384, 1000), "f32"),),
                   _softmax_plans((1, 2, 4), (1, 2, 4, 8), 1000), 1e-5),
+        SweepCase("softmax_f32_8192x512", _softmax_text(8192, 512, "f32"),
+                  "lambda x: torch.softmax(x, -1)", (((8192, 512), "f32"),),
+                  _softmax_plans((1, 2, 4, 8), (1, 4), 512), 1e-5),
+        SweepCase("softmax_f32_16384x256", _softmax_text(16384, 256, "f32"),
+                  "lambda x: torch.softmax(x, -1)", (((16384, 256), "f32"),),
+                  _softmax_plans((1, 4, 8), (1, 4), 256), 1e-5),
+        # The softmax form against the row program it becomes with a
+        # producer, on small and on GEMM-sized (std 32) logits.
+        SweepCase("softmax_f16_4096x4096", _softmax_text(4096, 4096, "f16"),
+                  "lambda x: torch.softmax(x, -1)", (((4096, 4096), "f16"),), (), 2e-3),
+        SweepCase("softmax_f16_4096x4096_std32", _softmax_text(4096, 4096, "f16"),
+                  "lambda x: torch.softmax(x, -1)", (((4096, 4096), "f16"),), (), 2e-3,
+                  scale=32.0),
+        SweepCase("rows_softmax_f16_4096x4096", _scaled_softmax_text(4096, 4096, "f16"),
+                  "lambda x: torch.softmax(x * 0.5, -1)", (((4096, 4096), "f16"),), (),
+                  2e-3),
+        SweepCase("rows_softmax_f16_4096x4096_std32", _scaled_softmax_text(4096, 4096, "f16"),
+                  "lambda x: torch.softmax(x * 0.5, -1)", (((4096, 4096), "f16"),), (),
+                  2e-3, scale=32.0),
     )
 }
 
@@ -104,7 +143,7 @@ def run(directory: Path, out: Path) -> None:
     for entry in manifest:
         case = CASES[entry["case"]]
         fn = eval(case.torch, {"torch": torch})  # noqa: S307  (our own table above)
-        inputs = [torch.randn(shape, device="cuda").to(getattr(torch, F[dt]))
+        inputs = [(torch.randn(shape, device="cuda") * case.scale).to(getattr(torch, F[dt]))
                   for shape, dt in case.inputs]
         program = tcc.runtime.load(str(directory / entry["path"]))
         spec = program.artifact.outputs[0]
@@ -125,7 +164,7 @@ def run(directory: Path, out: Path) -> None:
         if case.name not in peers:
             compiled = torch.compile(fn)
             compiled(*inputs)
-            peers[case.name] = (bench(lambda a=inputs: fn(*a)),
+            peers[case.name] = (bench(lambda a=inputs, f=fn: f(*a)),
                                 bench(lambda a=inputs, c=compiled: c(*a)))
         eager, comp = peers[case.name]
         ms = bench(lambda p=program, a=inputs, o=poisoned: p(*a, out=o))

@@ -42,7 +42,7 @@ func.func @center_long(%x: tensor<8x50000xf16>) -> tensor<8x50000xf16> {
 // a program of two kernels (tcc-form-kernels): a softmax, and a row sum of
 // it; each tcc.kernel function gets its plan, the tcc.host one none.
 // CHECK-LABEL: func.func private @two_k0(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = softmax, block = [4, 64], num_warps = 1>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = softmax, block = [8, 64], num_warps = 2>
 // CHECK-LABEL: func.func private @two_k1(
 // CHECK: tile.lowering_config = #tile.lowering_config<form = row_reduction, block = [16, 64], num_warps = 4>
 // CHECK-LABEL: func.func @two(

@@ -14,7 +14,7 @@ func.func @softmax_f16(%arg0: tensor<32768x4096xf16>) -> tensor<32768x4096xf16> 
 
 // an odd row: the block rounds it up.
 // CHECK-LABEL: func.func @softmax_odd(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 1024], num_warps = 2>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = softmax, block = [2, 1024], num_warps = 4>
 func.func @softmax_odd(%arg0: tensor<4096x1000xf32>) -> tensor<4096x1000xf32> {
   %0 = tensor.empty() : tensor<4096x1000xf32>
   %1 = linalg.softmax dimension(1) ins(%arg0 : tensor<4096x1000xf32>) outs(%0 : tensor<4096x1000xf32>) -> tensor<4096x1000xf32>

@@ -1,7 +1,8 @@
 // RUN: tcc-opt %s -split-input-file --tcc-decompose-softmax | FileCheck %s
 
 // A softmax over dim 0: a max over the dim (init -inf), a sum of
-// exp(x - max), then exp(x - max) / sum, in f32 for f16.
+// exp(x - max), one reciprocal per column, then exp(x - max) * (1 / sum),
+// in f32 for f16.
 // CHECK-LABEL: func.func @softmax_dim0(
 // CHECK:         %[[NEG:.*]] = arith.constant 0xFF800000 : f32
 // CHECK:         %[[MAX:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]{{.*}} ins(%arg0 : tensor<64x32xf16>) outs(%{{.*}} : tensor<32xf32>)
@@ -10,8 +11,11 @@
 // CHECK:         %[[SUM:.*]] = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]{{.*}} ins(%arg0, %[[MAX]] : tensor<64x32xf16>, tensor<32xf32>)
 // CHECK:           math.exp
 // CHECK:           arith.addf
-// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} ins(%arg0, %[[MAX]], %[[SUM]] : tensor<64x32xf16>, tensor<32xf32>, tensor<32xf32>)
-// CHECK:           arith.divf
+// CHECK:         %[[INV:.*]] = linalg.generic {{.*}}iterator_types = ["parallel"]{{.*}} ins(%[[SUM]] : tensor<32xf32>) outs(%{{.*}} : tensor<32xf32>)
+// CHECK:           arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} ins(%arg0, %[[MAX]], %[[INV]] : tensor<64x32xf16>, tensor<32xf32>, tensor<32xf32>)
+// CHECK:           math.exp
+// CHECK-NEXT:      arith.mulf
 // CHECK:           arith.truncf
 // CHECK-NOT:     linalg.softmax
 func.func @softmax_dim0(%x: tensor<64x32xf16>) -> tensor<64x32xf16> {

@@ -82,20 +82,35 @@ mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
                                 arith::AddFOp::create(nb, l, e, args[2])
                                     .getResult());
       });
+  // One reciprocal per row, then multiplies (as the softmax form does): a
+  // full-precision divide per element costs more than the row's loads, and
+  // far more when exp(x - max) underflows to subnormals (large logits).
+  AffineMap rowId = AffineMap::getMultiDimIdentityMap(rank - 1, ctx);
+  SmallVector<utils::IteratorType> rowParallel(rank - 1,
+                                               utils::IteratorType::parallel);
+  auto inverse = linalg::GenericOp::create(
+      b, loc, rowType, ValueRange{sum.getResult(0)},
+      ValueRange{tensor::EmptyOp::create(b, loc, rowShape, compute)},
+      ArrayRef<AffineMap>{rowId, rowId}, rowParallel,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value one = arith::ConstantOp::create(nb, l, nb.getFloatAttr(compute, 1.0));
+        linalg::YieldOp::create(
+            nb, l, arith::DivFOp::create(nb, l, one, args[0]).getResult());
+      });
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
   auto quotient = linalg::GenericOp::create(
-      b, loc, type, ValueRange{x, max.getResult(0), sum.getResult(0)},
+      b, loc, type, ValueRange{x, max.getResult(0), inverse.getResult(0)},
       ValueRange{empty}, ArrayRef<AffineMap>{id, rows, rows, id}, parallel,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value e = expShifted(nb, l, args[0], args[1]);
-        Value q = arith::DivFOp::create(nb, l, e, args[2]);
+        Value q = arith::MulFOp::create(nb, l, e, args[2]);
         if (compute != element)
           q = arith::TruncFOp::create(nb, l, element, q);
         linalg::YieldOp::create(nb, l, q);
       });
   op->getResult(0).replaceAllUsesWith(quotient.getResult(0));
   op->erase();
-  return SmallVector<Operation *>{max, sum, quotient};
+  return SmallVector<Operation *>{max, sum, inverse, quotient};
 }
 
 

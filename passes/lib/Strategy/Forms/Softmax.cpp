@@ -50,13 +50,16 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
                       s.numWarps(), /*numStages=*/{}, /*mma=*/{},
                       tile::RowWalk::looped);
   }
-  // About 16 elements per thread keep a row in registers without spilling.
+  // About 16 elements per thread keep a row in registers without spilling,
+  // on at least 128 threads: short rows (1000 f32) share a program, two or
+  // more to one (H200, benchmarks/plan_sweep.py: [2, 1024] on 4 warps is
+  // 1.10x and 1.07x [1, 1024] on 2 for 4096 and 16384 rows of 1000).
   unsigned warps = std::clamp<int64_t>(blockN / (16 * warpSize), 1, 16);
-  warps = llvm::bit_floor(warps);
-  // One row per program, or as many as the warps' layout covers.
+  warps = std::max(llvm::bit_floor(warps), std::max(1u, 128 / warpSize));
+  int64_t perProgram = std::max<int64_t>(blockN, 16 * warpSize * warps);
   BlockSchedule s =
       chooseRowBlock(m, n, elementBytes(type.getElementType()), warps,
-                     warpSize, /*elementsPerProgram=*/blockN, blockN);
+                     warpSize, perProgram, blockN);
   return makeConfig(root, tile::KernelForm::softmax, {s.blockM, s.blockN},
                     s.numWarps());
 }
