@@ -1,6 +1,8 @@
 // tile.memref_gather: one scalar memref.load per element of the thread,
 // under its bounds test (index < size, zero otherwise); the test folds away
-// where the index range is known (i % 777 on a 777-element bias). Next to
+// where the index range is known (i % 777 on a 777-element bias). Runs of
+// indices the contiguity analysis proves consecutive are one vector load
+// when aligned and in bounds (last case). Next to
 // it the flat stream's window loads and stores stay 16-byte vectors
 // (view = flat_gather kernels, ElementwiseKernel.cpp). The lowering is
 // target-neutral (gfx942 runs it in test/python/test_flat_gather.py).
@@ -67,5 +69,54 @@ tile.func @column(%c: memref<7xf32>, %y: memref<128xf32>) attributes {grid_rank 
   %k = arith.divui %j, %n : tensor<128xi32, #b>
   %g = tile.memref_gather %c[%k] : memref<7xf32>, tensor<128xi32, #b> -> tensor<128xf32, #b>
   tile.memref_store %y[%c0], %g : memref<128xf32>, tensor<128xf32, #b>
+  tile.return
+}
+
+// -----
+
+// A row program's gather of a [S, D] table over [B * S, D] rows: (row % 8) *
+// 64 + column, consecutive along the thread's 4 columns. Each run is one
+// aligned vector.load when its first index is a multiple of 4 and the run
+// ends in bounds, element by element (bounds-tested) otherwise.
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
+#rows = #tile.slice<{dim = 1, parent = #b}>
+#cols = #tile.slice<{dim = 0, parent = #b}>
+// CHECK-LABEL: gpu.func @table(
+// CHECK: %[[START:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[REM:.*]] = arith.remui %[[START]], %c4 : index
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]], %c0 : index
+// CHECK: %[[END:.*]] = arith.addi %[[START]], %c4 : index
+// CHECK: arith.cmpi ule, %[[END]], %c512 : index
+// CHECK: scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK:   vector.load %{{.*}}[%[[START]]] {alignment = 16 : i64} : memref<512xf32>, vector<4xf32>
+// CHECK: } else {
+// CHECK:   memref.load
+// CHECK-COUNT-3: memref.load
+// CHECK:   vector.from_elements
+tile.func @table(%t: memref<8x64xf32>, %y: memref<32x64xf32>) attributes {grid_rank = 1 : i32} {
+  %c8 = arith.constant 8 : i32
+  %c64 = arith.constant 64 : i32
+  %c0 = arith.constant 0 : index
+  %pid = tile.program_id 0 : i32
+  %p = arith.index_cast %pid : i32 to index
+  %c2 = arith.constant 2 : index
+  %m0 = arith.muli %p, %c2 : index
+  %m032 = arith.index_cast %m0 : index to i32
+  %r0 = tile.arange {end = 2 : i32, start = 0 : i32} : tensor<2xi32, #rows>
+  %m032s = tile.splat %m032 : i32 -> tensor<2xi32, #rows>
+  %r1 = arith.addi %r0, %m032s : tensor<2xi32, #rows>
+  %c8s = tile.splat %c8 : i32 -> tensor<2xi32, #rows>
+  %s = arith.remui %r1, %c8s : tensor<2xi32, #rows>
+  %se = tile.expand_dims %s {axis = 1 : i32} : tensor<2xi32, #rows> -> tensor<2x1xi32, #b>
+  %sb = tile.broadcast %se : tensor<2x1xi32, #b> -> tensor<2x64xi32, #b>
+  %c64s = tile.splat %c64 : i32 -> tensor<2x64xi32, #b>
+  %row = arith.muli %sb, %c64s : tensor<2x64xi32, #b>
+  %j = tile.arange {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #cols>
+  %je = tile.expand_dims %j {axis = 0 : i32} : tensor<64xi32, #cols> -> tensor<1x64xi32, #b>
+  %jb = tile.broadcast %je : tensor<1x64xi32, #b> -> tensor<2x64xi32, #b>
+  %k = arith.addi %row, %jb : tensor<2x64xi32, #b>
+  %tf = memref.collapse_shape %t [[0, 1]] : memref<8x64xf32> into memref<512xf32>
+  %g = tile.memref_gather %tf[%k] : memref<512xf32>, tensor<2x64xi32, #b> -> tensor<2x64xf32, #b>
+  tile.memref_store %y[%m0, %c0], %g : memref<32x64xf32>, tensor<2x64xf32, #b>
   tile.return
 }

@@ -6,7 +6,9 @@
 // when it is in bounds, unmasked and aligned, and element by element under
 // scf.if otherwise (tails, masks, odd strides).
 //
-// tile.memref_gather: one scalar load per element, under its bounds test.
+// tile.memref_gather: one scalar load per element, under its bounds test;
+// runs of consecutive indices (contiguity analysis) as one vector load when
+// aligned and in bounds.
 //
 // Pointer form (tile.addptr / tile.load / tile.store): llvm.getelementptr on
 // the per-thread vector of pointers. Where the contiguity analysis proves a
@@ -240,9 +242,14 @@ struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
   }
 };
 
+static int64_t runWidthOf(const KernelInfo &info, Operation *op);
+
 /// Element by element: `index < size ? memref[index] : 0`, one scalar load
 /// each (the bounds test folds away where the index's range is known, as
-/// `i % n` on an n-element memref).
+/// `i % n` on an n-element memref). Where the contiguity analysis proves a
+/// thread's run of indices consecutive, the run is one vector.load when its
+/// first index is a multiple of the run (the memref's base is 16-byte
+/// aligned: the launcher checks its arguments) and the run is in bounds.
 struct MemRefGatherLowering : public TilePattern<tile::MemRefGatherOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -253,28 +260,79 @@ struct MemRefGatherLowering : public TilePattern<tile::MemRefGatherOp> {
     Type elem = vecType.getElementType();
     Value memref = adaptor.getMemref(), indices = adaptor.getIndices();
     Value size = memref::DimOp::create(rewriter, loc, memref, 0);
-    SmallVector<Value> elems;
-    for (int64_t e = 0; e < vecType.getNumElements(); ++e) {
-      Value index = vector::ExtractOp::create(rewriter, loc, indices, e);
+    auto indexAt = [&](OpBuilder &b, Location loc, int64_t e) -> Value {
+      Value index = vector::ExtractOp::create(b, loc, indices, e);
       if (!index.getType().isIndex())
-        index = arith::IndexCastUIOp::create(rewriter, loc,
-                                             rewriter.getIndexType(), index);
-      Value inBounds = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ult, index, size);
+        index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
+      return index;
+    };
+    auto elementsOf = [&](OpBuilder &b, Location loc, int64_t first,
+                          int64_t count) {
+      SmallVector<Value> elems;
+      for (int64_t e = first; e < first + count; ++e) {
+        Value index = indexAt(b, loc, e);
+        Value inBounds = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, index, size);
+        auto ifOp = scf::IfOp::create(
+            b, loc, inBounds,
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc, memref::LoadOp::create(b, loc, memref, index)
+                              .getResult());
+            },
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(b, loc, emitZero(b, loc, elem));
+            });
+        elems.push_back(ifOp.getResult(0));
+      }
+      return elems;
+    };
+    int64_t width = runWidthOf(info, op);
+    if (width == 1) {
+      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+          op, vecType, elementsOf(rewriter, loc, 0, vecType.getNumElements()));
+      return success();
+    }
+    VectorType runType = VectorType::get({width}, elem);
+    int64_t bytes = width * elem.getIntOrFloatBitWidth() / 8;
+    Value widthIndex = arith::ConstantIndexOp::create(rewriter, loc, width);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value result = arith::ConstantOp::create(
+        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(vecType)));
+    for (int64_t first = 0; first < vecType.getNumElements(); first += width) {
+      Value start = indexAt(rewriter, loc, first);
+      Value aligned = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(rewriter, loc, start, widthIndex), zero);
+      // start + width <= size, as start < size - width + 1 (no overflow).
+      Value last = arith::AddIOp::create(rewriter, loc, start, widthIndex);
+      Value inBounds = arith::AndIOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule, last,
+                                size),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                start, last));
+      Value fast = arith::AndIOp::create(rewriter, loc, aligned, inBounds);
       auto ifOp = scf::IfOp::create(
-          rewriter, loc, inBounds,
+          rewriter, loc, fast,
           [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(
-                b, loc, memref::LoadOp::create(b, loc, memref, index)
-                            .getResult());
+            auto load = vector::LoadOp::create(b, loc, runType, memref,
+                                               ValueRange{start});
+            load.setAlignment(bytes);
+            scf::YieldOp::create(b, loc, load.getResult());
           },
           [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(b, loc, emitZero(b, loc, elem));
+            scf::YieldOp::create(
+                b, loc,
+                vector::FromElementsOp::create(b, loc, runType,
+                                               elementsOf(b, loc, first, width))
+                    .getResult());
           });
-      elems.push_back(ifOp.getResult(0));
+      result = vector::InsertStridedSliceOp::create(
+          rewriter, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
+          ArrayRef<int64_t>{1});
     }
-    rewriter.replaceOp(
-        op, vector::FromElementsOp::create(rewriter, loc, vecType, elems));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -430,6 +430,22 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
           info.requestScratch(storage, count * warps * outElems);
       }
     }
+    if (auto gather = dyn_cast<tile::MemRefGatherOp>(op)) {
+      // Runs of consecutive indices (a row-program gather of an operand
+      // lacking leading dims: (row % S) * D + column) load as vectors.
+      Type elem = gather.getType().getElementType();
+      if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+        return WalkResult::advance();
+      TileLayout layout = *TileLayout::get(gather.getIndices().getType(), warpSize);
+      unsigned fast = layout.getOrder()[0];
+      int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+      int64_t width = std::min({layout.getSizePerThread(fast),
+                                getContiguity(gather.getIndices(), fast),
+                                std::max<int64_t>(1, kMaxAccessBytes / bytes)});
+      if (width > 1)
+        info.pointerRunWidth[op] = width;
+      return WalkResult::advance();
+    }
     if (isa<tile::LoadOp, tile::StoreOp>(op)) {
       Value ptr = op->getOperand(0);
       auto tile = dyn_cast<RankedTensorType>(ptr.getType());

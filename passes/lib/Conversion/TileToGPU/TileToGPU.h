@@ -53,8 +53,9 @@ struct KernelInfo {
   /// of the gpu.func's workgroup attributions: (element type, elements).
   SmallVector<std::pair<Type, int64_t>> scratch;
 
-  /// Pointer-form loads/stores whose per-thread runs point at consecutive
-  /// elements: the run width (> 1) to move with one vector access.
+  /// Pointer-form loads/stores and memref gathers whose per-thread runs
+  /// read consecutive elements: the run width (> 1) to move with one vector
+  /// access.
   DenseMap<Operation *, int64_t> pointerRunWidth;
 
   /// Shared-memory tiles: each `tile.convert_layout` into a `#tile.shared`
