@@ -84,6 +84,13 @@ CASES = {
         SweepCase("softmax_f32_16384x256", _softmax_text(16384, 256, "f32"),
                   "lambda x: torch.softmax(x, -1)", (((16384, 256), "f32"),),
                   _softmax_plans((1, 4, 8), (1, 4), 256), 1e-5),
+        # A vocabulary-sized row: the online softmax's chunk and warps.
+        SweepCase("softmax_f16_4096x50257", _softmax_text(4096, 50257, "f16"),
+                  "lambda x: torch.softmax(x, -1)", (((4096, 50257), "f16"),),
+                  tuple(f"#tile.lowering_config<form = softmax, block = [1, {bn}], "
+                        f"num_warps = {w}, walk = looped>"
+                        for bn, w in ((2048, 4), (4096, 4), (4096, 8), (8192, 8), (8192, 16),
+                                      (16384, 16), (2048, 8), (1024, 4))), 2e-3),
         # The softmax form against the row program it becomes with a
         # producer, on small and on GEMM-sized (std 32) logits.
         SweepCase("softmax_f16_4096x4096", _softmax_text(4096, 4096, "f16"),

@@ -5,7 +5,7 @@
 // a vocabulary row (50257, longer than max-softmax-columns): the looped
 // variant, sized for the f32 the decomposition computes in.
 // CHECK-LABEL: func.func @softmax_vocab(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 4096], num_warps = 8, walk = looped>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, walk = looped>
 func.func @softmax_vocab(%x: tensor<64x50257xf16>) -> tensor<64x50257xf16> {
   %y = tcc.softmax %x dim = 1 : tensor<64x50257xf16>
   return %y : tensor<64x50257xf16>

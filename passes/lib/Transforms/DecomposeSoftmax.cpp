@@ -69,9 +69,14 @@ mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
                                             args[1]);
         linalg::YieldOp::create(nb, l, m);
       });
+  // exp(x - m) as exp2((x - m) * log2 e): one ex2 instruction, as the
+  // softmax form computes it (LinalgToTile.h, expOfDifference).
   auto expShifted = [&](OpBuilder &nb, Location l, Value in, Value m) {
     Value d = arith::SubFOp::create(nb, l, widen(nb, l, in), m);
-    return math::ExpOp::create(nb, l, d).getResult();
+    Value log2e = arith::ConstantOp::create(
+        nb, l, nb.getFloatAttr(compute, 1.4426950408889634));
+    Value scaled = arith::MulFOp::create(nb, l, d, log2e);
+    return math::Exp2Op::create(nb, l, scaled).getResult();
   };
   auto sum = linalg::GenericOp::create(
       b, loc, rowType, ValueRange{x, max.getResult(0)},

@@ -211,7 +211,8 @@ func.func @row_max_keepdims(%x: tensor<64x8192xf32>) -> tensor<64x1xf32> {
 // CHECK: %[[MAX:.*]] = tile.reduce %[[XF]] {axis = 1 : i32}
 // CHECK: arith.maximumf
 // CHECK: %[[SUB:.*]] = arith.subf %[[XF]], %{{.*}}
-// CHECK: %[[E:.*]] = math.exp %[[SUB]]
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[SUB]], %{{.*}}
+// CHECK: %[[E:.*]] = math.exp2 %[[SCALED]]
 // CHECK: %[[SUM:.*]] = tile.reduce %[[E]] {axis = 1 : i32}
 // CHECK: arith.addf
 // CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[SUM]] : tensor<1xf32, #{{.*}}>

@@ -534,6 +534,18 @@ Value mlir::tcc::viewAs1D(OpBuilder &b, Location loc, Value memref) {
                                          ArrayRef<ReassociationIndices>{all});
 }
 
+Value mlir::tcc::expOfDifference(OpBuilder &b, Location loc, Value a,
+                                 Value c) {
+  auto type = cast<RankedTensorType>(a.getType());
+  Value log2e = tile::SplatOp::create(
+      b, loc, type,
+      arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(type.getElementType(), 1.4426950408889634)));
+  Value scaled = arith::MulFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, a, c), log2e);
+  return math::Exp2Op::create(b, loc, scaled);
+}
+
 Value mlir::tcc::viewFlat(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   if (type.getRank() != 0)

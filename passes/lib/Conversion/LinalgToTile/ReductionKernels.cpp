@@ -370,8 +370,7 @@ static LogicalResult buildOnlineSoftmaxKernel(
         Value mOld = carried[0], sOld = carried[1];
         Value mNew = arith::MaximumFOp::create(b, loc, mOld, x);
         Value low = arith::MinimumFOp::create(b, loc, mOld, x);
-        Value d = math::ExpOp::create(b, loc,
-                                      arith::SubFOp::create(b, loc, low, mNew));
+        Value d = expOfDifference(b, loc, low, mNew);
         Value grows = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
                                             x, mOld);
         Value one = kb.splat(constant(APFloat::getOne(semantics)),
@@ -390,9 +389,7 @@ static LogicalResult buildOnlineSoftmaxKernel(
   });
   Value merged = arith::MulFOp::create(
       b, loc, sTile,
-      math::ExpOp::create(b, loc,
-                          arith::SubFOp::create(b, loc, mTile,
-                                                kb.broadcastRows(rowMax))));
+      expOfDifference(b, loc, mTile, kb.broadcastRows(rowMax)));
   Value rowSum = reduceRows(kb, merged, [](OpBuilder &rb, Location l,
                                            Value lhs, Value rhs) {
     return arith::AddFOp::create(rb, l, lhs, rhs).getResult();
@@ -407,8 +404,7 @@ static LogicalResult buildOnlineSoftmaxKernel(
       b, loc, start, kb.index(n), kb.index(schedule.blockN),
       ValueRange{}, [&](OpBuilder &, Location, Value k, ValueRange) {
         Value x = loadChunk(k);
-        Value e = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, x, maxBlock));
+        Value e = expOfDifference(b, loc, x, maxBlock);
         Value y = arith::MulFOp::create(b, loc, e, inverseBlock);
         if (f32 != elementType)
           y = arith::TruncFOp::create(b, loc, kb.blockType(elementType), y);
@@ -482,9 +478,7 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(
                                       Value rhs) {
     return arith::MaximumFOp::create(rb, l, lhs, rhs).getResult();
   });
-  Value shifted =
-      arith::SubFOp::create(b, loc, x, kb.broadcastRows(rowMax));
-  Value exps = math::ExpOp::create(b, loc, shifted);
+  Value exps = expOfDifference(b, loc, x, kb.broadcastRows(rowMax));
   Value rowSum = reduceRows(kb, exps, [](OpBuilder &rb, Location l, Value lhs,
                                          Value rhs) {
     return arith::AddFOp::create(rb, l, lhs, rhs).getResult();

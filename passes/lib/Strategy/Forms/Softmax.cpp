@@ -34,10 +34,12 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   unsigned warpSize = options.target.getWarpSize();
   if (blockN > options.maxSoftmaxColumns) {
     // Rows longer than registers hold: the online softmax's two walks
-    // (walk = looped) over chunks of 16 elements per thread of 8 warps.
-    int64_t chunk = std::min<int64_t>(blockN, 16 * warpSize * 8);
+    // (walk = looped) over chunks of 8 elements per thread of 8 warps (H200,
+    // benchmarks/plan_sweep.py, 4096 x 50257 f16: [1, 2048] on 8 warps is
+    // 1.07x [1, 4096] on 8, which holds twice the running max and sum).
+    int64_t chunk = std::min<int64_t>(blockN, 8 * warpSize * 8);
     unsigned warps = llvm::bit_floor(static_cast<uint64_t>(
-        std::clamp<int64_t>(chunk / (16 * warpSize), 1, 16)));
+        std::clamp<int64_t>(chunk / (8 * warpSize), 1, 16)));
     // A one-row block walks from an aligned start (the builder): plan it
     // for the row rounded up to the widest vector.
     unsigned bytes = elementBytes(type.getElementType());
