@@ -90,7 +90,10 @@ CASES = {
                   tuple(f"#tile.lowering_config<form = softmax, block = [1, {bn}], "
                         f"num_warps = {w}, walk = looped>"
                         for bn, w in ((2048, 4), (4096, 4), (4096, 8), (8192, 8), (8192, 16),
-                                      (16384, 16), (2048, 8), (1024, 4))), 2e-3),
+                                      (16384, 16), (2048, 8), (1024, 4)))
+                  # the whole row in registers (64 or 32 elements per thread)
+                  + tuple(f"#tile.lowering_config<form = softmax, block = [1, 65536], "
+                          f"num_warps = {w}>" for w in (16, 32)), 2e-3),
         # The softmax form against the row program it becomes with a
         # producer, on small and on GEMM-sized (std 32) logits.
         SweepCase("softmax_f16_4096x4096", _softmax_text(4096, 4096, "f16"),

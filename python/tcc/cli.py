@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from tcc.targets import KNOWN_TARGETS
 
@@ -105,6 +106,48 @@ def _opt(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tune(args: argparse.Namespace) -> int:
+    import json
+
+    if args.action == "build":
+        from tcc.tune import build
+
+        if not args.out:
+            raise UsageError("build needs --out DIR")
+        path = Path(args.path)
+        if not path.is_file():
+            raise UsageError(f"no such file: {path}")
+        if args.target not in KNOWN_TARGETS:
+            raise UsageError(f"unknown target {args.target!r} ({', '.join(KNOWN_TARGETS)})")
+        out = build(path.read_text(), args.target, args.out, jobs=args.jobs)
+        manifest = json.loads((out / "manifest.json").read_text())
+        good = sum(not v["error"] for v in manifest["variants"])
+        print(f"{out}: {good} variants of {len(manifest['default']['plans'])} kernels "
+              f"({len(manifest['variants']) - good} refused); run `tcc tune run {out}` "
+              "on the GPU machine")
+        return 0
+    directory = Path(args.path)
+    if not (directory / "manifest.json").is_file():
+        raise UsageError(f"{directory} is not a `tcc tune build` directory")
+    if args.action == "run":
+        from tcc.tune.run import run
+
+        results = run(directory)
+        print(f"default {results['default_ms'] * 1e3:.1f} us")
+        for kernel, best in results["best"].items():
+            print(f"  {kernel}: {best['ms'] * 1e3:.1f} us with {best['plan']}")
+        if not results["best"]:
+            print("  the heuristics' plans are the fastest")
+        return 0
+    from tcc.tune.run import apply
+
+    if not (directory / "results.json").is_file():
+        raise UsageError(f"{directory} has no results.json: run `tcc tune run` first")
+    plans = apply(directory)
+    print(f"recorded {len(plans)} plans" if plans else "nothing to record: the heuristics won")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from tcc import __version__
     from tcc.compiler.cache import COMPILER_VERSION
@@ -152,6 +195,16 @@ def main(argv: list[str] | None = None) -> int:
                                          "or clear it")
     cache.add_argument("action", choices=("info", "clear"))
     cache.set_defaults(run=_cache)
+    tune = sub.add_parser("tune", help="autotune a program's kernels: build the variants "
+                                       "(here), run them (on the GPU), apply the winners")
+    tune.add_argument("action", choices=("build", "run", "apply"))
+    tune.add_argument("path", help="build: the program's MLIR file; run, apply: the "
+                                   "build's directory")
+    tune.add_argument("--target", default="sm_90", help=", ".join(KNOWN_TARGETS))
+    tune.add_argument("--out", help="build: where the variants go")
+    tune.add_argument("-j", "--jobs", type=int, default=None,
+                      help="build: compiles in parallel (default: every CPU core)")
+    tune.set_defaults(run=_tune)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

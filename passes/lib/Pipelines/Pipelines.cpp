@@ -48,6 +48,7 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   strategyOptions.mfmaShape = options.mfmaShape;
   strategyOptions.elementsPerProgram = options.elementsPerProgram;
   strategyOptions.numStages = options.numStages;
+  strategyOptions.plans = options.plans;
   pm.addPass(createTccSelectStrategy(strategyOptions));
   pm.addPass(createConvertLinalgToTile());
   if (options.swizzle)

@@ -10,7 +10,9 @@
 #include "tcc/Dialect/Tile/IR/TileDialect.h"
 #include "tcc/Strategy/Passes.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::tcc {
 #define GEN_PASS_DEF_TCCSELECTSTRATEGY
@@ -78,9 +80,79 @@ struct TccSelectStrategyPass
     options.numStages = numStages;
     options.mfmaShape = mfmaShape;
     options.maxSoftmaxColumns = maxSoftmaxColumns;
-    for (func::FuncOp func : funcs)
-      if (failed(selectStrategy(func, options)))
+    FailureOr<llvm::StringMap<tile::LoweringConfigAttr>> given =
+        parsePlans(funcs);
+    if (failed(given))
+      return signalPassFailure();
+    for (func::FuncOp func : funcs) {
+      auto it = given->find(func.getSymName());
+      if (failed(it == given->end() ? selectStrategy(func, options)
+                                    : applyPlan(func, it->second, options)))
         return signalPassFailure();
+    }
+  }
+
+  /// The `plans` option: kernel name -> config, with a diagnostic naming
+  /// the entry that is malformed or names no kernel.
+  FailureOr<llvm::StringMap<tile::LoweringConfigAttr>>
+  parsePlans(ArrayRef<func::FuncOp> funcs) {
+    llvm::StringMap<tile::LoweringConfigAttr> result;
+    SmallVector<StringRef> entries;
+    StringRef(plans).split(entries, ';', -1, /*KeepEmpty=*/false);
+    for (StringRef entry : entries) {
+      auto [name, text] = entry.split('=');
+      name = name.trim();
+      text = text.trim();
+      auto fail = [&](const Twine &why) {
+        return getOperation().emitError()
+               << "tcc-select-strategy: plans entry '" << entry << "' " << why;
+      };
+      if (name.empty() || text.empty()) {
+        fail("is not KERNEL=#tile.lowering_config<...>");
+        return failure();
+      }
+      if (!llvm::any_of(funcs, [&](func::FuncOp f) {
+            return f.getSymName() == name;
+          })) {
+        std::string names;
+        for (func::FuncOp f : funcs)
+          names += (names.empty() ? "" : ", ") + f.getSymName().str();
+        fail("names no kernel of this module (kernels: " + names + ")");
+        return failure();
+      }
+      Attribute attr = parseAttribute(text, &getContext());
+      auto config = dyn_cast_or_null<tile::LoweringConfigAttr>(attr);
+      if (!config) {
+        fail("does not hold a #tile.lowering_config");
+        return failure();
+      }
+      result[name] = config;
+    }
+    return result;
+  }
+
+  /// `config` on the root op of `func`'s kernel as its form sees it.
+  LogicalResult applyPlan(func::FuncOp func, tile::LoweringConfigAttr config,
+                          const StrategyOptions &options) {
+    if (failed(verifyKernelSignature(func)))
+      return failure();
+    FailureOr<SmallVector<Operation *>> ops = collectKernelOps(func);
+    if (failed(ops))
+      return failure();
+    for (Operation *op : *ops)
+      op->removeAttr(tile::kLoweringConfigAttrName);
+    for (const KernelFormInfo *form : kForms) {
+      if (form->form != config.getForm())
+        continue;
+      if (Operation *root = form->match(*ops, options)) {
+        root->setAttr(tile::kLoweringConfigAttrName, config);
+        return success();
+      }
+    }
+    return func.emitOpError()
+           << "plan " << config << " (tcc-select-strategy plans) names form '"
+           << tile::stringifyKernelForm(config.getForm())
+           << "', which does not build this kernel";
   }
 
   LogicalResult selectStrategy(func::FuncOp func,

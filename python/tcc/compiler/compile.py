@@ -20,6 +20,7 @@ text is keyed as given, so that a cache hit for it runs no MLIR at all.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -66,15 +67,25 @@ class Schedule:
     swizzle: bool = True  # XOR-swizzle shared-memory tiles (off only to measure)
     num_stages: int = 3  # slots of pipelined shared operand buffers (1: synchronous)
     mfma_shape: str = "auto"  # AMD GEMM instruction: "auto", "16" or "32"
+    # Kernels' plans chosen elsewhere (tcc.tune, tcc.compile(plans=...)):
+    # (kernel name, #tile.lowering_config text), sorted by name.
+    plans: tuple[tuple[str, str], ...] = ()
 
-    def as_dict(self) -> dict[str, int | str]:
-        return {
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
             "num_warps": self.num_warps,
             "elements_per_program": self.elements_per_program,
             "swizzle": int(self.swizzle),
             "num_stages": self.num_stages,
             "mfma_shape": self.mfma_shape,
         }
+        if self.plans:
+            d["plans"] = [list(p) for p in self.plans]
+        return d
+
+    def plans_option(self) -> str:
+        """The plans as tcc-select-strategy's `plans` option value."""
+        return ";".join(f"{name}={config}" for name, config in self.plans)
 
 
 @dataclass
@@ -205,6 +216,8 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     swizzle: bool = True,
     num_stages: int = 3,
     mfma_shape: str = "auto",
+    plans: Mapping[str, str] | None = None,
+    tuned: bool = True,
     cache: KernelCache | Literal[False] | None = None,
     **sizes: int,
 ) -> Kernel:
@@ -224,7 +237,12 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     ``mfma_shape`` picks an AMD GEMM's instruction: ``"32"``
     (v_mfma_f32_32x32x8), ``"16"`` (v_mfma_f32_16x16x16) or ``"auto"`` (32
     where each wave's share of the block is a multiple of 32 in both dims).
-    ``cache=False`` bypasses the artifact cache.
+    ``plans`` gives kernels their plans by kernel name (``{"p_k1":
+    "#tile.lowering_config<form = softmax, block = [2, 1024], num_warps =
+    4>"}``; the names are ``.kernels[i].name``), replacing the heuristics'
+    choice for those kernels; with ``tuned`` (the default) and no ``plans``,
+    the plans ``tcc tune`` recorded for this program, target and compiler
+    are used (tcc.tune.TuningDB). ``cache=False`` bypasses the artifact cache.
     """
     if target not in _WARP_SIZE:
         raise ValueError(
@@ -241,12 +259,17 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     if mfma_shape not in ("auto", "16", "32"):
         raise ValueError(f"mfma_shape must be 'auto', '16' or '32', got {mfma_shape!r}")
     text = _source_text(source, sizes)
+    if plans is None and tuned:
+        from tcc.tune.db import TuningDB
+
+        plans = TuningDB.default().lookup(text, target)
     schedule = Schedule(
         num_warps=num_warps,
         elements_per_program=elements_per_program,
         swizzle=swizzle,
         num_stages=num_stages,
         mfma_shape=mfma_shape,
+        plans=_check_plans(plans),
     )
     key = cache_key(
         text, target=target, schedule=schedule.as_dict(), compiler_version=compiler_fingerprint()
@@ -264,6 +287,25 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         artifact = single_kernel_program(artifact)
     stages, kernel_ir = built[0] if built else (None, None)
     return Kernel(artifact, text, schedule, stages, kernel_ir)
+
+
+_KERNEL_NAME = re.compile(r"[A-Za-z_][\w$.]*")
+
+
+def _check_plans(plans: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
+    """``plans`` as Schedule.plans, or a ValueError naming the bad entry."""
+    if not plans:
+        return ()
+    if not isinstance(plans, Mapping):
+        raise TypeError(f"plans must map kernel names to plans, got {type(plans).__name__}")
+    for name, config in plans.items():
+        if not isinstance(name, str) or not _KERNEL_NAME.fullmatch(name):
+            raise ValueError(f"plans: {name!r} is not a kernel name")
+        if (not isinstance(config, str) or not config.startswith("#tile.lowering_config<")
+                or not config.endswith(">") or any(c in config for c in ';"{}')):
+            raise ValueError(f"plans[{name!r}] must be a #tile.lowering_config<...> "
+                             f"attribute, got {config!r}")
+    return tuple(sorted(plans.items()))
 
 
 def _source_text(source: Any, sizes: Mapping[str, int]) -> str:
@@ -321,7 +363,8 @@ def run_stages(
         "tile": f"tcc-linalg-to-tile{{target={target} num-warps={schedule.num_warps} "
         f"elements-per-program={schedule.elements_per_program} "
         f"swizzle={int(schedule.swizzle)} "
-        f"num-stages={schedule.num_stages} mfma-shape={schedule.mfma_shape}}}",
+        f"num-stages={schedule.num_stages} mfma-shape={schedule.mfma_shape}"
+        + (f' plans="{schedule.plans_option()}"' if schedule.plans else "") + "}",
         "gpu": "tcc-tile-to-gpu",
     }
     stages: dict[str, str] = {"source": text}

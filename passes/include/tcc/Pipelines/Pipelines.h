@@ -48,6 +48,12 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
                      "tcc-promote-shared-memory for kernels without a "
                      "config; 1: synchronous staging)"),
       llvm::cl::init(3)};
+  PassOptions::Option<std::string> plans{
+      *this, "plans",
+      llvm::cl::desc("kernels' plans chosen elsewhere (tcc-select-strategy "
+                     "plans: KERNEL=#tile.lowering_config<...> entries "
+                     "separated by ';')"),
+      llvm::cl::init("")};
 };
 
 /// `target=`: as for LowerToTileOptions.

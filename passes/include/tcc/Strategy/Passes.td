@@ -89,6 +89,12 @@ def TccSelectStrategy : Pass<"tcc-select-strategy", "::mlir::ModuleOp"> {
            "(v_mfma_f32_16x16x16) or auto (32 when each wave's share of the "
            "block is a multiple of 32 in both dims: half the instructions "
            "and conflict-free B reads; 16 otherwise)">,
+    Option<"plans", "plans", "std::string", "\"\"",
+           "plans chosen elsewhere (an autotuner, tcc.compile(plans=...)): "
+           "`KERNEL=#tile.lowering_config<...>` entries separated by `;`, "
+           "KERNEL a kernel function's name; each replaces the heuristics' "
+           "(and a written) plan of that kernel, on the root op of the form "
+           "it names">,
     Option<"maxSoftmaxColumns", "max-softmax-columns", "int64_t", "16384",
            "Longest row a softmax or row program keeps in registers (longer "
            "rows are walked in chunks)">,

@@ -1,0 +1,77 @@
+"""Candidate plans per kernel form, around the heuristics' plan: the block
+and warp counts (and, for GEMMs, stages) a form's builder takes. Every
+candidate is a valid #tile.lowering_config text; one the builder refuses
+for a kernel (e.g. a block its layout does not cover) is dropped at build
+time."""
+
+from __future__ import annotations
+
+import re
+
+_CONFIG = re.compile(r"#tile\.lowering_config<(.*)>$")
+
+
+def parse(config: str) -> dict[str, str]:
+    """``#tile.lowering_config<form = f, block = [..], ...>`` as a dict of
+    its fields' texts."""
+    match = _CONFIG.match(config.strip())
+    if not match:
+        raise ValueError(f"not a #tile.lowering_config: {config!r}")
+    fields: dict[str, str] = {}
+    for part in re.split(r",\s*(?![^\[]*\])", match.group(1)):
+        key, _, value = part.partition("=")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+def render(fields: dict[str, str]) -> str:
+    return "#tile.lowering_config<" + ", ".join(f"{k} = {v}" for k, v in fields.items()) + ">"
+
+
+def _block(fields: dict[str, str]) -> list[int]:
+    return [int(x) for x in fields["block"].strip("[]").split(",")]
+
+
+def _with(fields: dict[str, str], block: list[int], warps: int,
+          **extra: str) -> str:
+    out = dict(fields)
+    out["block"] = "[" + ", ".join(str(b) for b in block) + "]"
+    out["num_warps"] = str(warps)
+    out.update(extra)
+    return render(out)
+
+
+def candidates(config: str) -> list[str]:
+    """Plans to try for a kernel whose heuristics' plan is ``config`` (not
+    including it), in a fixed order."""
+    fields = parse(config)
+    form = fields["form"]
+    block = _block(fields)
+    warps = int(fields["num_warps"])
+    out: list[str] = []
+    if form in ("elementwise", "row_reduction", "softmax", "row_program",
+                "column_reduction", "transpose"):
+        bm, bn = block
+        rows = sorted({max(1, bm // 2), bm, bm * 2, bm * 4})
+        for r in rows:
+            for w in (1, 2, 4, 8, 16):
+                if (r, w) != (bm, warps):
+                    out.append(_with(fields, [r, bn], w))
+        if form in ("softmax", "row_program") and fields.get("walk") == "looped":
+            for cols in (bn // 2, bn * 2):
+                if cols >= 64:
+                    out.append(_with(fields, [bm, cols], warps))
+    elif form in ("matmul", "fma_matmul"):
+        bm, bn, bk = block
+        stages = int(fields.get("num_stages", "3"))
+        shapes = {(bm, bn, bk), (bm // 2, bn, bk), (bm, bn // 2, bk), (bm, bn, bk * 2),
+                  (bm * 2, bn, bk), (bm, bn * 2, bk)}
+        for m, n, k in sorted(shapes):
+            if min(m, n, k) < 16:
+                continue
+            for s in sorted({max(1, stages - 1), stages, stages + 1}):
+                for w in sorted({warps, max(1, warps // 2), warps * 2}):
+                    if (m, n, k, s, w) != (bm, bn, bk, stages, warps):
+                        extra = {"num_stages": str(s)} if "num_stages" in fields else {}
+                        out.append(_with(fields, [m, n, k], w, **extra))
+    return list(dict.fromkeys(out))
