@@ -50,10 +50,13 @@ def _compile(args: argparse.Namespace) -> int:
     from tcc.compiler.compile import compile as tcc_compile
 
     text = _read_source(args.file)
-    if args.dump_dir:
+    if args.dump_dir or args.timing:
         import os
 
-        os.environ["TCC_DUMP_DIR"] = args.dump_dir
+        if args.dump_dir:
+            os.environ["TCC_DUMP_DIR"] = args.dump_dir
+        if args.timing:
+            os.environ["TCC_TIMING"] = "1"
     try:
         kernel = tcc_compile(
             text, args.target, num_warps=args.num_warps, num_stages=args.num_stages,
@@ -182,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument("--dump-dir", help="write each stage's IR and the IR after every pass "
                                          "there (as TCC_DUMP_DIR=DIR, which always "
                                          "compiles)")
+    comp.add_argument("--timing", action="store_true",
+                      help="print each stage's pass timings to stderr (as TCC_TIMING=1; "
+                           "bypasses the cache so that the passes run)")
     comp.set_defaults(run=_compile)
     demo = sub.add_parser("demo", help="build and print the built-in example program")
     demo.add_argument("--example", default="bias_gelu")

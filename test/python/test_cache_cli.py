@@ -108,3 +108,27 @@ def test_dump_dir_writes_every_stage_and_the_ir_after_every_pass(tmp_path, monke
                str(tmp_path / "k.s"))
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "cli" / "3-gpu.mlir").is_file()
+
+
+def test_timing_prints_each_stages_pass_timings(tmp_path):
+    """TCC_TIMING=1 / `tcc compile --timing`: MLIR's execution time report
+    for each stage on stderr (from the compile worker), and a compile even
+    when the cache holds the program."""
+    src = tmp_path / "add.mlir"
+    src.write_text(GOOD)
+    env = {"TCC_CACHE_DIR": str(tmp_path / "cache")}
+    assert _cli("compile", str(src), "-o", str(tmp_path / "k.s"), env=env).returncode == 0
+    out = _cli("compile", str(src), "--timing", "-o", str(tmp_path / "k.s"), env=env)
+    assert out.returncode == 0, out.stderr
+    for stage in ("linalg", "tile", "gpu"):
+        assert f"tcc: stage '{stage}'" in out.stderr
+    assert out.stderr.count("Execution time report") >= 3
+    assert "ConvertLinalgToTile" in out.stderr and "TccFormKernels" in out.stderr
+    quiet = _cli("compile", str(src), "-o", str(tmp_path / "k.s"), env=env)
+    assert "Execution time report" not in quiet.stderr
+
+
+def test_package_is_typed():
+    from pathlib import Path as P
+
+    assert (P(tcc.__file__).parent / "py.typed").is_file()

@@ -149,8 +149,10 @@ class KernelCache:
 
     def get_or_build(self, key: str, build: Callable[[], Artifact]) -> Artifact:
         """The cached artifact, or ``build()``'s (stored); ``TCC_ALWAYS_COMPILE=1``
-        (or a ``TCC_DUMP_DIR`` to dump into) builds every time, still storing it."""
-        always = os.environ.get("TCC_ALWAYS_COMPILE", "") not in ("", "0") or bool(
+        (or a ``TCC_DUMP_DIR`` to dump into, or ``TCC_TIMING=1`` pass timings to
+        print) builds every time, still storing it."""
+        always = any(os.environ.get(v, "") not in ("", "0")
+                     for v in ("TCC_ALWAYS_COMPILE", "TCC_TIMING")) or bool(
             os.environ.get("TCC_DUMP_DIR"))
         art = None if always else self.get(key)
         if art is None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -372,6 +373,8 @@ def run_stages(
     # TCC_DUMP_DIR=DIR: each stage's IR (DIR/<n>-<stage>.mlir) and the IR after
     # every pass (DIR/passes/<stage>/), as `tcc compile --dump-dir` writes.
     dump_dir = Path(os.environ["TCC_DUMP_DIR"]) if os.environ.get("TCC_DUMP_DIR") else None
+    # TCC_TIMING=1: each stage's pass timings on stderr (`tcc compile --timing`).
+    timing = os.environ.get("TCC_TIMING", "") not in ("", "0")
     if dump_dir is not None:
         (dump_dir / "passes").mkdir(parents=True, exist_ok=True)
         (dump_dir / "0-source.mlir").write_text(text)
@@ -405,15 +408,23 @@ def run_stages(
         for stage, pipeline in pipelines.items():
             if progress is not None:
                 progress(stage, pipeline, str(module))
+            pm = None
             try:
                 pm = PassManager.parse(f"builtin.module({pipeline})")
                 if dump_dir is not None:
                     # The IR after every pass of the stage, one file per pass.
                     pm.enable_ir_printing(print_after_all=True,
                                           tree_printing_dir_path=str(dump_dir / "passes" / stage))
+                if timing:
+                    # MLIR's execution time report, on stderr when the pass
+                    # manager goes (below), one per stage.
+                    pm.enable_timing()
+                    print(f"tcc: stage {stage!r} ({pipeline}):", file=sys.stderr, flush=True)
                 pm.run(module.operation)
             except ir.MLIRError as err:
                 raise CompilationError(f"stage {stage!r} ({pipeline}) failed:\n{err}") from err
+            finally:
+                pm = None  # (with timing: the report is printed now)
             for note in notes:
                 warnings.warn(f"stage {stage!r}: {note}", CompilerRemark, stacklevel=3)
             notes.clear()

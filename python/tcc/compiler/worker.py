@@ -144,7 +144,7 @@ class CompileWorker:
                 # The caller's current settings (the worker's environment is
                 # the one it started with): dumps, and the tests' faults.
                 faults = {k: v for k, v in os.environ.items()
-                          if k.startswith("TCC_TEST_") or k == "TCC_DUMP_DIR"}
+                          if k.startswith("TCC_TEST_") or k in ("TCC_DUMP_DIR", "TCC_TIMING")}
                 _send(self._to, (text, target, schedule, emit, faults))
                 while True:
                     if not _wait_readable(self._from, timeout):
@@ -241,9 +241,10 @@ def _serve(read_fd: int, write_fd: int) -> None:
             text, target, schedule, emit, faults = _receive(requests)
         except EOFError:
             return
-        os.environ.pop("TCC_DUMP_DIR", None)
-        if "TCC_DUMP_DIR" in faults:
-            os.environ["TCC_DUMP_DIR"] = faults["TCC_DUMP_DIR"]
+        for setting in ("TCC_DUMP_DIR", "TCC_TIMING"):
+            os.environ.pop(setting, None)
+            if setting in faults:
+                os.environ[setting] = faults[setting]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
