@@ -259,3 +259,36 @@ def test_torch_cuda_tensors_are_described_without_the_array_interface():
         0x7000, (4, 8), "<f2", True, True)
     assert describe(_FakeCudaTensor((4, 8), "torch.bfloat16")).typestr == "<V2"  # raw 2 bytes
     assert not describe(_FakeCudaTensor((4, 8), contiguous=False)).contiguous
+
+
+def test_inputs_by_name():
+    """Inputs by the program's argument names, after any positional ones;
+    unknown, doubled and missing names are errors naming them."""
+    from tcc.runtime.errors import ArgumentError
+
+    kernel = CompiledKernel(_vadd(), device=FakeDevice())
+    a = np.arange(1000, dtype=np.float32)
+    b = np.ones(1000, dtype=np.float32)
+    np.testing.assert_array_equal(kernel(a, b, alpha=2.0), a + 2.0)
+    np.testing.assert_array_equal(kernel(alpha=0.5, b=b, a=a), a + 0.5)
+    out = np.empty(1000, np.float32)
+    assert kernel(a, alpha=1.0, b=b, out=out) is out
+    with pytest.raises(ArgumentError, match=r"vadd: no input named 'beta' \(inputs: a, b, alpha\)"):
+        kernel(a, b, beta=1.0)
+    with pytest.raises(ArgumentError, match="input 'a' given both positionally and by name"):
+        kernel(a, b, a=a, alpha=1.0)
+    with pytest.raises(ArgumentError, match="vadd: missing inputs b"):
+        kernel(a, alpha=1.0)
+
+
+def test_program_inputs_by_name():
+    """A whole program's artifact orders keywords by its inputs' names too
+    (CompiledProgram.__call__ merges them before binding)."""
+    from tcc.runtime.launcher import merge_keywords
+    from tcc.runtime.program import single_kernel_program
+
+    kernel = _vadd(n=100)
+    kernel = KernelArtifact(**{**kernel.__dict__, "args": kernel.args[:3]})
+    program = single_kernel_program(kernel)
+    assert merge_keywords(program, (), {"b": "B", "a": "A"}) == ("A", "B")
+    assert merge_keywords(program, ("A",), {"b": "B"}) == ("A", "B")

@@ -195,13 +195,15 @@ class Kernel:
                                                           self.schedule)
         return self._kernel_ir[name]
 
-    def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
-        """Launch on the GPU: inputs in order; outputs allocated unless ``out=``."""
+    def __call__(self, *args: Any, out: Any = None, stream: int | None = None,
+                 **inputs: Any) -> Any:
+        """Launch on the GPU: inputs in order or by name (``x=...``); outputs
+        allocated unless ``out=``."""
         if self._callable is None:
             from tcc.runtime.runner import CompiledProgram
 
             self._callable = CompiledProgram(self.artifact)
-        return self._callable(*args, out=out, stream=stream)
+        return self._callable(*args, out=out, stream=stream, **inputs)
 
 
 # The compiled-program object under its descriptive name.

@@ -481,7 +481,10 @@ class CompiledKernel:
         """Full argument list in kernel order (outputs allocated if needed)."""
         return bind_arguments(self.artifact, args, out)
 
-    def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
+    def __call__(self, *args: Any, out: Any = None, stream: int | None = None,
+                 **inputs: Any) -> Any:
+        if inputs:
+            args = merge_keywords(self.artifact, args, inputs)
         fast = self._fast
         if fast is None:
             fast = self._fast_launcher()
@@ -577,6 +580,28 @@ def bind_shapes_partial(
                 if isinstance(want, str):
                     symbols.setdefault(want, got)
     return symbols
+
+
+def merge_keywords(artifact: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """Positional ``args`` followed by the inputs given by name in
+    ``kwargs`` (the program's argument names: ``x``, ``b``), in the
+    artifact's input order; an ArgumentError for an unknown name, a name
+    given twice, or an input left out."""
+    inputs = [s.name for s in artifact.args if s.role != "output"]
+    if len(args) > len(inputs):
+        raise ArgumentError(f"{artifact.kernel_name}: {len(args)} positional arguments and "
+                            f"keywords {sorted(kwargs)}: give the outputs with out=")
+    for name in kwargs:
+        if name not in inputs:
+            raise ArgumentError(f"{artifact.kernel_name}: no input named {name!r} "
+                                f"(inputs: {', '.join(inputs)})")
+        if inputs.index(name) < len(args):
+            raise ArgumentError(f"{artifact.kernel_name}: input {name!r} given both "
+                                "positionally and by name")
+    missing = [n for n in inputs[len(args):] if n not in kwargs]
+    if missing:
+        raise ArgumentError(f"{artifact.kernel_name}: missing inputs {', '.join(missing)}")
+    return (*args, *(kwargs[n] for n in inputs[len(args):]))
 
 
 def bind_arguments(artifact: Any, args: Sequence[Any], out: Any = None) -> list[Any]:

@@ -25,6 +25,7 @@ from tcc.runtime.launcher import (
     compute_grid,
     describe_args,
     get_device,
+    merge_keywords,
     pack_args,
 )
 from tcc.runtime.program import HostValue, ProgramArtifact
@@ -91,7 +92,12 @@ class CompiledProgram:
             self._device = get_device(self.artifact.vendor, self.artifact.target)
         return self._device
 
-    def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
+    def __call__(self, *args: Any, out: Any = None, stream: int | None = None,
+                 **inputs: Any) -> Any:
+        """Run the program: inputs positionally or by name (``x=...``);
+        outputs allocated unless ``out=``."""
+        if inputs:
+            args = merge_keywords(self.artifact, args, inputs)
         if self._direct:
             return self._kernels[0](*args, out=out, stream=stream)
         return self._fast(args, out, stream)
