@@ -29,6 +29,36 @@ def _read_source(path: str) -> str:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
 
 
+def _load_source(spec: str, sizes: list[str]) -> tuple[object, dict[str, int]]:
+    """``FILE.mlir`` (or -) as text, or ``FILE.py:NAME`` as the tcc.frontend
+    program NAME defined there; ``--size M=1024`` bindings for the latter."""
+    bound: dict[str, int] = {}
+    for item in sizes:
+        name, _, value = item.partition("=")
+        if not name.isidentifier() or not value.lstrip("-").isdigit():
+            raise UsageError(f"--size {item!r}: expected NAME=INTEGER, e.g. M=1024")
+        bound[name] = int(value)
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path.endswith(".py"):
+        if bound:
+            raise UsageError("--size binds a tcc.frontend program's sizes: give FILE.py:PROGRAM")
+        return _read_source(spec), {}
+    import runpy
+
+    if not Path(path).is_file():
+        raise UsageError(f"cannot read {path}: No such file or directory")
+    try:
+        scope = runpy.run_path(path, run_name="__tcc_compile__")
+    except Exception as exc:  # noqa: BLE001  (the user's module failed to import)
+        raise UsageError(f"{path}: {type(exc).__name__}: {exc}") from None
+    program = scope.get(name)
+    if program is None or not hasattr(program, "specialize"):
+        found = sorted(k for k, v in scope.items() if hasattr(v, "specialize"))
+        raise UsageError(f"{path} defines no tcc.frontend program {name!r} "
+                         f"(programs there: {', '.join(found) or 'none'})")
+    return program, bound
+
+
 def _cache(args: argparse.Namespace) -> int:
     from tcc.compiler.cache import default_cache
 
@@ -48,8 +78,9 @@ EMIT_CHOICES = ("source", "linalg", "tile", "gpu", "llvm", "asm")
 def _compile(args: argparse.Namespace) -> int:
     from tcc.compiler.compile import CompilationError
     from tcc.compiler.compile import compile as tcc_compile
+    from tcc.frontend.errors import FrontendError
 
-    text = _read_source(args.file)
+    source, sizes = _load_source(args.file, args.size)
     if args.dump_dir or args.timing:
         import os
 
@@ -59,11 +90,11 @@ def _compile(args: argparse.Namespace) -> int:
             os.environ["TCC_TIMING"] = "1"
     try:
         kernel = tcc_compile(
-            text, args.target, num_warps=args.num_warps, num_stages=args.num_stages,
-            mfma_shape=args.mfma_shape, cache=False if args.no_cache else None,
+            source, args.target, num_warps=args.num_warps, num_stages=args.num_stages,
+            mfma_shape=args.mfma_shape, cache=False if args.no_cache else None, **sizes,
         )
         output = kernel.asm if args.emit == "asm" else kernel.ir[args.emit]
-    except (CompilationError, ValueError, TypeError) as err:
+    except (CompilationError, FrontendError, ValueError, TypeError) as err:
         print(f"tcc compile: {err}", file=sys.stderr)
         return 1
     if args.output in (None, "-"):
@@ -161,8 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     comp = sub.add_parser("compile", help="compile a program for a GPU target")
     comp.add_argument(
-        "file", help="MLIR file (tcc dialect, linalg on tensors, or a tile.func), or -"
+        "file", help="MLIR file (tcc dialect, linalg on tensors, or a tile.func), -, or "
+                     "FILE.py:PROGRAM (a tcc.frontend program defined in FILE.py)"
     )
+    comp.add_argument("--size", action="append", default=[], metavar="NAME=N",
+                      help="bind a frontend program's symbolic size (repeatable)")
     comp.add_argument(
         "--target",
         default="sm_90",

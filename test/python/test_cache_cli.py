@@ -132,3 +132,28 @@ def test_package_is_typed():
     from pathlib import Path as P
 
     assert (P(tcc.__file__).parent / "py.typed").is_file()
+
+
+def test_compile_a_frontend_program_from_a_python_file(tmp_path):
+    """`tcc compile FILE.py:PROGRAM --size M=...`: a tcc.frontend program
+    defined in a Python file, its symbolic sizes bound on the command line."""
+    src = tmp_path / "prog.py"
+    src.write_text(
+        "from tcc.frontend import Tensor, f32, program, syms\n"
+        "M, N = syms('M N')\n"
+        "@program\n"
+        "def row_sum(x: Tensor[M, N, f32]):\n"
+        "    return x.sum(-1)\n")
+    out = _cli("compile", f"{src}:row_sum", "--size", "M=64", "--size", "N=128",
+               "--emit", "tile", "--no-cache")
+    assert out.returncode == 0, out.stderr
+    assert "memref<64x128xf32>" in out.stdout
+    unbound = _cli("compile", f"{src}:row_sum", "--size", "M=64", "--no-cache")
+    assert unbound.returncode == 1 and "N" in unbound.stderr and "Traceback" not in unbound.stderr
+    for args, message in (
+            ([f"{src}:nope"], "defines no tcc.frontend program 'nope' (programs there: row_sum)"),
+            ([f"{src}:row_sum", "--size", "M"], "--size 'M': expected NAME=INTEGER"),
+            ([str(tmp_path / "none.py") + ":p"], "cannot read"),
+            (["x.mlir", "--size", "M=1"], "--size binds a tcc.frontend program's sizes")):
+        bad = _cli("compile", *args)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
