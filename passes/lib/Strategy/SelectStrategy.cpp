@@ -86,8 +86,9 @@ struct TccSelectStrategyPass
       return signalPassFailure();
     for (func::FuncOp func : funcs) {
       auto it = given->find(func.getSymName());
-      if (failed(it == given->end() ? selectStrategy(func, options)
-                                    : applyPlan(func, it->second, options)))
+      if (failed(selectStrategy(func, options,
+                                it == given->end() ? tile::LoweringConfigAttr()
+                                                   : it->second)))
         return signalPassFailure();
     }
   }
@@ -131,37 +132,32 @@ struct TccSelectStrategyPass
     return result;
   }
 
-  /// `config` on the root op of `func`'s kernel as its form sees it.
-  LogicalResult applyPlan(func::FuncOp func, tile::LoweringConfigAttr config,
-                          const StrategyOptions &options) {
-    if (failed(verifyKernelSignature(func)))
-      return failure();
-    FailureOr<SmallVector<Operation *>> ops = collectKernelOps(func);
-    if (failed(ops))
-      return failure();
-    for (Operation *op : *ops)
-      op->removeAttr(tile::kLoweringConfigAttrName);
-    for (const KernelFormInfo *form : kForms) {
-      if (form->form != config.getForm())
-        continue;
-      if (Operation *root = form->match(*ops, options)) {
-        root->setAttr(tile::kLoweringConfigAttrName, config);
-        return success();
-      }
-    }
-    return func.emitOpError()
-           << "plan " << config << " (tcc-select-strategy plans) names form '"
-           << tile::stringifyKernelForm(config.getForm())
-           << "', which does not build this kernel";
-  }
 
+  /// Plans `func`'s kernel: `given` (the plans option's) on the root op of
+  /// the form it names, else a plan already written, else the first form
+  /// that matches picks one.
   LogicalResult selectStrategy(func::FuncOp func,
-                               const StrategyOptions &options) {
+                               const StrategyOptions &options,
+                               tile::LoweringConfigAttr given) {
     if (failed(verifyKernelSignature(func)))
       return failure();
     FailureOr<SmallVector<Operation *>> ops = collectKernelOps(func);
     if (failed(ops))
       return failure();
+    if (given) {
+      for (Operation *op : *ops)
+        op->removeAttr(tile::kLoweringConfigAttrName);
+      for (const KernelFormInfo *form : kForms)
+        if (form->form == given.getForm())
+          if (Operation *root = form->match(*ops, options)) {
+            root->setAttr(tile::kLoweringConfigAttrName, given);
+            return success();
+          }
+      return func.emitOpError()
+             << "plan " << given << " (tcc-select-strategy plans) names form '"
+             << tile::stringifyKernelForm(given.getForm())
+             << "', which does not build this kernel";
+    }
     // A plan written by hand (or by an earlier run) is kept.
     if (llvm::any_of(*ops, [](Operation *op) {
           return op->hasAttr(tile::kLoweringConfigAttrName);

@@ -1,12 +1,14 @@
 //===- MaterializeBroadcasts.cpp - tcc-materialize-broadcasts -------------===//
 //
 // A reduction whose fused prologue reads an operand through a broadcast that
-// no reduction form reads (a scalar, a size-1 dim, a leading batch dim the
-// operand lacks) gets that operand broadcast by an elementwise generic of
-// its own into a view the forms read: the reduction's output space when the
-// operand does not vary along the reduced loops (a small tensor), else its
-// whole iteration space in memory order. The broadcast costs one pass over
-// that view, in a pointwise kernel of its own.
+// no reduction form reads (a column reduction's operand lacking the reduced
+// dim and a column dim, a scalar in a full reduction, a transposed read;
+// row programs gather in-order broadcasts themselves) gets that operand
+// broadcast by an elementwise generic of its own into a view the forms
+// read: the reduction's output space when the operand does not vary along
+// the reduced loops (a small tensor), else its whole iteration space in
+// memory order. The broadcast costs one pass over that view, in a pointwise
+// kernel of its own. A matmul epilogue's scalar becomes a column vector.
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -25,12 +27,6 @@ namespace mlir::tcc {
 using namespace mlir;
 
 namespace {
-
-bool isAllParallel(linalg::GenericOp op) {
-  return llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
-    return t == utils::IteratorType::parallel;
-  });
-}
 
 /// Whether a reduction form takes `op` as it is. A full reduction (rank-0
 /// result) is tcc-split-reduction's to make one row of, which it does when
@@ -193,7 +189,7 @@ struct TccMaterializeBroadcastsPass
             return map.isProjectedPermutation(/*allowZeroInResults=*/false);
           }))
         return;
-      if (isAllParallel(op)) {
+      if (tcc::isAllParallel(op)) {
         if (isMatmulEpilogue(op))
           epilogues.push_back(op);
         return;

@@ -244,6 +244,29 @@ struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
 
 static int64_t runWidthOf(const KernelInfo &info, Operation *op);
 
+/// `result` with its run of `runType` at `first` loaded: by `vectorLoad`
+/// when `fast` holds, else from the elements `elements` loads one by one.
+static Value insertRun(OpBuilder &b, Location loc, Value result, int64_t first,
+                       VectorType runType, Value fast,
+                       function_ref<Value(OpBuilder &, Location)> vectorLoad,
+                       function_ref<SmallVector<Value>(OpBuilder &, Location)>
+                           elements) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, fast,
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(nb, l, vectorLoad(nb, l));
+      },
+      [&](OpBuilder &nb, Location l) {
+        scf::YieldOp::create(
+            nb, l,
+            vector::FromElementsOp::create(nb, l, runType, elements(nb, l))
+                .getResult());
+      });
+  return vector::InsertStridedSliceOp::create(
+      b, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
+      ArrayRef<int64_t>{1});
+}
+
 /// Element by element: `index < size ? memref[index] : 0`, one scalar load
 /// each (the bounds test folds away where the index's range is known, as
 /// `i % n` on an n-element memref). Where the contiguity analysis proves a
@@ -313,24 +336,17 @@ struct MemRefGatherLowering : public TilePattern<tile::MemRefGatherOp> {
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                 start, last));
       Value fast = arith::AndIOp::create(rewriter, loc, aligned, inBounds);
-      auto ifOp = scf::IfOp::create(
-          rewriter, loc, fast,
-          [&](OpBuilder &b, Location loc) {
+      result = insertRun(
+          rewriter, loc, result, first, runType, fast,
+          [&](OpBuilder &b, Location loc) -> Value {
             auto load = vector::LoadOp::create(b, loc, runType, memref,
                                                ValueRange{start});
             load.setAlignment(bytes);
-            scf::YieldOp::create(b, loc, load.getResult());
+            return load;
           },
           [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(
-                b, loc,
-                vector::FromElementsOp::create(b, loc, runType,
-                                               elementsOf(b, loc, first, width))
-                    .getResult());
+            return elementsOf(b, loc, first, width);
           });
-      result = vector::InsertStridedSliceOp::create(
-          rewriter, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
-          ArrayRef<int64_t>{1});
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -451,22 +467,14 @@ struct LoadLowering : public TilePattern<tile::LoadOp> {
       Value fast = isAligned(rewriter, loc, start, bytes);
       if (Value all = maskAllOf(rewriter, loc, mask, first, width))
         fast = arith::AndIOp::create(rewriter, loc, fast, all);
-      auto ifOp = scf::IfOp::create(
-          rewriter, loc, fast,
-          [&](OpBuilder &b, Location loc) {
-            auto load = LLVM::LoadOp::create(b, loc, runType, start, bytes);
-            scf::YieldOp::create(b, loc, load.getResult());
+      result = insertRun(
+          rewriter, loc, result, first, runType, fast,
+          [&](OpBuilder &b, Location loc) -> Value {
+            return LLVM::LoadOp::create(b, loc, runType, start, bytes);
           },
           [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(
-                b, loc,
-                vector::FromElementsOp::create(b, loc, runType,
-                                               elementsOf(b, loc, first, width))
-                    .getResult());
+            return elementsOf(b, loc, first, width);
           });
-      result = vector::InsertStridedSliceOp::create(
-          rewriter, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
-          ArrayRef<int64_t>{1});
     }
     rewriter.replaceOp(op, result);
     return success();
