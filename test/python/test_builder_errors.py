@@ -498,3 +498,16 @@ def test_string_annotations_with_local_names_are_a_clear_error():
     body.__annotations__ = {"x": "LocalTensor[4, f32]"}
     with pytest.raises(FrontendError, match="cannot evaluate its annotations.*LocalTensor"):
         program(body)
+
+
+def test_emit_without_an_insertion_point_says_how_to_call_it():
+    from tcc.frontend import FrontendError, Tensor, f32, program
+
+    @program
+    def double(x: Tensor[8, f32]):
+        return x + x
+
+    with pytest.raises(FrontendError, match=r"double: Program.emit\(\) builds at the current "
+                                            r"MLIR insertion point and there is none"):
+        double.emit()
+    assert "func.func @double" in str(double.to_module())

@@ -73,7 +73,16 @@ class Program:
         return module
 
     def emit(self) -> func.FuncOp:
-        """Build ``func.func @name`` at the current insertion point."""
+        """Build ``func.func @name`` at the current insertion point (inside
+        ``with ir.Context(), ir.Location.unknown(), ir.InsertionPoint(...)``;
+        :meth:`to_module` makes all three)."""
+        try:
+            ir.InsertionPoint.current  # noqa: B018  (raises without one)
+        except ValueError:
+            raise FrontendError(
+                f"{self.name}: Program.emit() builds at the current MLIR insertion point and "
+                "there is none; call it inside `with ir.Context(), ir.Location.unknown(), "
+                "ir.InsertionPoint(module.body):`, or use to_module()") from None
         builder = Builder(self.bindings)
         specs = [TensorSpec(builder.resolve_shape(s.shape), s.dtype) for s in self.params.values()]
         arg_types = [tensor_type(s.shape, s.dtype) for s in specs]
