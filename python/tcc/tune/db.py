@@ -58,7 +58,10 @@ class TuningDB:
 
     def lookup(self, text: str, target: str) -> dict[str, str] | None:
         """The plans recorded for this program and target, or None."""
-        entry = self._load().get(program_key(text, target))
+        data = self._load()
+        if not data:  # (no database: no key to compute)
+            return None
+        entry = data.get(program_key(text, target))
         plans = entry.get("plans") if isinstance(entry, dict) else None
         if not isinstance(plans, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in plans.items()):
