@@ -126,3 +126,33 @@ func.func @unformable(%x: tensor<4x5x6xf32>, %s: tensor<f32>, %init: tensor<5xf3
   } -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// -----
+
+// A matmul's epilogue reads its operands whole, by row or by column: a
+// scalar ((x @ w) * s, s of shape [1]) becomes a column vector.
+// CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-DAG: #[[COLS:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @epilogue_scalar(
+// CHECK:         %[[MM:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<32x16xf16>, tensor<16x40xf16>)
+// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[SCALAR]], #{{.*}}], iterator_types = ["parallel"]} ins(%arg2 : tensor<f32>) outs(%{{.*}} : tensor<40xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}, #[[COLS]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %[[B]] : tensor<32x40xf32>, tensor<40xf32>)
+func.func @epilogue_scalar(%x: tensor<32x16xf16>, %w: tensor<16x40xf16>, %s: tensor<f32>, %acc: tensor<32x40xf32>) -> tensor<32x40xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<32x16xf16>, tensor<16x40xf16>) outs(%acc : tensor<32x40xf32>) {
+  ^bb0(%p: f16, %q: f16, %o: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %r = arith.addf %m, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<32x40xf32>
+  %e = tensor.empty() : tensor<32x40xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %s : tensor<32x40xf32>, tensor<f32>) outs(%e : tensor<32x40xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %t = arith.mulf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<32x40xf32>
+  return %1 : tensor<32x40xf32>
+}
