@@ -90,6 +90,11 @@ def row_sum_transposed(x: Tensor[5, 16, f32], y: Tensor[16, 5, f32]):
 
 
 @program
+def batched_shared_a(a: Tensor[32, 16, f16], b: Tensor[4, 16, 24, f16]):
+    return a @ b
+
+
+@program
 def mean_middle_broadcast(x: Tensor[7, 3, 2, f32], y: Tensor[1, 3, 1, f32]):
     return tf.where(y > x, y, x * 2.0).mean(1, keepdim=False)
 
@@ -111,6 +116,7 @@ CASES = {
     "rms_norm_per_batch_scale": (
         rms_norm_per_batch_scale,
         lambda x, s: (x * s) / np.sqrt(((x * s) ** 2).mean(-1, keepdims=True))),
+    "batched_shared_a": (batched_shared_a, lambda a, b: np.matmul(a, b)),
     "row_sum_transposed": (row_sum_transposed, lambda x, y: (x + y.T).sum(-1)),
     "mean_middle_broadcast": (mean_middle_broadcast,
                               lambda x, y: np.where(y > x, y, x * 2.0).mean(1)),
@@ -137,6 +143,12 @@ def test_broadcast_reduction_runs(name, target):
         assert len(compiled.kernels) == 2
         assert "memref<40xf16>" in compiled.kernels[1].ir["tile"]
         return
+    if name == "batched_shared_a":
+        # a, shared by the batch, is copied to [4, 32, 16]; then a batched GEMM.
+        assert len(compiled.kernels) == 2
+        assert "memref<4x32x16xf16>" in compiled.kernels[1].ir["tile"]
+        if target == "sm_90":
+            return
     inputs = _inputs(compiled, seed=len(name))
     (got,) = run_gpu_stage(compiled, *inputs)
     want = np.asarray(ref(*[x.astype(np.float64) for x in inputs]))

@@ -80,8 +80,10 @@ bool materialize(linalg::GenericOp op, bool keepSingleDims) {
   // The output space (the first init's map) and the iteration space in
   // memory order (the first input read through every loop).
   AffineMap outputs = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  AffineMap full =
-      AffineMap::getMultiDimIdentityMap(op.getNumLoops(), op.getContext());
+  // No input read through every loop (an outer product, a contraction
+  // whose operands each lack a dim): making one whole would multiply the
+  // bytes the kernel reads, so the op is left as it is.
+  AffineMap full;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (map.isPermutation()) {
@@ -96,13 +98,15 @@ bool materialize(linalg::GenericOp op, bool keepSingleDims) {
   for (OpOperand *input : op.getDpsInputOperands()) {
     unsigned i = input->getOperandNumber();
     AffineMap map = maps[i];
-    if (map == full || (map == outputs && outputs.getNumResults() != 0) ||
+    if ((full && map == full) || (map == outputs && outputs.getNumResults() != 0) ||
         (keepSingleDims && map.getNumResults() == 1))
       continue;
     llvm::SmallBitVector dims = usedDims(map);
     AffineMap target =
         (dims & ~outputDims).none() && outputs.getNumResults() != 0 ? outputs
                                                                     : full;
+    if (!target)
+      break;
     inputs[i] =
         broadcastTo(b, op.getLoc(), input->get(), map, target, ranges);
     created.push_back(inputs[i].getDefiningOp());

@@ -89,12 +89,97 @@ struct NormalizeOperands : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A batched contraction (b, m, n, k) one of whose operands is shared by
+/// the batch (`w @ x` with w [M, K] and x [B, K, N]; read through (m, k) or
+/// (k, m), or (k, n) / (n, k) for B) reads that operand broadcast to every
+/// batch index first (an elementwise generic: its own kernel, B copies of a
+/// GEMM operand), then as a batched GEMM does. (An operand B shared by the
+/// batch of A is a 2-D GEMM already: the frontend folds the batch into M.)
+struct BroadcastBatchOperand : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumLoops() != 4 || op.getNumDpsInputs() != 2 ||
+        op.getNumDpsInits() != 1 || tcc::matmulTransposes(op))
+      return failure();
+    SmallVector<utils::IteratorType> it = op.getIteratorTypesArray();
+    if (it[0] != utils::IteratorType::parallel ||
+        it[1] != utils::IteratorType::parallel ||
+        it[2] != utils::IteratorType::parallel ||
+        it[3] != utils::IteratorType::reduction)
+      return failure();
+    MLIRContext *ctx = op.getContext();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineExpr b = getAffineDimExpr(0, ctx);
+    auto dims = [&](unsigned x, unsigned y, unsigned z) {
+      return AffineMap::get(4, 0, {getAffineDimExpr(x, ctx),
+                                   getAffineDimExpr(y, ctx),
+                                   getAffineDimExpr(z, ctx)}, ctx);
+    };
+    auto shared = [&](AffineMap map) {
+      return map.getNumResults() == 2 && map.isProjectedPermutation() &&
+             !map.isFunctionOfDim(0);
+    };
+    auto withBatch = [&](AffineMap map) {
+      SmallVector<AffineExpr> results = {b};
+      llvm::append_range(results, map.getResults());
+      return AffineMap::get(4, 0, results, ctx);
+    };
+    // A GEMM once the shared operand has the batch: C (b, m, n), A (b, m,
+    // k) or (b, k, m), B (b, k, n) or (b, n, k), a multiply-accumulate body.
+    AffineMap a = shared(maps[0]) ? withBatch(maps[0]) : maps[0];
+    AffineMap bm = shared(maps[1]) ? withBatch(maps[1]) : maps[1];
+    if (maps[2] != dims(0, 1, 2) ||
+        (a != dims(0, 1, 3) && a != dims(0, 3, 1)) ||
+        (bm != dims(0, 3, 2) && bm != dims(0, 2, 3)) ||
+        !linalg::isaContractionOpInterface(op))
+      return failure();
+    SmallVector<Value> inputs(op.getDpsInputs());
+    bool changed = false;
+    for (unsigned i = 0; i < 2; ++i) {
+      AffineMap map = maps[i];
+      if (!shared(map))
+        continue;
+      AffineMap batched = withBatch(map);
+      auto type = cast<RankedTensorType>(inputs[i].getType());
+      SmallVector<int64_t> shape = {op.getStaticLoopRanges()[0]};
+      llvm::append_range(shape, type.getShape());
+      Location loc = op.getLoc();
+      Value empty =
+          tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+      AffineMap read = AffineMap::get(
+          3, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx);
+      SmallVector<utils::IteratorType> parallel(3,
+                                                utils::IteratorType::parallel);
+      inputs[i] = linalg::GenericOp::create(
+                      rewriter, loc, empty.getType(), ValueRange{inputs[i]},
+                      ValueRange{empty},
+                      ArrayRef<AffineMap>{read,
+                                          AffineMap::getMultiDimIdentityMap(3, ctx)},
+                      parallel,
+                      [](OpBuilder &nb, Location l, ValueRange args) {
+                        linalg::YieldOp::create(nb, l, args[0]);
+                      })
+                      .getResult(0);
+      maps[i] = batched;
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputsMutable().assign(inputs);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
 struct TccNormalizeMatmulOperandsPass
     : public tcc::impl::TccNormalizeMatmulOperandsBase<
           TccNormalizeMatmulOperandsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<NormalizeOperands>(&getContext());
+    patterns.add<BroadcastBatchOperand, NormalizeOperands>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -85,7 +85,11 @@ def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
     (for a 4096^3 GEMM about 5% of its time). Contractions the Hopper GEMM
     takes (tcc::fitsWgmma: a wgmma target, f16 / bf16 operands straight
     from the kernel's arguments) keep their maps: its TMA boxes and wgmma
-    descriptors read either layout.
+    descriptors read either layout. A batched contraction whose operand is
+    shared by the batch (`w @ x`, w [M, K], x [B, K, N]: A read through
+    (m, k)) first gets that operand copied to every batch index (an
+    elementwise generic, B copies of it), then is a batched GEMM; a body
+    that is no multiply-accumulate is left alone.
 
     Before:
     ```mlir
@@ -125,7 +129,9 @@ def TccMaterializeBroadcasts : Pass<"tcc-materialize-broadcasts"> {
     reduction's output space when the operand does not vary along the
     reduced loops (a tensor no larger than the result), else the whole
     iteration space in the memory order of the first input read through
-    every loop. Operands read through one dim are kept when the rest
+    every loop (with no such input, as an outer product's or a
+    contraction's, nothing is made whole: that would multiply the bytes the
+    kernel reads). Operands read through one dim are kept when the rest
     suffices. A reduction that no form takes even then is left as it is
     (convert-linalg-to-tile names it). A matmul's elementwise epilogue
     reads operands whole, by row or by column (shared by the batches): a
