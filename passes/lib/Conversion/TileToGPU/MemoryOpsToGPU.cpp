@@ -244,27 +244,43 @@ struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
 
 static int64_t runWidthOf(const KernelInfo &info, Operation *op);
 
-/// `result` with its run of `runType` at `first` loaded: by `vectorLoad`
-/// when `fast` holds, else from the elements `elements` loads one by one.
-static Value insertRun(OpBuilder &b, Location loc, Value result, int64_t first,
-                       VectorType runType, Value fast,
-                       function_ref<Value(OpBuilder &, Location)> vectorLoad,
-                       function_ref<SmallVector<Value>(OpBuilder &, Location)>
-                           elements) {
-  auto ifOp = scf::IfOp::create(
-      b, loc, fast,
-      [&](OpBuilder &nb, Location l) {
-        scf::YieldOp::create(nb, l, vectorLoad(nb, l));
-      },
-      [&](OpBuilder &nb, Location l) {
-        scf::YieldOp::create(
-            nb, l,
-            vector::FromElementsOp::create(nb, l, runType, elements(nb, l))
-                .getResult());
-      });
-  return vector::InsertStridedSliceOp::create(
-      b, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
-      ArrayRef<int64_t>{1});
+/// A thread's vector of `vecType` loaded in runs of `width` elements: the
+/// run at `first` starts at `runStart(first)` (an address or an index) and
+/// is one `vectorLoad` of it when `fastPath(first, start)` holds, else its
+/// elements (`elementsOf(first, count)`) under scf.if; with `width == 1`
+/// every element is loaded alone.
+static Value loadByRuns(
+    OpBuilder &b, Location loc, VectorType vecType, int64_t width,
+    function_ref<Value(int64_t)> runStart,
+    function_ref<Value(int64_t, Value)> fastPath,
+    function_ref<Value(OpBuilder &, Location, VectorType, Value)> vectorLoad,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, int64_t, int64_t)>
+        elementsOf) {
+  if (width == 1)
+    return vector::FromElementsOp::create(
+        b, loc, vecType, elementsOf(b, loc, 0, vecType.getNumElements()));
+  VectorType runType = VectorType::get({width}, vecType.getElementType());
+  Value result = arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(b.getZeroAttr(vecType)));
+  for (int64_t first = 0; first < vecType.getNumElements(); first += width) {
+    Value start = runStart(first);
+    auto ifOp = scf::IfOp::create(
+        b, loc, fastPath(first, start),
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(nb, l, vectorLoad(nb, l, runType, start));
+        },
+        [&](OpBuilder &nb, Location l) {
+          scf::YieldOp::create(
+              nb, l,
+              vector::FromElementsOp::create(nb, l, runType,
+                                             elementsOf(nb, l, first, width))
+                  .getResult());
+        });
+    result = vector::InsertStridedSliceOp::create(
+        b, loc, ifOp.getResult(0), result, ArrayRef<int64_t>{first},
+        ArrayRef<int64_t>{1});
+  }
+  return result;
 }
 
 /// Element by element: `index < size ? memref[index] : 0`, one scalar load
@@ -311,43 +327,34 @@ struct MemRefGatherLowering : public TilePattern<tile::MemRefGatherOp> {
       return elems;
     };
     int64_t width = runWidthOf(info, op);
-    if (width == 1) {
-      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-          op, vecType, elementsOf(rewriter, loc, 0, vecType.getNumElements()));
-      return success();
-    }
-    VectorType runType = VectorType::get({width}, elem);
     int64_t bytes = width * elem.getIntOrFloatBitWidth() / 8;
     Value widthIndex = arith::ConstantIndexOp::create(rewriter, loc, width);
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value result = arith::ConstantOp::create(
-        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(vecType)));
-    for (int64_t first = 0; first < vecType.getNumElements(); first += width) {
-      Value start = indexAt(rewriter, loc, first);
-      Value aligned = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq,
-          arith::RemUIOp::create(rewriter, loc, start, widthIndex), zero);
-      // start + width <= size, as start < size - width + 1 (no overflow).
-      Value last = arith::AddIOp::create(rewriter, loc, start, widthIndex);
-      Value inBounds = arith::AndIOp::create(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule, last,
-                                size),
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                start, last));
-      Value fast = arith::AndIOp::create(rewriter, loc, aligned, inBounds);
-      result = insertRun(
-          rewriter, loc, result, first, runType, fast,
-          [&](OpBuilder &b, Location loc) -> Value {
-            auto load = vector::LoadOp::create(b, loc, runType, memref,
-                                               ValueRange{start});
-            load.setAlignment(bytes);
-            return load;
-          },
-          [&](OpBuilder &b, Location loc) {
-            return elementsOf(b, loc, first, width);
-          });
-    }
+    Value result = loadByRuns(
+        rewriter, loc, vecType, width,
+        [&](int64_t first) { return indexAt(rewriter, loc, first); },
+        [&](int64_t, Value start) -> Value {
+          Value aligned = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(rewriter, loc, start, widthIndex), zero);
+          // start + width <= size, as start < size - width + 1 (no overflow).
+          Value last = arith::AddIOp::create(rewriter, loc, start, widthIndex);
+          Value inBounds = arith::AndIOp::create(
+              rewriter, loc,
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                                    last, size),
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                    start, last));
+          return arith::AndIOp::create(rewriter, loc, aligned, inBounds);
+        },
+        [&](OpBuilder &b, Location loc, VectorType runType,
+            Value start) -> Value {
+          auto load =
+              vector::LoadOp::create(b, loc, runType, memref, ValueRange{start});
+          load.setAlignment(bytes);
+          return load;
+        },
+        elementsOf);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -453,29 +460,21 @@ struct LoadLowering : public TilePattern<tile::LoadOp> {
                                         elementOf(b, loc, other, e)));
       return elems;
     };
-    if (width == 1) {
-      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-          op, vecType, elementsOf(rewriter, loc, 0, vecType.getNumElements()));
-      return success();
-    }
-    VectorType runType = VectorType::get({width}, elem);
     int64_t bytes = width * elem.getIntOrFloatBitWidth() / 8;
-    Value result = arith::ConstantOp::create(
-        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(vecType)));
-    for (int64_t first = 0; first < vecType.getNumElements(); first += width) {
-      Value start = elementOf(rewriter, loc, ptr, first);
-      Value fast = isAligned(rewriter, loc, start, bytes);
-      if (Value all = maskAllOf(rewriter, loc, mask, first, width))
-        fast = arith::AndIOp::create(rewriter, loc, fast, all);
-      result = insertRun(
-          rewriter, loc, result, first, runType, fast,
-          [&](OpBuilder &b, Location loc) -> Value {
-            return LLVM::LoadOp::create(b, loc, runType, start, bytes);
-          },
-          [&](OpBuilder &b, Location loc) {
-            return elementsOf(b, loc, first, width);
-          });
-    }
+    Value result = loadByRuns(
+        rewriter, loc, vecType, width,
+        [&](int64_t first) { return elementOf(rewriter, loc, ptr, first); },
+        [&](int64_t first, Value start) {
+          Value fast = isAligned(rewriter, loc, start, bytes);
+          if (Value all = maskAllOf(rewriter, loc, mask, first, width))
+            fast = arith::AndIOp::create(rewriter, loc, fast, all);
+          return fast;
+        },
+        [&](OpBuilder &b, Location loc, VectorType runType,
+            Value start) -> Value {
+          return LLVM::LoadOp::create(b, loc, runType, start, bytes);
+        },
+        elementsOf);
     rewriter.replaceOp(op, result);
     return success();
   }
