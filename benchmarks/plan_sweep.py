@@ -16,12 +16,12 @@ to torch eager and torch.compile (medians of CUDA-event timings).
 from __future__ import annotations
 
 import json
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-F = {"f16": "float16", "bf16": "bfloat16", "f32": "float32"}
+sys.path.insert(0, str(Path(__file__).parent))
+from programs import F, bench, check  # noqa: E402  (beside this script)
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,7 @@ def _with_config(text: str, plan: str | None) -> str:
 # ------------------------------------------------------------- CPU side --
 def build(directory: Path, names: list[str]) -> None:
     from tcc.compiler.compile import compile as tcc_compile
+    from tcc.tune.space import plan_in
 
     directory.mkdir(parents=True, exist_ok=True)
     manifest = []
@@ -130,9 +131,8 @@ def build(directory: Path, names: list[str]) -> None:
             except Exception as exc:  # noqa: BLE001  (a plan the builder refuses)
                 print(f"{name} plan {plan}: refused: {str(exc).splitlines()[-1][:160]}")
                 continue
-            tile = program.kernels[0].ir["tile"]
-            chosen = re.search(r"#tile\.lowering_config<[^>]*>", tile)
-            label = "auto: " + chosen.group(0) if plan is None and chosen else (plan or "auto")
+            chosen = plan_in(program.kernels[0].ir["tile"])
+            label = "auto: " + chosen if plan is None and chosen else (plan or "auto")
             path = f"{name}.{i}.tccprog"
             program.artifact.save(directory / path)
             manifest.append({"case": name, "plan": label, "path": path})
@@ -143,7 +143,6 @@ def build(directory: Path, names: list[str]) -> None:
 # ------------------------------------------------------------- GPU side --
 def run(directory: Path, out: Path) -> None:
     import torch
-    import triton.testing
 
     import tcc.runtime
 
@@ -156,19 +155,7 @@ def run(directory: Path, out: Path) -> None:
         inputs = [(torch.randn(shape, device="cuda") * case.scale).to(getattr(torch, F[dt]))
                   for shape, dt in case.inputs]
         program = tcc.runtime.load(str(directory / entry["path"]))
-        spec = program.artifact.outputs[0]
-        poisoned = torch.full(tuple(spec.shape), float("nan"), device="cuda",
-                              dtype=getattr(torch, F[spec.dtype]))
-        program(*inputs, out=poisoned)
-        torch.cuda.synchronize()
-        ref = fn(*[x.double() for x in inputs])
-        got = poisoned.double()
-        err = float("nan") if got.isnan().any() else float(
-            (got - ref).norm() / ref.norm().clamp_min(1e-30))
-
-        def bench(call: object) -> float:
-            return triton.testing.do_bench(call, warmup=50, rep=300, return_mode="median")
-
+        err, poisoned = check(program, fn, inputs)
         nbytes = sum(x.numel() * x.element_size() for x in inputs) + \
             poisoned.numel() * poisoned.element_size()
         if case.name not in peers:

@@ -278,10 +278,34 @@ def _kernel_times(call: Callable[[], object], iters: int = 20) -> list[tuple[str
     return [(name[:60], sum(t) / iters) for name, t in totals.items()]
 
 
+def check(program: object, fn: Callable, inputs: list) -> tuple[float, object]:
+    """Run ``program`` on ``inputs`` into a NaN-poisoned output and return
+    its relative error against ``fn`` on float64 inputs (NaN when any
+    output element was left unwritten), and the output."""
+    import torch
+
+    spec = program.artifact.outputs[0]  # type: ignore[attr-defined]
+    poisoned = torch.full(tuple(spec.shape), float("nan"), device="cuda",
+                          dtype=getattr(torch, F[spec.dtype]))
+    program(*inputs, out=poisoned)  # type: ignore[operator]
+    torch.cuda.synchronize()
+    ref = fn(*[x.double() for x in inputs]).double()
+    got = poisoned.double()
+    if got.isnan().any():
+        return float("nan"), poisoned
+    return float((got - ref).norm() / ref.norm().clamp_min(1e-30)), poisoned
+
+
+def bench(call: Callable[[], object]) -> float:
+    """Median ms of ``call`` (CUDA events after warm-up: triton's do_bench)."""
+    import triton.testing
+
+    return triton.testing.do_bench(call, warmup=50, rep=300, return_mode="median")
+
+
 def run(directory: Path, out: Path, profile_kernels: bool = False,
         check_only: bool = False) -> None:
     import torch
-    import triton.testing
 
     import tcc.runtime
 
@@ -295,17 +319,7 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
         fn = _torch(case.kind)
         inputs = [(torch.randn(shape, device="cuda") * case.scale).to(getattr(torch, F[dt]))
                   for shape, dt in case.inputs]
-        out_spec = program.artifact.outputs[0]
-        poisoned = torch.full(tuple(out_spec.shape), float("nan"), device="cuda",
-                              dtype=getattr(torch, F[out_spec.dtype]))
-        program(*inputs, out=poisoned)
-        torch.cuda.synchronize()
-        ref = fn(*[x.double() for x in inputs]).double()
-        got = poisoned.double()
-        if got.isnan().any():
-            err = float("nan")
-        else:
-            err = float((got - ref).norm() / ref.norm().clamp_min(1e-30))
+        err, poisoned = check(program, fn, inputs)
         ok = err <= max(case.tol, 1e-12)
         if check_only:  # correctness only (e.g. under compute-sanitizer)
             print(f"{name:34s} {'ok ' if ok else 'BAD'} err={err:.1e}", flush=True)
@@ -314,9 +328,6 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
         out_buf = torch.empty_like(poisoned)
         compiled = torch.compile(fn)
         compiled(*inputs)
-        def bench(call: Callable[[], object]) -> float:
-            return triton.testing.do_bench(call, warmup=50, rep=300, return_mode="median")
-
         args = tuple(inputs)
         times = {
             "tcc": bench(lambda p=program, a=args, o=out_buf: p(*a, out=o)),

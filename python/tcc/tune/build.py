@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Mapping
@@ -12,9 +11,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from tcc.tune.space import candidates
-
-_PLAN = re.compile(r"#tile\.lowering_config<[^>]*>")
+from tcc.tune.space import candidates, plan_in
 
 
 def _compile(text: str, target: str, plans: dict[str, str] | None, path: str) -> str:
@@ -55,9 +52,8 @@ def build(source: Any, target: str, directory: str | Path, *,
     default.artifact.save(out / "default.tccprog")
     plans: dict[str, str] = {}
     for kernel in default.kernels:
-        found = _PLAN.search(kernel.ir["tile"])
-        if found:
-            plans[kernel.name] = found.group(0)
+        if plan := plan_in(kernel.ir["tile"]):
+            plans[kernel.name] = plan
     jobs_list: list[tuple[str, str, str]] = []  # (kernel, plan, file)
     for kernel, plan in plans.items():
         for i, candidate in enumerate(candidates(plan)):

@@ -9,6 +9,13 @@ from __future__ import annotations
 import re
 
 _CONFIG = re.compile(r"#tile\.lowering_config<(.*)>$")
+_IN_IR = re.compile(r"#tile\.lowering_config<[^>]*>")
+
+
+def plan_in(ir: str) -> str | None:
+    """The first #tile.lowering_config in a kernel's IR (its plan), or None."""
+    found = _IN_IR.search(ir)
+    return found.group(0) if found else None
 
 
 def parse(config: str) -> dict[str, str]:
