@@ -69,6 +69,14 @@ def _softmax_plans(rows: tuple[int, ...], warps: tuple[int, ...], n: int) -> tup
                  f"num_warps = {w}>" for bm in rows for w in warps)
 
 
+def _vocab_plans() -> tuple[str, ...]:
+    return tuple(f"#tile.lowering_config<form = softmax, block = [1, {bn}], "
+                 f"num_warps = {w}, walk = {walk}>"
+                 for walk in ("staged", "looped")
+                 for bn, w in ((1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16),
+                               (8192, 16), (16384, 16)))
+
+
 CASES = {
     c.name: c
     for c in (
@@ -84,16 +92,18 @@ CASES = {
         SweepCase("softmax_f32_16384x256", _softmax_text(16384, 256, "f32"),
                   "lambda x: torch.softmax(x, -1)", (((16384, 256), "f32"),),
                   _softmax_plans((1, 4, 8), (1, 4), 256), 1e-5),
-        # A vocabulary-sized row: the online softmax's chunk and warps.
+        # A vocabulary-sized row: the online softmax's chunk, warps and walk
+        # (staged: the row copied once into shared memory; looped: both
+        # walks over global memory).
         SweepCase("softmax_f16_4096x50257", _softmax_text(4096, 50257, "f16"),
                   "lambda x: torch.softmax(x, -1)", (((4096, 50257), "f16"),),
-                  tuple(f"#tile.lowering_config<form = softmax, block = [1, {bn}], "
-                        f"num_warps = {w}, walk = looped>"
-                        for bn, w in ((2048, 4), (4096, 4), (4096, 8), (8192, 8), (8192, 16),
-                                      (16384, 16), (2048, 8), (1024, 4)))
-                  # the whole row in registers (64 or 32 elements per thread)
-                  + tuple(f"#tile.lowering_config<form = softmax, block = [1, 65536], "
-                          f"num_warps = {w}>" for w in (16, 32)), 2e-3),
+                  _vocab_plans(), 2e-3),
+        SweepCase("softmax_f16_64x50257", _softmax_text(64, 50257, "f16"),
+                  "lambda x: torch.softmax(x, -1)", (((64, 50257), "f16"),),
+                  _vocab_plans(), 2e-3),
+        SweepCase("softmax_f32_4096x50257", _softmax_text(4096, 50257, "f32"),
+                  "lambda x: torch.softmax(x, -1)", (((4096, 50257), "f32"),),
+                  _vocab_plans(), 1e-5),
         # The softmax form against the row program it becomes with a
         # producer, on small and on GEMM-sized (std 32) logits.
         SweepCase("softmax_f16_4096x4096", _softmax_text(4096, 4096, "f16"),

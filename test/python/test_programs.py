@@ -258,20 +258,33 @@ def test_program_artifact_rejects_inconsistent_steps():
 def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
     # 50257 columns: longer than a row kept in registers (max-softmax-columns).
     src = """
-    func.func @vocab(%x: tensor<2x50257xf16>) -> tensor<2x50257xf16> {
-      %y = tcc.softmax %x dim = 1 : tensor<2x50257xf16>
-      return %y : tensor<2x50257xf16>
+    func.func @vocab(%x: tensor<9x50257xf16>) -> tensor<9x50257xf16> {
+      %y = tcc.softmax %x dim = 1 : tensor<9x50257xf16>
+      return %y : tensor<9x50257xf16>
     }"""
+    # 9 rows: their starts fall on each of the 8 offsets from a 16-byte
+    # boundary (the staged copy starts at the one before).
     k = tcc_compile(src, target, cache=False)
-    assert len(k.kernels) == 1 and k.ir["tile"].count("scf.for") == 2  # online: two walks
-    x = (np.random.default_rng(5).standard_normal((2, 50257)) * 4).astype(np.float16)
+    # Without cp.async (AMD) the online softmax: two walks over global
+    # memory. With it (NVIDIA) the row is copied once into shared memory (a
+    # copy loop, 25 slots of 2048), and three walks (max, sum, quotients)
+    # read it, each a loop over its whole chunks and one over its tail.
+    tile_ir = k.ir["tile"]
+    staged = target != "gfx942"
+    assert len(k.kernels) == 1 and tile_ir.count("scf.for") == (7 if staged else 2)
+    assert ("walk = staged" in tile_ir) == staged
+    assert ("!tile.shared_buffer<25x1x2048xf16" in tile_ir) == staged
+    x = (np.random.default_rng(5).standard_normal((9, 50257)) * 4).astype(np.float16)
     (y,) = run_gpu_stage(k, x)
     e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
     ref = e / e.sum(1, keepdims=True)
     np.testing.assert_allclose(y.astype(np.float64), ref, rtol=2e-3, atol=1e-7)
-    # One exp per element in the first walk (the rescale and the term share
-    # it), one in the merge of the positions, one per element in the second.
-    assert k.ir["tile"].count("math.exp") == 3
+    # Online: one exp per element in the first walk (the rescale and the
+    # term share it), one in the merge of the positions, one per element in
+    # the second. Staged: one per element in the sum walk and in the last,
+    # each written for its first chunk, its whole chunks and its tail (the
+    # first chunk's exp is computed once for both: cse).
+    assert k.ir["tile"].count("math.exp") == (5 if staged else 3)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -292,6 +305,34 @@ def test_chunked_softmax_rows_with_nan_ties_and_a_late_max(target):
     assert np.isnan(y[0]).all()
     e = np.exp(x[1:].astype(np.float64) - x[1:].max(1, keepdims=True))
     np.testing.assert_allclose(y[1:], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "dtype"), [(6141, "f16"), (6145, "f16"), (4097, "f32"),
+                                          (6142, "f32"), (6144, "f32")])
+def test_staged_softmax_rows_of_any_length(n, dtype):
+    # walk = staged (sm_80: cp.async) over 2048-wide chunks: the first chunk
+    # and the row's tail masked, the whole chunks between not. Rows whose
+    # tail chunk lies one chunk earlier for aligned starts than for shifted
+    # ones (6141 f16: 3 chunks from an aligned start, 4 from a shifted one)
+    # and rows of whole chunks; 9 rows start at every offset from 16 bytes.
+    src = f"""
+    func.func @softmax(%x: tensor<9x{n}x{dtype}>) -> tensor<9x{n}x{dtype}> {{
+      %y = tcc.softmax %x dim = 1 : tensor<9x{n}x{dtype}>
+      return %y : tensor<9x{n}x{dtype}>
+    }}"""
+    plan = "#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 4, walk = staged>"
+    k = tcc_compile(src, "sm_80", cache=False, plans={"softmax": plan})
+    assert "tile.shared_load" in k.ir["tile"]
+    x = (np.random.default_rng(n).standard_normal((9, n)) * 4).astype(
+        np.float16 if dtype == "f16" else np.float32)
+    x[3, -1] = 30.0   # the max in the tail chunk
+    x[4, 0] = 30.0    # the max in the first chunk
+    x[1, :3] = 30.0   # right after row 0 (aligned): its tail must mask them
+    (y,) = run_gpu_stage(k, x)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    rtol = 2e-3 if dtype == "f16" else 1e-5
+    np.testing.assert_allclose(y.astype(np.float64), e / e.sum(1, keepdims=True), rtol=rtol,
+                               atol=1e-7 if dtype == "f16" else 1e-12)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -52,6 +52,13 @@ def test_candidates_are_other_configs_of_the_same_form(config):
         assert set(fields) == set(parse(config))  # mma, walk, stages kept
 
 
+@pytest.mark.parametrize(("walk", "other"), [("looped", "staged"), ("staged", "looped")])
+def test_long_softmax_rows_try_the_other_walk(walk, other):
+    config = ("#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, "
+              f"walk = {walk}>")
+    assert config.replace(walk, other) in candidates(config)
+
+
 def test_compile_takes_plans_by_kernel_name():
     plan = "#tile.lowering_config<form = softmax, block = [4, 1024], num_warps = 8>"
     compiled = tcc.compile(SOFTMAX, "sm_80", cache=False, plans={"softmax": plan})

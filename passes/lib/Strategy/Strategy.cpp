@@ -430,3 +430,11 @@ BlockSchedule mlir::tcc::fmaAccumulatorSchedule(unsigned warps,
   s.blockN = int64_t(s.vec) * s.tpwN * s.wpcN;
   return s;
 }
+
+int64_t mlir::tcc::stagedRowBytes(const BlockSchedule &s, int64_t n,
+                                  unsigned elementBytes) {
+  unsigned widest = std::max(1u, kMaxVectorBytes / elementBytes);
+  bool shifted = n % widest != 0 && s.blockM == 1;
+  int64_t chunks = llvm::divideCeil(n + (shifted ? s.vec - 1 : 0), s.blockN);
+  return chunks * s.blockM * s.blockN * elementBytes;
+}

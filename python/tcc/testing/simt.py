@@ -656,6 +656,13 @@ def host_module(gpu_stage: str, warp_size: int = 32) -> tuple[str, str]:
         stripped = line.strip()
         if stripped.startswith(("nvvm.cp.async.commit.group", "nvvm.cp.async.wait.group")):
             continue
+        dynamic = re.match(r"(%\w+) = gpu\.dynamic_shared_memory : (memref<\?xi8, .*>)$", stripped)
+        if dynamic:
+            # Workgroup memory over the static limit: one more buffer, of the
+            # launch's dynamic shared bytes (_run_kernel), that the kernel
+            # views (memref.view) as its buffers.
+            params.insert(-1, f"{dynamic.group(1)}: {dynamic.group(2)}")
+            continue
         call = next((emulate for text, emulate in calls if text in line), None)
         if call:
             body.append(call(line))
@@ -838,7 +845,12 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
         inputs_types = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
         workgroup = [ir.MemRefType(t) for t in inputs_types[len(args) : -_ENV_COUNT]]
         shared = [
-            _aligned_empty(tuple(t.shape), _numpy_dtype(str(t.element_type))) for t in workgroup
+            _aligned_empty(
+                tuple(launch.shared_mem_bytes if d == ir.ShapedType.get_dynamic_size() else d
+                      for d in t.shape),
+                _numpy_dtype(str(t.element_type)),
+            )
+            for t in workgroup
         ]
         PassManager.parse(f"builtin.module({_PIPELINE})").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)

@@ -64,10 +64,16 @@ def candidates(config: str) -> list[str]:
             for w in (1, 2, 4, 8, 16):
                 if (r, w) != (bm, warps):
                     out.append(_with(fields, [r, bn], w))
-        if form in ("softmax", "row_program") and fields.get("walk") == "looped":
+        if form in ("softmax", "row_program") and fields.get("walk") in ("looped", "staged"):
             for cols in (bn // 2, bn * 2):
                 if cols >= 64:
                     out.append(_with(fields, [bm, cols], warps))
+        # A long softmax row: copied once into shared memory, or walked twice
+        # over global memory (a staged plan the row does not fit is refused
+        # by the builder, and the tuner drops it).
+        if form == "softmax" and fields.get("walk") in ("looped", "staged"):
+            other = "looped" if fields["walk"] == "staged" else "staged"
+            out.append(_with(fields, block, warps, walk=other))
     elif form in ("matmul", "fma_matmul"):
         bm, bn, bk = block
         stages = int(fields.get("num_stages", "3"))

@@ -352,3 +352,14 @@ func.func @flat_gather_short_block(%x: tensor<1000x777xf32>, %b: tensor<777xf32>
   } -> tensor<1000x777xf32>
   return %r : tensor<1000x777xf32>
 }
+
+// -----
+
+// walk = staged keeps the row in shared memory: 60000 f32 (30 slots of
+// [1, 2048]) do not fit sm_90's 227 KiB.
+func.func @staged_too_wide(%x: tensor<4x60000xf32>) -> tensor<4x60000xf32> {
+  %e = tensor.empty() : tensor<4x60000xf32>
+  // expected-error@+1 {{lowering_config walk = staged keeps 30 chunks of [1, 2048] in shared memory (245760 bytes), more than the target's 232448 (#tile.target max_shared_bytes); use walk = looped}}
+  %0 = "linalg.softmax"(%x, %e) <{dimension = 1 : i64}> {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, walk = staged>} : (tensor<4x60000xf32>, tensor<4x60000xf32>) -> tensor<4x60000xf32>
+  return %0 : tensor<4x60000xf32>
+}

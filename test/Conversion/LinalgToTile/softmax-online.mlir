@@ -4,7 +4,9 @@
 // : s + d; the positions merge (one exp), the second walk writes
 // exp(x - M) / S (one exp per element). Each exp is exp2 of the difference
 // times log2 e (one ex2 instruction).
-// RUN: tcc-opt %s --tcc-set-target=arch=sm_90 --tcc-select-strategy=max-softmax-columns=1024 --convert-linalg-to-tile | FileCheck %s
+// With asynchronous copies and a row that fits in shared memory (walk =
+// staged), the walks read the row from a copy there, made once.
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy=max-softmax-columns=1024 --convert-linalg-to-tile --canonicalize | FileCheck %s
 
 // CHECK-LABEL: tile.func @online
 // CHECK:         %[[W:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}})
@@ -30,6 +32,70 @@
 // CHECK:         tile.return
 func.func @online(%x: tensor<4x5000xf32>) -> tensor<4x5000xf32> {
   %e = tensor.empty() : tensor<4x5000xf32>
-  %0 = linalg.softmax dimension(1) ins(%x : tensor<4x5000xf32>) outs(%e : tensor<4x5000xf32>) -> tensor<4x5000xf32>
+  %0 = "linalg.softmax"(%x, %e) <{dimension = 1 : i64}> {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, walk = looped>} : (tensor<4x5000xf32>, tensor<4x5000xf32>) -> tensor<4x5000xf32>
   return %0 : tensor<4x5000xf32>
+}
+
+// -----
+
+// walk = staged (the strategy's choice here): rows of 5001 f32 start at any
+// multiple of 4 bytes, so the program copies its row from the 16-byte
+// aligned element before it (m0 * n - misalign, through a flat [1, rows * n]
+// view) into ceil((5001 + 3) / 2048) = 3 slots, one asynchronous copy each,
+// and waits once. Three walks read the slots (slot (k - start) / 2048): the
+// max, the sum of exp(x - max), the quotients. Each masks (columns outside
+// [0, n), one unsigned compare, read as the lowest value) only its first
+// chunk and its tail from start + 2048 * floor((n - start) / 2048) on; the
+// chunks between are whole.
+// CHECK-LABEL: tile.func @staged
+// CHECK-SAME: walk = staged
+// CHECK:         %[[MIS:.*]] = arith.remui %{{.*}}, %c4
+// CHECK:         %[[START:.*]] = arith.subi %c0, %[[MIS]]
+// CHECK:         %[[BUF:.*]] = tile.shared_alloc : !tile.shared_buffer<3x1x2048xf32, #shared>
+// CHECK:         %[[FLAT:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 20004] : memref<20004xf32> into memref<1x20004xf32>
+// CHECK:         %[[FIRST:.*]] = arith.subi %{{.*}}, %[[MIS]]
+// CHECK:         scf.for %[[SLOT:.*]] = %c0 to %c3 step %c1 {
+// CHECK:           %[[OFF:.*]] = arith.muli %[[SLOT]], %c2048
+// CHECK:           %[[COL:.*]] = arith.addi %[[FIRST]], %[[OFF]]
+// CHECK:           tile.async_copy %[[FLAT]][%c0, %[[COL]]], %[[BUF]][%[[SLOT]]] layout #blocked
+// CHECK:         }
+// CHECK:         tile.async_commit_group
+// CHECK:         tile.async_wait {pending = 0 : i32}
+// CHECK:         %[[SECOND:.*]] = arith.subi %c2048, %[[MIS]]
+// CHECK:         %[[LEFT:.*]] = arith.addi %[[MIS]], %c5001
+// CHECK:         %[[WHOLE:.*]] = arith.divui %[[LEFT]], %c2048
+// CHECK:         %[[SPAN:.*]] = arith.muli %[[WHOLE]], %c2048
+// CHECK:         %[[TAIL:.*]] = arith.addi %[[START]], %[[SPAN]]
+// CHECK:         %[[X0:.*]] = tile.shared_load %[[BUF]][%c0]
+// CHECK:         arith.cmpi ult
+// CHECK:         arith.select %{{.*}}, %[[X0]], %{{.*}}
+// CHECK:         %[[MID:.*]] = scf.for %[[K:.*]] = %[[SECOND]] to %[[TAIL]] step %c2048 iter_args(
+// CHECK:           %[[REL:.*]] = arith.subi %[[K]], %[[START]]
+// CHECK:           %[[S1:.*]] = arith.divsi %[[REL]], %c2048
+// CHECK:           tile.shared_load %[[BUF]][%[[S1]]]
+// CHECK-NOT:       arith.cmpi
+// CHECK:           arith.maximumf
+// CHECK-NEXT:      scf.yield
+// CHECK:         scf.for %{{.*}} = %[[TAIL]] to %c5001 step %c2048 iter_args(%{{.*}} = %[[MID]])
+// CHECK:           tile.shared_load %[[BUF]]
+// CHECK:           arith.cmpi ult
+// CHECK:           arith.maximumf
+// CHECK:         tile.reduce
+// CHECK:         scf.for
+// CHECK:           math.exp2
+// CHECK:         scf.for
+// CHECK:           math.exp2
+// CHECK:         tile.reduce
+// CHECK:         tile.memref_store
+// CHECK:         scf.for
+// CHECK:           tile.shared_load %[[BUF]]
+// CHECK-NOT:       tile.memref_load
+// CHECK:           tile.memref_store
+// CHECK:         scf.for
+// CHECK:           tile.memref_store
+// CHECK:         tile.return
+func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
+  %e = tensor.empty() : tensor<4x5001xf32>
+  %0 = linalg.softmax dimension(1) ins(%x : tensor<4x5001xf32>) outs(%e : tensor<4x5001xf32>) -> tensor<4x5001xf32>
+  return %0 : tensor<4x5001xf32>
 }

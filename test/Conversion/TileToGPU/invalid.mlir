@@ -140,12 +140,23 @@ tile.func @copy_column_major(%A: memref<64x64xf16>, %slot: index) attributes {gr
 
 // -----
 
-#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blkT = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 #sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
-tile.func @shared_load_blocked(%slot: index) attributes {grid_rank = 1 : i32} {
+tile.func @shared_load_blocked_column_major(%slot: index) attributes {grid_rank = 1 : i32} {
   %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
-  // expected-error@+1 {{'tile.shared_load' op tile.shared_load reads dot operands only}}
-  %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x64x32xf16, #sh> -> tensor<64x32xf16, #blk>
+  // expected-error@+1 {{'tile.shared_load' op shared tiles must be row-major (order = [1, 0]) and read into a row-major layout}}
+  %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x64x32xf16, #sh> -> tensor<64x32xf16, #blkT>
+  tile.return
+}
+
+// -----
+
+#blk = #tile.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 8, 4], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]}>
+#sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [2, 1, 0]}>
+tile.func @shared_load_blocked_3d(%slot: index) attributes {grid_rank = 1 : i32} {
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x2x64x32xf16, #sh>
+  // expected-error@+1 {{'tile.shared_load' op convert-tile-to-gpu reads 2-D slots into a #tile.blocked tile only}}
+  %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x2x64x32xf16, #sh> -> tensor<2x64x32xf16, #blk>
   tile.return
 }
 

@@ -120,3 +120,37 @@ tile.func @stage_loop(%A: memref<100x256xf16>, %m0: index) attributes {grid_rank
   }
   tile.return
 }
+
+// -----
+
+#blk = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#shS = #tile.shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+
+// A slot read back into a #tile.blocked tile (a softmax walk over its
+// staged row): each thread's two 8-element runs as 16-byte vector loads of
+// the slot; in a swizzled buffer, one load per swizzle group (four of 4).
+// CHECK-LABEL: gpu.func @read_blocked
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: vector.load %{{.*}}[%arg1, %{{.*}}, %{{.*}}] : memref<4x1x2048xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.load %{{.*}} : memref<4x1x2048xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.insert_strided_slice %{{.*}}, %{{.*}} {offsets = [8], strides = [1]} : vector<8xf16> into vector<16xf16>
+// CHECK-NOT: vector.load %{{.*}} : memref<4x1x2048xf16
+// CHECK-COUNT-4: vector.load %{{.*}} : memref<2x1x2048xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// CHECK-NOT: vector.load %{{.*}} : memref<2x1x2048xf16
+tile.func @read_blocked(%x: memref<1x4096xf16>, %slot: index, %y: memref<1x4096xf16>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<4x1x2048xf16, #sh>
+  %bufS = tile.shared_alloc : !tile.shared_buffer<2x1x2048xf16, #shS>
+  tile.async_copy %x[%c0, %c0], %buf[%slot] layout #blk : memref<1x4096xf16> -> !tile.shared_buffer<4x1x2048xf16, #sh>
+  tile.async_copy %x[%c0, %c0], %bufS[%slot] layout #blk : memref<1x4096xf16> -> !tile.shared_buffer<2x1x2048xf16, #shS>
+  tile.async_commit_group
+  tile.async_wait {pending = 0 : i32}
+  %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<4x1x2048xf16, #sh> -> tensor<1x2048xf16, #blk>
+  %s = tile.shared_load %bufS[%slot] : !tile.shared_buffer<2x1x2048xf16, #shS> -> tensor<1x2048xf16, #blk>
+  %sum = arith.addf %t, %s : tensor<1x2048xf16, #blk>
+  tile.memref_store %y[%c0, %c0], %sum : memref<1x4096xf16>, tensor<1x2048xf16, #blk>
+  tile.return
+}

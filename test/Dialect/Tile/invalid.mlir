@@ -969,6 +969,11 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // -----
 
+// expected-error@+1 {{#tile.lowering_config: walk = staged is for form = softmax, not form = row_program}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = row_program, block = [1, 1024], num_warps = 4, walk = staged>}
+
+// -----
+
 // expected-error@+1 {{#tile.lowering_config: view is for form = elementwise, not form = row_reduction}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = row_reduction, block = [1, 1024], num_warps = 4, view = flat_gather>}
 

@@ -145,6 +145,13 @@ BlockSchedule blockedSchedule(int64_t blockM, int64_t blockN, int64_t n,
 /// blockN are one coverage of it.
 BlockSchedule fmaAccumulatorSchedule(unsigned warps, unsigned warpSize);
 
+/// Shared memory a staged softmax walk (walk = staged) of schedule `s`
+/// over rows of `n` elements of `elementBytes` keeps: one [BM, BN] slot per
+/// chunk of the walk, which starts up to vec - 1 columns before a one-row
+/// block's row when rows are not a multiple of the widest vector.
+int64_t stagedRowBytes(const BlockSchedule &s, int64_t n,
+                       unsigned elementBytes);
+
 } // namespace mlir::tcc
 
 #endif // TCC_STRATEGY_STRATEGY_H

@@ -507,7 +507,8 @@ Value mlir::tcc::castIndexTile(OpBuilder &b, Location loc, Value index,
   return index;
 }
 
-Value mlir::tcc::columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n) {
+Value mlir::tcc::columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n,
+                                 bool fromZero) {
   OpBuilder &b = kb.b;
   Location loc = kb.loc;
   Type i32 = b.getI32Type();
@@ -517,9 +518,10 @@ Value mlir::tcc::columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n) {
   Value shifted = arith::AddIOp::create(b, loc, cols,
                                         kb.splat(k32, kb.colsType(i32)));
   Value limit = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));
-  Value inBounds =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, shifted,
-                            kb.splat(limit, kb.colsType(i32)));
+  // fromZero: one unsigned compare (a negative k + j wraps past n).
+  Value inBounds = arith::CmpIOp::create(
+      b, loc, fromZero ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+      shifted, kb.splat(limit, kb.colsType(i32)));
   return kb.broadcastCols(inBounds);
 }
 

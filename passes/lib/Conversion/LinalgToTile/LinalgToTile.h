@@ -190,8 +190,10 @@ FailureOr<std::pair<TypedAttr, TypedAttr>> getArgFills(linalg::GenericOp op);
 Value castIndexTile(OpBuilder &b, Location loc, Value index,
                     RankedTensorType type);
 
-/// i1 [BM, BN] tile: column index (k + j) < n.
-Value columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n);
+/// i1 [BM, BN] tile: column index (k + j) < n (and >= 0 with `fromZero`:
+/// a walk that starts before the row).
+Value columnsInBounds(TileKernelBuilder &kb, Value k, int64_t n,
+                      bool fromZero = false);
 /// A memref as a 1-D vector (all dims collapsed).
 Value viewAs1D(OpBuilder &b, Location loc, Value memref);
 /// exp(a - c) of f32 tiles as the softmax forms compute it: exp2((a - c) *

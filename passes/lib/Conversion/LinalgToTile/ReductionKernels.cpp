@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/bit.h"
@@ -281,13 +282,22 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
   return success();
 }
 
-/// A softmax over rows longer than registers hold, in two walks over each
-/// row (online softmax): the first keeps, per element position of the
-/// chunk, a running max m and a sum s of exp(x - m), rescaled when m grows
-/// (s = s * exp(m_old - x) + 1 when x is the new max, s + exp(x - m)
-/// otherwise: one exp per element); the row's max M and sum S then
-/// merge the positions (S = sum of s * exp(m - M)). The second walk writes
-/// exp(x - M) / S. Computed in f32 for 16-bit floats.
+/// A softmax over rows longer than registers hold, walked in BN-wide
+/// chunks. walk = looped (online softmax, two walks over global memory):
+/// the first keeps, per element position of the chunk, a running max m and
+/// a sum s of exp(x - m), rescaled when m grows (s = s * exp(m_old - x) + 1
+/// when x is the new max, s + exp(x - m) otherwise: one exp per element);
+/// the row's max M and sum S then merge the positions (S = sum of
+/// s * exp(m - M)). The last walk writes exp(x - M) / S. Computed in f32
+/// for 16-bit floats.
+///
+/// walk = staged: the program first copies its row, chunk by chunk, into
+/// one shared-memory slot per chunk (tile.async_copy, every chunk in flight
+/// at once), and the walks read the slots: the row crosses global memory
+/// once. Re-reading is cheap there, so a walk for the max and one for the
+/// sum of exp(x - M) replace the online walk (half its arithmetic, for the
+/// same exps), and only the first and last chunks are masked. Each thread
+/// reads back the elements it copied (the copy's layout is the walk's).
 static LogicalResult buildOnlineSoftmaxKernel(
     linalg::SoftmaxOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
@@ -312,6 +322,17 @@ static LogicalResult buildOnlineSoftmaxKernel(
   if (failed(planned))
     return failure();
   BlockSchedule schedule = *planned;
+  bool staged = config.getWalk() == tile::RowWalk::staged;
+  int64_t sharedBytes = stagedRowBytes(schedule, n, bytes);
+  int64_t chunks = sharedBytes / (schedule.blockM * schedule.blockN * bytes);
+  if (staged && sharedBytes > int64_t(context.target.getMaxSharedBytes()))
+    return op.emitOpError()
+           << "lowering_config walk = staged keeps " << chunks << " chunks of ["
+           << schedule.blockM << ", " << schedule.blockN
+           << "] in shared memory (" << sharedBytes
+           << " bytes), more than the target's "
+           << context.target.getMaxSharedBytes()
+           << " (#tile.target max_shared_bytes); use walk = looped";
   FailureOr<Value> input = lookupInput(op.getInput(), inputArgs, op);
   if (failed(input))
     return failure();
@@ -327,91 +348,181 @@ static LogicalResult buildOnlineSoftmaxKernel(
   auto constant = [&](const APFloat &v) {
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(f32, v));
   };
-  Value lowest = kb.splat(constant(APFloat::getLargest(semantics, true)),
-                          kb.blockType(f32));
+  auto splat = [&](const APFloat &v) {
+    return kb.splat(constant(v), kb.blockType(f32));
+  };
   Value x2d = viewAs2D(b, loc, *input);
   Value y2d = viewAs2D(b, loc, (*output));
-  // Columns past the row's end read as the lowest value: exp of them is 0.
-  auto loadChunk = [&](Value k) {
-    Value mask = columnsInBounds(kb, k, n);
-    Value other = kb.splat(
-        arith::ConstantOp::create(
-            b, loc,
-            b.getFloatAttr(elementType,
-                           APFloat::getLargest(
-                               cast<FloatType>(elementType).getFloatSemantics(),
-                               /*Negative=*/true))),
-        kb.blockType(elementType));
-    Value x = tile::MemRefLoadOp::create(b, loc, kb.blockType(elementType),
-                                         x2d, ValueRange{m0, k}, mask, other);
+  Value start = kb.index(0), misalign;
+  if (shifted) {
+    Value offset = arith::MulIOp::create(b, loc, m0, kb.index(n));
+    misalign = arith::RemUIOp::create(b, loc, offset, kb.index(schedule.vec));
+    start = arith::SubIOp::create(b, loc, start, misalign);
+  }
+  Value slots;
+  if (staged) {
+    auto sharedLayout = tile::SharedEncodingAttr::get(
+        b.getContext(), schedule.vec, 1, 1, ArrayRef<unsigned>{1, 0});
+    auto bufferType = tile::SharedBufferType::get(
+        b.getContext(), {chunks, schedule.blockM, schedule.blockN},
+        elementType, sharedLayout);
+    slots = tile::SharedAllocOp::create(b, loc, bufferType);
+    // A shifted walk reads the row through a flat [1, rows * n] view from
+    // its aligned start (m0 * n - misalign: the previous row's tail, never
+    // before the buffer), so each copy is aligned; the walks mask what is
+    // outside the row.
+    Value source = x2d, row = m0, first = kb.index(0);
+    if (shifted) {
+      Value flat = viewAs1D(b, loc, *input);
+      int64_t total = cast<MemRefType>(flat.getType()).getDimSize(0);
+      source = memref::ExpandShapeOp::create(
+          b, loc, MemRefType::get({1, total}, elementType), flat,
+          ArrayRef<ReassociationIndices>{{0, 1}});
+      row = kb.index(0);
+      first = arith::SubIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, m0, kb.index(n)), misalign);
+    }
+    scf::ForOp::create(
+        b, loc, kb.index(0), kb.index(chunks), kb.index(1), ValueRange{},
+        [&](OpBuilder &, Location, Value slot, ValueRange) {
+          Value col = arith::AddIOp::create(
+              b, loc, first,
+              arith::MulIOp::create(b, loc, slot, kb.index(schedule.blockN)));
+          tile::AsyncCopyOp::create(b, loc, source, ValueRange{row, col},
+                                    slots, slot, kb.layout);
+          scf::YieldOp::create(b, loc);
+        });
+    tile::AsyncCommitGroupOp::create(b, loc);
+    tile::AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(0));
+  }
+  // Columns outside the row read as the lowest value: exp of them is 0.
+  Value lowestInput = kb.splat(
+      arith::ConstantOp::create(
+          b, loc,
+          b.getFloatAttr(elementType,
+                         APFloat::getLargest(
+                             cast<FloatType>(elementType).getFloatSemantics(),
+                             /*Negative=*/true))),
+      kb.blockType(elementType));
+  auto loadChunk = [&](Value k, bool masked) {
+    Value x;
+    if (staged) {
+      Value slot = arith::DivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, k, start),
+          kb.index(schedule.blockN));
+      x = tile::SharedLoadOp::create(b, loc, kb.blockType(elementType), slots,
+                                     slot);
+      if (masked)
+        x = arith::SelectOp::create(b, loc, columnsInBounds(kb, k, n, shifted),
+                                    x, lowestInput);
+    } else {
+      x = tile::MemRefLoadOp::create(b, loc, kb.blockType(elementType), x2d,
+                                     ValueRange{m0, k},
+                                     columnsInBounds(kb, k, n), lowestInput);
+    }
     return f32 == elementType
                ? x
                : arith::ExtFOp::create(b, loc, kb.blockType(f32), x)
                      .getResult();
   };
-  Value zeros = kb.splat(constant(APFloat::getZero(semantics)),
-                         kb.blockType(f32));
-  Value start = kb.index(0);
-  if (shifted) {
-    Value offset = arith::MulIOp::create(b, loc, m0, kb.index(n));
-    Value misalign = arith::RemUIOp::create(b, loc, offset,
-                                            kb.index(schedule.vec));
-    start = arith::SubIOp::create(b, loc, start, misalign);
-  }
-  auto first = scf::ForOp::create(
-      b, loc, start, kb.index(n), kb.index(schedule.blockN),
-      ValueRange{lowest, zeros},
-      [&](OpBuilder &, Location, Value k, ValueRange carried) {
-        // (The body builder is `b`, set inside the loop.)
-        // One exp per element: d = exp(min(m, x) - max(m, x)) is the
-        // rescale of s when x is the new max (s * d + 1) and x's term
-        // otherwise (s + d). NaN propagates through max, min and d.
-        Value x = loadChunk(k);
-        Value mOld = carried[0], sOld = carried[1];
-        Value mNew = arith::MaximumFOp::create(b, loc, mOld, x);
-        Value low = arith::MinimumFOp::create(b, loc, mOld, x);
-        Value d = expOfDifference(b, loc, low, mNew);
-        Value grows = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                            x, mOld);
-        Value one = kb.splat(constant(APFloat::getOne(semantics)),
-                             kb.blockType(f32));
-        Value rescaled = arith::AddFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, sOld, d), one);
-        Value added = arith::AddFOp::create(b, loc, sOld, d);
-        Value sNew =
-            arith::SelectOp::create(b, loc, grows, rescaled, added);
-        scf::YieldOp::create(b, loc, ValueRange{mNew, sNew});
-      });
-  Value mTile = first.getResult(0), sTile = first.getResult(1);
-  Value rowMax = reduceRows(kb, mTile, [](OpBuilder &rb, Location l, Value lhs,
-                                          Value rhs) {
+  // One walk over the row's chunks carrying `init`: `step(k, masked,
+  // carried)` is one chunk's. Looped: every chunk masked. Staged: the
+  // first chunk masked (it starts before the row when shifted), then the
+  // chunks wholly inside the row unmasked, then the rest (the row's tail)
+  // masked.
+  using Step =
+      function_ref<SmallVector<Value>(Value k, bool masked, ValueRange)>;
+  auto walk = [&](ValueRange init, Step step) -> SmallVector<Value> {
+    auto loop = [&](Value from, Value to, bool masked, ValueRange carried) {
+      auto forOp = scf::ForOp::create(
+          b, loc, from, to, kb.index(schedule.blockN), carried,
+          [&](OpBuilder &, Location, Value k, ValueRange iter) {
+            scf::YieldOp::create(b, loc, step(k, masked, iter));
+          });
+      return SmallVector<Value>(forOp.getResults());
+    };
+    if (!staged || chunks < 3)
+      return loop(start, kb.index(n), /*masked=*/true, init);
+    Value blockN = kb.index(schedule.blockN);
+    Value second = arith::AddIOp::create(b, loc, start, blockN);
+    // The first chunk that ends past the row: start + BN * floor((n -
+    // start) / BN).
+    Value tail = arith::AddIOp::create(
+        b, loc, start,
+        arith::MulIOp::create(
+            b, loc,
+            arith::DivUIOp::create(
+                b, loc, arith::SubIOp::create(b, loc, kb.index(n), start),
+                blockN),
+            blockN));
+    SmallVector<Value> carried = step(start, /*masked=*/true, init);
+    carried = loop(second, tail, /*masked=*/false, carried);
+    return loop(tail, kb.index(n), /*masked=*/true, carried);
+  };
+  auto combineMax = [](OpBuilder &rb, Location l, Value lhs, Value rhs) {
     return arith::MaximumFOp::create(rb, l, lhs, rhs).getResult();
-  });
-  Value merged = arith::MulFOp::create(
-      b, loc, sTile,
-      expOfDifference(b, loc, mTile, kb.broadcastRows(rowMax)));
-  Value rowSum = reduceRows(kb, merged, [](OpBuilder &rb, Location l,
-                                           Value lhs, Value rhs) {
+  };
+  auto combineAdd = [](OpBuilder &rb, Location l, Value lhs, Value rhs) {
     return arith::AddFOp::create(rb, l, lhs, rhs).getResult();
-  });
+  };
+  Value lowest = splat(APFloat::getLargest(semantics, true));
+  Value zeros = splat(APFloat::getZero(semantics));
+  Value rowMax, rowSum;
+  if (staged) {
+    SmallVector<Value> maxTile =
+        walk(lowest, [&](Value k, bool masked, ValueRange carried) {
+          return SmallVector<Value>{arith::MaximumFOp::create(
+              b, loc, carried[0], loadChunk(k, masked))};
+        });
+    rowMax = reduceRows(kb, maxTile[0], combineMax);
+    Value maxBlock = kb.broadcastRows(rowMax);
+    SmallVector<Value> sumTile =
+        walk(zeros, [&](Value k, bool masked, ValueRange carried) {
+          Value e = expOfDifference(b, loc, loadChunk(k, masked), maxBlock);
+          return SmallVector<Value>{
+              arith::AddFOp::create(b, loc, carried[0], e)};
+        });
+    rowSum = reduceRows(kb, sumTile[0], combineAdd);
+  } else {
+    SmallVector<Value> online = walk(
+        ValueRange{lowest, zeros}, [&](Value k, bool masked, ValueRange carried) {
+          // One exp per element: d = exp(min(m, x) - max(m, x)) is the
+          // rescale of s when x is the new max (s * d + 1) and x's term
+          // otherwise (s + d). NaN propagates through max, min and d.
+          Value x = loadChunk(k, masked);
+          Value mOld = carried[0], sOld = carried[1];
+          Value mNew = arith::MaximumFOp::create(b, loc, mOld, x);
+          Value low = arith::MinimumFOp::create(b, loc, mOld, x);
+          Value d = expOfDifference(b, loc, low, mNew);
+          Value grows = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OGT, x, mOld);
+          Value rescaled = arith::AddFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, sOld, d),
+              splat(APFloat::getOne(semantics)));
+          Value added = arith::AddFOp::create(b, loc, sOld, d);
+          return SmallVector<Value>{
+              mNew, arith::SelectOp::create(b, loc, grows, rescaled, added)};
+        });
+    rowMax = reduceRows(kb, online[0], combineMax);
+    Value merged = arith::MulFOp::create(
+        b, loc, online[1],
+        expOfDifference(b, loc, online[0], kb.broadcastRows(rowMax)));
+    rowSum = reduceRows(kb, merged, combineAdd);
+  }
   Value inverse = arith::DivFOp::create(
       b, loc,
       kb.splat(constant(APFloat::getOne(semantics)), kb.rowsType(f32)),
       rowSum);
   Value maxBlock = kb.broadcastRows(rowMax);
   Value inverseBlock = kb.broadcastRows(inverse);
-  scf::ForOp::create(
-      b, loc, start, kb.index(n), kb.index(schedule.blockN),
-      ValueRange{}, [&](OpBuilder &, Location, Value k, ValueRange) {
-        Value x = loadChunk(k);
-        Value e = expOfDifference(b, loc, x, maxBlock);
-        Value y = arith::MulFOp::create(b, loc, e, inverseBlock);
-        if (f32 != elementType)
-          y = arith::TruncFOp::create(b, loc, kb.blockType(elementType), y);
-        tile::MemRefStoreOp::create(b, loc, y2d, ValueRange{m0, k}, y,
-                                    Value());
-        scf::YieldOp::create(b, loc);
-      });
+  walk(ValueRange{}, [&](Value k, bool masked, ValueRange) {
+    Value e = expOfDifference(b, loc, loadChunk(k, masked), maxBlock);
+    Value y = arith::MulFOp::create(b, loc, e, inverseBlock);
+    if (f32 != elementType)
+      y = arith::TruncFOp::create(b, loc, kb.blockType(elementType), y);
+    tile::MemRefStoreOp::create(b, loc, y2d, ValueRange{m0, k}, y, Value());
+    return SmallVector<Value>{};
+  });
   grid = llvm::divideCeil(m, schedule.blockM);
   numWarps = schedule.numWarps();
   return success();
@@ -428,7 +539,8 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(
                           "supported by convert-linalg-to-tile");
   int64_t n = type.getShape().back();
   int64_t m = type.getNumElements() / n;
-  if (config.getWalk() == tile::RowWalk::looped)
+  if (config.getWalk() == tile::RowWalk::looped ||
+      config.getWalk() == tile::RowWalk::staged)
     // Rows longer than registers hold: two walks of BN-wide chunks.
     return buildOnlineSoftmaxKernel(op, config, kernel, outputs, inputArgs,
                                     context, grid, numWarps);

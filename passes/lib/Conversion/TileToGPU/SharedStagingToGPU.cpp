@@ -17,7 +17,9 @@
 //   tile.async_wait       -> cp.async.wait_group N (AMD: nothing), then a
 //                            workgroup barrier;
 //   tile.shared_load      -> ldmatrix / LDS fragment reads of the slot (FMA
-//                            operands: FmaDotToGPU.cpp).
+//                            operands: FmaDotToGPU.cpp); into a
+//                            #tile.blocked tile: each thread's runs as
+//                            vector loads (a walk over a staged row).
 //
 //===----------------------------------------------------------------------===//
 #include "MemRefAccess.h"
@@ -26,6 +28,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "tcc/Dialect/Tile/IR/TileOps.h"
 
 using namespace mlir;
@@ -233,6 +236,37 @@ struct AsyncWaitLowering : public TilePattern<tile::AsyncWaitOp> {
   }
 };
 
+/// Reads a 2-D `layout` tile's per-thread vector from `src`: each run in
+/// pieces of at most one swizzle group (emitSharedTileStore's inverse).
+Value emitSharedTileLoad(OpBuilder &b, Location loc, const TileLayout &layout,
+                         VectorType type, const SharedTileRef &src,
+                         unsigned warpSize) {
+  ThreadIds ids = emitThreadIds(b, loc, warpSize);
+  SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
+  int64_t run = layout.getSizePerThread(1);
+  int64_t piece = copyPiece(src.layout, run);
+  Value result =
+      arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  for (int64_t e = 0; e < layout.getNumElems(); e += run) {
+    SmallVector<int64_t> idx = layout.delinearize(e);
+    Value row = arith::AddIOp::create(
+        b, loc, base[0], cst(b, loc, layout.getElemOffset(0, idx[0])));
+    Value col = arith::AddIOp::create(
+        b, loc, base[1], cst(b, loc, layout.getElemOffset(1, idx[1])));
+    for (int64_t p = 0; p < run; p += piece) {
+      Value pieceCol =
+          p == 0 ? col
+                 : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
+      Value part = vector::LoadOp::create(
+          b, loc, VectorType::get({piece}, type.getElementType()), src.buffer,
+          src.indices(b, loc, row, pieceCol));
+      result = vector::InsertStridedSliceOp::create(
+          b, loc, part, result, ArrayRef<int64_t>{e + p}, ArrayRef<int64_t>{1});
+    }
+  }
+  return result;
+}
+
 struct SharedLoadLowering : public TilePattern<tile::SharedLoadOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -242,6 +276,12 @@ struct SharedLoadLowering : public TilePattern<tile::SharedLoadOp> {
                       {adaptor.getSlot()},
                       op.getSrc().getType().getEncoding()};
     VectorType type = vectorTypeOf(op.getType());
+    if (isa<tile::BlockedEncodingAttr>(op.getType().getEncoding())) {
+      rewriter.replaceOp(op, emitSharedTileLoad(rewriter, op.getLoc(),
+                                                layoutOf(op.getType()), type,
+                                                src, info.warpSize));
+      return success();
+    }
     auto load = fmaParentOf(op.getType())    ? emitFmaOperandLoad
                 : mfmaParentOf(op.getType()) ? emitMfmaOperandLoad
                                              : emitMmaOperandLoad;
@@ -253,6 +293,23 @@ struct SharedLoadLowering : public TilePattern<tile::SharedLoadOp> {
 };
 
 } // namespace
+
+LogicalResult
+mlir::tcc::tile_to_gpu::verifyBlockedSharedLoad(tile::SharedLoadOp op) {
+  tile::SharedBufferType buffer = op.getSrc().getType();
+  auto layout = cast<tile::BlockedEncodingAttr>(op.getType().getEncoding());
+  if (buffer.getTileShape().size() != 2)
+    return op.emitOpError("convert-tile-to-gpu reads 2-D slots into a "
+                          "#tile.blocked tile only");
+  if (buffer.getEncoding().getOrder() != ArrayRef<unsigned>{1, 0} ||
+      layout.getOrder() != ArrayRef<unsigned>{1, 0})
+    return op.emitOpError("shared tiles must be row-major (order = [1, 0]) "
+                          "and read into a row-major layout");
+  if (buffer.getElementType().getIntOrFloatBitWidth() % 8)
+    return op.emitOpError("elements must be whole bytes, got ")
+           << buffer.getElementType();
+  return success();
+}
 
 LogicalResult mlir::tcc::tile_to_gpu::verifyAsyncCopy(tile::AsyncCopyOp op) {
   tile::SharedBufferType buffer = op.getDst().getType();

@@ -371,6 +371,12 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
         return WalkResult::interrupt();
       return WalkResult::advance();
     }
+    if (auto load = dyn_cast<tile::SharedLoadOp>(op);
+        load && isa<tile::BlockedEncodingAttr>(load.getType().getEncoding())) {
+      if (failed(verifyBlockedSharedLoad(load)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
     if (isa<tile::DotOp, tile::SharedLoadOp>(op) ||
         (isa<tile::ConvertLayoutOp>(op) &&
          llvm::any_of(TypeRange{op->getOperand(0).getType(),

@@ -256,6 +256,9 @@ void populateTileToGPUStagingPatterns(TileTypeConverter &converter,
                                       RewritePatternSet &patterns);
 /// Checks a tile.async_copy for convert-tile-to-gpu (SharedStagingToGPU.cpp).
 LogicalResult verifyAsyncCopy(tile::AsyncCopyOp op);
+/// Checks a tile.shared_load into a #tile.blocked tile (a 2-D row-major
+/// slot read back by the threads' runs).
+LogicalResult verifyBlockedSharedLoad(tile::SharedLoadOp op);
 void populateTileToGPUMfmaPatterns(TileTypeConverter &converter,
                                    const KernelInfo &info,
                                    RewritePatternSet &patterns);

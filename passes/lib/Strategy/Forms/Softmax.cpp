@@ -48,9 +48,15 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
                                      warpSize, chunk, chunk);
     if (n % widest == 0 || s.blockM != 1)
       s = chooseRowBlock(m, n, bytes, warps, warpSize, chunk, chunk);
+    // With asynchronous copies, a row that fits in shared memory is copied
+    // there once, every chunk in flight together, and walked there (walk =
+    // staged): it crosses global memory once instead of twice.
+    bool staged = options.target.getAsyncCopy() &&
+                  stagedRowBytes(s, n, bytes) <=
+                      int64_t(options.target.getMaxSharedBytes());
     return makeConfig(root, tile::KernelForm::softmax, {s.blockM, s.blockN},
                       s.numWarps(), /*numStages=*/{}, /*mma=*/{},
-                      tile::RowWalk::looped);
+                      staged ? tile::RowWalk::staged : tile::RowWalk::looped);
   }
   // About 16 elements per thread keep a row in registers without spilling,
   // on at least 128 threads: short rows (1000 f32) share a program, two or

@@ -506,6 +506,10 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
     return emitError() << "#tile.lowering_config: walk is for form = "
                           "row_program and form = softmax, not form = "
                        << name;
+  if (walk == RowWalk::staged && form != KernelForm::softmax)
+    return emitError() << "#tile.lowering_config: walk = staged is for form "
+                          "= softmax, not form = "
+                       << name;
   if (view && form != KernelForm::elementwise)
     return emitError() << "#tile.lowering_config: view is for form = "
                           "elementwise, not form = "

@@ -47,10 +47,12 @@ def Tile_KernelForm : I32EnumAttr<"KernelForm", "kernel form", [
 }
 
 // How a row program covers its rows: kept in registers, or walked in
-// BN-wide chunks (each reduction one walk, the stores a last walk).
+// BN-wide chunks (each reduction one walk, the stores a last walk), or
+// (softmax) copied once into shared memory chunk by chunk and walked there.
 def Tile_RowWalk : I32EnumAttr<"RowWalk", "row walk", [
     I32EnumAttrCase<"persistent", 0>,
-    I32EnumAttrCase<"looped", 1>
+    I32EnumAttrCase<"looped", 1>,
+    I32EnumAttrCase<"staged", 2>
   ]> {
   let cppNamespace = "::mlir::tcc::tile";
   let genSpecializedAttr = 0;
@@ -98,6 +100,9 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
       `looped` (BN-wide chunks of longer rows) for form = row_program and
       form = softmax (a looped softmax is the online softmax: a walk for
       the running max and rescaled sum, a walk for the quotients);
+      `staged` (form = softmax): the looped walks over a copy of the row
+      in shared memory, so the row is read from global memory once
+      (one asynchronous copy per BN-wide chunk, all in flight together);
     - `view`: for form = elementwise, `blocked` (the flattest 2-D view, the
       default) or `flat_gather` (one flat stream of all elements in blocks
       of [1, BN]: identity-indexed operands and results in 16-byte vectors,
