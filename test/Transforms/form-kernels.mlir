@@ -105,11 +105,18 @@ func.func @gemm_softmax(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>) -> tensor
 
 // -----
 
-// A result that is an argument: the host returns it as it is.
+// A result that is an argument: a pointwise kernel copies it into its
+// output, so every output is written by a kernel.
+// CHECK-LABEL: func.func private @passthrough_k1(
+// CHECK-SAME:    tcc.kernel
+// CHECK:         linalg.generic {{.*}} ins(%arg0 : tensor<8x64xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[IN]] : f32
 // CHECK-LABEL: func.func @passthrough(
 // CHECK-SAME:    attributes {tcc.host}
 // CHECK:         %[[S:.*]] = tcc.launch @passthrough_k0(%arg0) : (tensor<8x64xf32>) -> tensor<8xf32>
-// CHECK:         return %arg0, %[[S]]
+// CHECK:         %[[C:.*]] = tcc.launch @passthrough_k1(%arg0) : (tensor<8x64xf32>) -> tensor<8x64xf32>
+// CHECK:         return %[[C]], %[[S]]
 func.func @passthrough(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
   %s = tcc.reduce_max %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
   return %x, %s : tensor<8x64xf32>, tensor<8xf32>
@@ -117,14 +124,33 @@ func.func @passthrough(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>
 
 // -----
 
-// Nothing to compute: the result is an argument's reshape. A host program
-// with no launches (it was "needs 0 kernels" from convert-linalg-to-tile).
+// Nothing to compute: the result is an argument's reshape (it was "needs 0
+// kernels" from convert-linalg-to-tile). One kernel copies the reshape (a
+// host view) into the output.
+// CHECK-LABEL: func.func private @nothing_k0(
+// CHECK:         linalg.generic
 // CHECK-LABEL: func.func @nothing(
 // CHECK-SAME:    attributes {tcc.host}
-// CHECK-NOT:     tcc.launch
-// CHECK:         tensor.collapse_shape
-// CHECK:         return
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %arg0
+// CHECK:         %[[C:.*]] = tcc.launch @nothing_k0(%[[R]])
+// CHECK:         return %[[C]]
 func.func @nothing(%x: tensor<2x33xf32>) -> tensor<66xf32> {
   %r = tensor.collapse_shape %x [[0, 1]] : tensor<2x33xf32> into tensor<66xf32>
   return %r : tensor<66xf32>
+}
+
+// -----
+
+// A value returned twice: the second result is a copy of it (an output of
+// its own), here the reduction's epilogue: still one kernel.
+// CHECK-LABEL: func.func @twice(
+// CHECK-NOT:     tcc.host
+// CHECK:         %[[S:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:         %[[C:.*]] = linalg.generic {{.*}} ins(%[[S]] : tensor<8xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[IN]] : f32
+// CHECK:         return %[[S]], %[[C]]
+func.func @twice(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %s = tcc.reduce_max %x dims = [1] : tensor<8x64xf32> -> tensor<8xf32>
+  return %s, %s : tensor<8xf32>, tensor<8xf32>
 }

@@ -402,3 +402,32 @@ func.func @scalar_results(%x: tensor<3xf32>) -> tensor<f32> {
   } -> tensor<f32>
   return %mean : tensor<f32>
 }
+
+// -----
+
+// A matmul with 128 outputs and K = 65536 (a GEMV-like nn.Linear of one
+// row): a contraction is never split (its partials [1, 128, S] would be no
+// kernel form's; the GEMM forms walk K).
+// CHECK-LABEL: func.func @long_k_matmul(
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+// SMALL-LABEL: func.func @long_k_matmul(
+// SMALL-NOT:     tensor.expand_shape
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @long_k_matmul(%x: tensor<1x65536xf32>, %w: tensor<65536x128xf32>) -> tensor<1x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x128xf32>) -> tensor<1x128xf32>
+  %y = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x65536xf32>, tensor<65536x128xf32>) outs(%f : tensor<1x128xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x128xf32>
+  return %y : tensor<1x128xf32>
+}

@@ -82,3 +82,45 @@ def test_reductions_with_broadcast_prologues_compile():
     report = fuzz_programs.campaign(seed=11, count=12, targets=("sm_80",))
     assert report.failures == [], report.failures
     assert report.outcomes["refused"] == 0, report.refusals
+
+
+def test_real_sizes_stay_in_bounds():
+    import random
+
+    import numpy as np
+
+    rng = random.Random(3)
+    for _ in range(200):
+        gen = fuzz_programs.generate(rng, fuzz_programs.REAL)
+        first = int(np.prod(gen.inputs[0]))
+        assert fuzz_programs.REAL.min_elements <= first <= fuzz_programs.REAL.max_elements
+        assert all(int(np.prod(s)) <= max(first, 65536 * 1000) for s in gen.inputs)
+
+
+def test_gpu_campaign_builds_artifacts_and_a_manifest(tmp_path):
+    import json
+
+    from tcc.runtime.program import ProgramArtifact
+    from tcc.testing.fuzz import gpu as fuzz_gpu
+
+    outcomes = fuzz_gpu.build(tmp_path, seed=51, count=4, progress=False)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["seed"] == 51 and manifest["target"] == "sm_90"
+    assert len(manifest["programs"]) == 4 and sum(outcomes.values()) == 4
+    for entry in manifest["programs"]:
+        if entry["outcome"] == "compiled":
+            art = ProgramArtifact.load(str(tmp_path / f"{entry['name']}.tccprog"))
+            # every output is written by a launch (no result left in an input)
+            written = {v for s in art.steps for v in s.args if art.values[v].kind == "output"}
+            assert written == {i for i, v in enumerate(art.values) if v.kind == "output"}
+    assert outcomes["crash"] == 0
+
+
+def test_gpu_oracle_catches_an_unwritten_output():
+    import numpy as np
+
+    gen = fuzz_programs.Generated("", "def reference(x0):\n    return x0\n", [(4, 4)], "f32")
+    x = np.ones((4, 4), np.float32)
+    assert fuzz_programs.compare(gen, [x], x).kind == "ok"
+    poisoned = np.full((4, 4), np.nan, np.float32)
+    assert fuzz_programs.compare(gen, [x], poisoned).kind == "mismatch"

@@ -255,28 +255,28 @@ def _two_kernel_program():
 
 def test_program_fast_path_launches_what_the_general_path_launches(monkeypatch):
     compiled = _two_kernel_program()
-    assert len(compiled.kernels) == 2 and compiled.artifact.buffers
+    # the sum's partial and final reductions, and the copy of x's reshape
+    assert len(compiled.kernels) == 3 and compiled.artifact.buffers
     dev = RecordingDevice(pointers={k.kernel_name: len(k.args) for k in compiled.artifact.kernels})
     prog = CompiledProgram(compiled.artifact, device=dev)
     x = tensor(np.ones((512, 64), np.float32))
     b = tensor(np.ones(64, np.float32))
     out = tensor(np.zeros((), np.float32))
-    unused = tensor(np.zeros((64, 512), np.float32))  # the reshape result is x's view
-    prog._general((x, b, out, unused), None, None)
+    flat = tensor(np.zeros((64, 512), np.float32))  # the reshape's copy
+    prog._general((x, b, out, flat), None, None)
     general = dev.launches[:]
     dev.launches.clear()
     validations = _count_validations(monkeypatch)
     for _ in range(3):
-        total, view = prog(x, b, out, unused)
+        total, view = prog(x, b, out, flat)
     assert len(validations) == 1
-    assert view.shape == (64, 512) and view.data_ptr() == x.data_ptr()  # the input, viewed
-    assert total is out
-    fast = dev.launches[-2:]
+    assert view is flat and total is out  # a result that reshapes an input is copied
+    fast = dev.launches[-3:]
     assert [r[:4] for r, _ in fast] == [r[:4] for r, _ in general]
     assert {r[4] for r, _ in fast} == {0x5EED}  # torch's current stream
     # Pointer parameters: the arguments' where the general path passed them,
     # one intermediate buffer shared by the producer and the consumer.
-    args = {x.data_ptr(), b.data_ptr(), out.data_ptr()}
+    args = {x.data_ptr(), b.data_ptr(), out.data_ptr(), flat.data_ptr()}
     for (_, gparams), (_, fparams) in zip(general, fast, strict=True):
         for g, f in zip(gparams, fparams, strict=True):
             assert (g in args) == (f in args) and (g == f or g not in args)
@@ -301,8 +301,8 @@ def test_graph_capture_records_every_launch_once():
     assert dev.launches == []
     total, view = graph.replay()
     graph.replay(stream=3)
-    assert dev.launches == [("replay", 2, 0x5EED), ("replay", 2, 3)]
-    assert view.data_ptr() == x.data_ptr() and total.shape == ()
+    assert dev.launches == [("replay", 3, 0x5EED), ("replay", 3, 3)]
+    assert view.shape == (64, 512) and view.data_ptr() != x.data_ptr() and total.shape == ()
     with pytest.raises(ArgumentError, match="expected shape"):
         prog.capture(tensor(np.ones((512, 63), np.float32)), b)
 
@@ -385,17 +385,17 @@ def test_jit_takes_the_target_from_the_device(fake_torch, monkeypatch):
     assert device_target(np.ones(3)) is None
 
 
-def test_a_program_without_kernels_returns_views_of_its_inputs():
+def test_a_program_that_only_reshapes_copies_into_its_output():
     src = """
     func.func @f(%x: tensor<2x33xf32>) -> tensor<66xf32> {
       %r = tensor.collapse_shape %x [[0, 1]] : tensor<2x33xf32> into tensor<66xf32>
       return %r : tensor<66xf32>
     }"""
     compiled = tcc.compile(src, "sm_90", cache=False)
-    dev = RecordingDevice()
+    dev = RecordingDevice(pointers={k.kernel_name: len(k.args) for k in compiled.artifact.kernels})
     prog = CompiledProgram(compiled.artifact, device=dev)
     x = tensor(np.arange(66, dtype=np.float32).reshape(2, 33))
     for _ in range(2):  # the general path, then the plan
         flat = prog(x)
-        assert flat.shape == (66,) and flat.data_ptr() == x.data_ptr()
-    assert dev.launches == []
+        assert flat.shape == (66,) and flat.data_ptr() != x.data_ptr()
+    assert len(compiled.kernels) == 1 and len(dev.launches) == 2

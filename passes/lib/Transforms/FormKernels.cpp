@@ -213,10 +213,45 @@ struct TccFormKernelsPass
   func::FuncOp outline(func::FuncOp func, const Group &group, unsigned index);
 };
 
+/// Each result that no kernel would write (an argument, a reshape of one,
+/// or a value returned before) becomes a copy of it: an identity
+/// linalg.generic, a pointwise kernel of its own.
+void copyUnwrittenResults(func::FuncOp func) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  OpBuilder b(ret);
+  llvm::SmallPtrSet<Value, 4> returned;
+  for (OpOperand &operand : ret->getOpOperands()) {
+    Value value = operand.get(), root = value;
+    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+        root.getDefiningOp()))
+      root = root.getDefiningOp()->getOperand(0);
+    bool fresh = returned.insert(value).second;
+    if (fresh && !isa<BlockArgument>(root))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      continue;
+    Location loc = value.getLoc();
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                          type.getElementType());
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    auto copy = linalg::GenericOp::create(
+        b, loc, type, ValueRange{value}, ValueRange{empty},
+        ArrayRef<AffineMap>{id, id},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [](OpBuilder &nb, Location l, ValueRange args) {
+          linalg::YieldOp::create(nb, l, args[0]);
+        });
+    operand.set(copy.getResult(0));
+  }
+}
+
 LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return func.emitOpError("has several blocks; tcc-form-kernels expects a "
                             "straight-line program");
+  copyUnwrittenResults(func);
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
   for (Operation &op : func.getBody().front()) {
@@ -277,8 +312,7 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
       group.form = Form::Rows;
   }
   if (groups.empty()) {
-    // Nothing to compute (the results are the arguments or reshapes of
-    // them): a host program with no launches.
+    // Nothing to compute (no results): a host program with no launches.
     func->setAttr(kHostAttr, UnitAttr::get(&getContext()));
     return success();
   }

@@ -677,6 +677,11 @@ TccSplitReductionPass::splitFactor(linalg::GenericOp op) {
   if (numLoops < 2 ||
       llvm::count(iterators, utils::IteratorType::reduction) != 1)
     return std::nullopt;
+  // A contraction (a matmul: K reduced) stays whole for the GEMM forms,
+  // which walk K themselves: its partials ([M, N, S]) would be no kernel
+  // form's (a split-K GEMM is not one).
+  if (linalg::isaContractionOpInterface(op))
+    return std::nullopt;
   unsigned dim = llvm::find(iterators, utils::IteratorType::reduction) -
                  iterators.begin();
   // The init holds the parallel loops in loop order (the final reduction

@@ -4,8 +4,9 @@
 // : s + d; the positions merge (one exp), the second walk writes
 // exp(x - M) / S (one exp per element). Each exp is exp2 of the difference
 // times log2 e (one ex2 instruction).
-// With asynchronous copies and a row that fits in shared memory (walk =
-// staged), the walks read the row from a copy there, made once.
+// With walk = staged (what tcc-select-strategy picks with asynchronous
+// copies and a row that fits in shared memory), the walks read the row from
+// a copy there, made once.
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy=max-softmax-columns=1024 --convert-linalg-to-tile --canonicalize | FileCheck %s
 
 // CHECK-LABEL: tile.func @online
@@ -38,7 +39,7 @@ func.func @online(%x: tensor<4x5000xf32>) -> tensor<4x5000xf32> {
 
 // -----
 
-// walk = staged (the strategy's choice here): rows of 5001 f32 start at any
+// walk = staged, on [1, 2048] chunks: rows of 5001 f32 start at any
 // multiple of 4 bytes, so the program copies its row from the 16-byte
 // aligned element before it (m0 * n - misalign, through a flat [1, rows * n]
 // view) into ceil((5001 + 3) / 2048) = 3 slots, one asynchronous copy each,
@@ -96,6 +97,6 @@ func.func @online(%x: tensor<4x5000xf32>) -> tensor<4x5000xf32> {
 // CHECK:         tile.return
 func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
   %e = tensor.empty() : tensor<4x5001xf32>
-  %0 = linalg.softmax dimension(1) ins(%x : tensor<4x5001xf32>) outs(%e : tensor<4x5001xf32>) -> tensor<4x5001xf32>
+  %0 = "linalg.softmax"(%x, %e) <{dimension = 1 : i64}> {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, walk = staged>} : (tensor<4x5001xf32>, tensor<4x5001xf32>) -> tensor<4x5001xf32>
   return %0 : tensor<4x5001xf32>
 }

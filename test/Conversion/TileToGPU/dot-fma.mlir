@@ -12,9 +12,9 @@
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 // Staging: 16-byte stores between barriers.
 // CHECK: gpu.barrier
-// CHECK: vector.store %{{.*}}, %[[SA]][%{{.*}}, %{{.*}}] : memref<64x8xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[SA]][%{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<64x8xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.barrier
-// CHECK: vector.store %{{.*}}, %[[SB]][%{{.*}}, %{{.*}}] : memref<8x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[SB]][%{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<8x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.barrier
 // A: rows r, r + 1, r + 2, r + 3, r + 32, ... (r = 4 * (4 * warp_m + lane_m)),
 // each as two 16-byte reads of its 8 k.

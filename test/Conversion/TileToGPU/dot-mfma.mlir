@@ -4,7 +4,7 @@
 
 // CHECK-LABEL: gpu.func @dot
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
-// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // CHECK: gpu.barrier
 // A fragment: 4 consecutive k of one row (one 8-byte LDS read).
 // CHECK: vector.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>

@@ -9,10 +9,10 @@
 // The A tile: 16-byte runs at XOR-swizzled columns, between barriers.
 // CHECK: gpu.barrier
 // CHECK: arith.xori
-// CHECK: vector.store %{{.*}}, %[[SA]][%{{.*}}, %{{.*}}] : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store %{{.*}}, %[[SA]][%{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: gpu.barrier
 // CHECK-NOT: gpu.barrier
-// CHECK: vector.store %{{.*}}, %[[SB]][%{{.*}}, %{{.*}}] : memref<32x64xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store %{{.*}}, %[[SB]][%{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<32x64xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: gpu.barrier
 // Fragments: A row-major, B transposed, at swizzled addresses.
 // CHECK: arith.xori

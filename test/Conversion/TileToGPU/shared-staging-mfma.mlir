@@ -10,7 +10,7 @@
 // MFMA operands read back from a slot with 8-byte LDS loads.
 // AMD-LABEL: gpu.func @stage_mfma
 // AMD-SAME: workgroup(%[[BUF:.*]] : memref<2x64x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[BUFB:.*]] : memref<2x32x64xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// AMD: vector.store %{{.*}}, %[[BUF]][%arg3, %{{.*}}, %{{.*}}] : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// AMD: vector.store %{{.*}}, %[[BUF]][%arg3, %{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // AMD: gpu.barrier
 // AMD: vector.load %[[BUF]][%arg3, %{{.*}}, %{{.*}}] : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // AMD-NOT: nvvm
@@ -47,7 +47,7 @@ tile.func @stage_mfma(%A: memref<256x256xf16>, %C: memref<64x64xf32>, %m0: index
 // AMD: vector.load %arg0
 // AMD-NOT: vector.store %{{.*}}, %[[BUF]]
 // AMD: rocdl.mfma.f32.16x16x16f16
-// AMD: vector.store %{{.*}}, %[[BUF]][%arg2, %{{.*}}, %{{.*}}] : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// AMD: vector.store %{{.*}}, %[[BUF]][%arg2, %{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 tile.func @deferred_stores(%A: memref<256x256xf16>, %C: memref<64x64xf32>, %write: index, %read: index) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>

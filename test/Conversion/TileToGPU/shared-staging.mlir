@@ -81,7 +81,7 @@ tile.func @stage_unaligned(%A: memref<100x30xf16>, %m0: index, %slot: index) att
 // CHECK: scf.if
 // CHECK: nvgpu.device_async_copy
 // CHECK: } else {
-// CHECK: vector.store %{{.*}}, %[[BUF]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.store %{{.*}}, %[[BUF]][%{{.*}}, %{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<2x64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: }
 // CHECK: nvvm.cp.async.commit.group
 tile.func @stage_dynamic(%A: memref<?x?xf16>, %m0: index, %slot: index) attributes {grid_rank = 1 : i32} {
@@ -134,7 +134,7 @@ tile.func @stage_loop(%A: memref<100x256xf16>, %m0: index) attributes {grid_rank
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
-// CHECK: vector.load %{{.*}}[%arg1, %{{.*}}, %{{.*}}] : memref<4x1x2048xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: vector.load %{{.*}}[%arg1, %{{.*}}, %{{.*}}] {alignment = {{[0-9]+}} : i64} : memref<4x1x2048xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: vector.load %{{.*}} : memref<4x1x2048xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: vector.insert_strided_slice %{{.*}}, %{{.*}} {offsets = [8], strides = [1]} : vector<8xf16> into vector<16xf16>
 // CHECK-NOT: vector.load %{{.*}} : memref<4x1x2048xf16

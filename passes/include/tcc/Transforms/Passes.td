@@ -190,7 +190,8 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
 
     Split: a reduction of one loop, its init holding the parallel loops in
     loop order, whose value is not read back over the reduced space (a
-    normalization's statistics stay in their row program). The unsplit
+    normalization's statistics stay in their row program), and that is no
+    contraction (a matmul's K stays whole: the GEMM forms walk it). The unsplit
     kernel's programs are estimated as one per row (innermost dim reduced)
     or one per batch index and 512 bytes of columns (column reductions: a
     32-lane warp of 16-byte vectors); when that
@@ -286,6 +287,11 @@ def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
     Fills and empty tensors that initialize a group's ops, and constants,
     are cloned into the kernel. A program that is a single group reading
     only its arguments is left as it is: it already is one kernel.
+
+    Every result gets an output buffer a kernel writes: a result that is an
+    argument (or a reshape of one), or a value returned a second time, is
+    first copied by a pointwise kernel (an identity `linalg.generic`), so
+    that `return %x` fills its output as `return %x + 0` would.
 
     Before:
     ```mlir

@@ -259,6 +259,21 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
   return verifyOperandRead(op, src, dst);
 }
 
+int64_t mlir::tcc::tile_to_gpu::sharedPieceAlignment(const SharedTileRef &ref,
+                                                     int64_t run, int64_t piece,
+                                                     Type element) {
+  auto buffer = cast<MemRefType>(ref.buffer.getType());
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t pieceBytes = piece * bytes;
+  // Buffers start 16-byte aligned; a piece starts at a multiple of itself
+  // when rows hold whole pieces and runs start at whole pieces (swizzling
+  // permutes groups of vec >= piece elements).
+  if (!llvm::isPowerOf2_64(pieceBytes) || pieceBytes > 16 ||
+      buffer.getShape().back() % piece || run % piece)
+    return 0;
+  return pieceBytes;
+}
+
 SmallVector<Value> SharedTileRef::indices(OpBuilder &b, Location loc,
                                           Value row, Value col) const {
   SmallVector<Value> result(leading);
@@ -280,6 +295,8 @@ void mlir::tcc::tile_to_gpu::emitSharedTileStore(OpBuilder &b, Location loc,
   int64_t piece = dst.layout.getMaxPhase() == 1
                       ? run
                       : std::min<int64_t>(run, dst.layout.getVec());
+  int64_t alignment = sharedPieceAlignment(
+      dst, run, piece, cast<VectorType>(values.getType()).getElementType());
   for (int64_t e = 0; e < src.getNumElems(); e += run) {
     SmallVector<int64_t> idx = src.delinearize(e);
     Value row = arith::AddIOp::create(b, loc, base[0],
@@ -293,8 +310,10 @@ void mlir::tcc::tile_to_gpu::emitSharedTileStore(OpBuilder &b, Location loc,
       Value pieceCol =
           p == 0 ? col
                  : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
-      vector::StoreOp::create(b, loc, part, dst.buffer,
-                              dst.indices(b, loc, row, pieceCol));
+      auto store = vector::StoreOp::create(b, loc, part, dst.buffer,
+                                           dst.indices(b, loc, row, pieceCol));
+      if (alignment)
+        store.setAlignment(alignment);
     }
   }
 }

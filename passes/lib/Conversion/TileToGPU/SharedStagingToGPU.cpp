@@ -245,6 +245,7 @@ Value emitSharedTileLoad(OpBuilder &b, Location loc, const TileLayout &layout,
   SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
   int64_t run = layout.getSizePerThread(1);
   int64_t piece = copyPiece(src.layout, run);
+  int64_t alignment = sharedPieceAlignment(src, run, piece, type.getElementType());
   Value result =
       arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
   for (int64_t e = 0; e < layout.getNumElems(); e += run) {
@@ -257,9 +258,11 @@ Value emitSharedTileLoad(OpBuilder &b, Location loc, const TileLayout &layout,
       Value pieceCol =
           p == 0 ? col
                  : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
-      Value part = vector::LoadOp::create(
+      auto part = vector::LoadOp::create(
           b, loc, VectorType::get({piece}, type.getElementType()), src.buffer,
           src.indices(b, loc, row, pieceCol));
+      if (alignment)
+        part.setAlignment(alignment);
       result = vector::InsertStridedSliceOp::create(
           b, loc, part, result, ArrayRef<int64_t>{e + p}, ArrayRef<int64_t>{1});
     }

@@ -172,6 +172,11 @@ LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
 Value emitSwizzledColumn(OpBuilder &b, Location loc,
                          tile::SharedEncodingAttr shared, Value row,
                          Value col);
+/// The alignment (bytes) of a thread's `piece`-element accesses of its
+/// `run`-element runs in shared tile `ref`, or 0 when it is not known to
+/// be the piece's size (what lets LLVM keep them one vector access).
+int64_t sharedPieceAlignment(const SharedTileRef &ref, int64_t run,
+                             int64_t piece, Type element);
 /// Stores a per-thread vector of a 2-D `src`-layout tile into `dst` (vector
 /// stores of at most one swizzle group each; no barriers).
 void emitSharedTileStore(OpBuilder &b, Location loc, const TileLayout &src,

@@ -5,6 +5,9 @@
         --seed 7 --seconds 3600
     # random programs, compiled and checked on the CPU emulator against float64:
     python -m tcc.testing.fuzz programs --seed 7 --seconds 3600
+    # random programs at real sizes, compiled here, checked on a GPU (no MLIR there):
+    python -m tcc.testing.fuzz gpu-build DIR --seed 51 --runs 500
+    python -m tcc.testing.fuzz gpu-run DIR OUT
 
 Prints a summary (outcome counts; crash signatures with their saved,
 minimized reproducers; mismatching programs) and exits 1 when anything
@@ -28,14 +31,36 @@ def main(argv: list[str] | None = None) -> int:
     opt.add_argument("--timeout", type=float, default=20.0, help="seconds before a hang")
     progs = sub.add_parser("programs", help="random programs against float64 numpy")
     progs.add_argument("--targets", default="sm_80,gfx942")
-    for p in (opt, progs):
+    gbuild = sub.add_parser("gpu-build", help="compile random programs at real sizes into DIR")
+    gbuild.add_argument("directory")
+    gbuild.add_argument("--target", default="sm_90")
+    grun = sub.add_parser("gpu-run", help="run DIR's programs on the GPU against float64")
+    grun.add_argument("directory")
+    grun.add_argument("out")
+    for p in (opt, progs, gbuild):
         p.add_argument("--seed", type=int, default=1)
         p.add_argument("--runs", type=int, default=None, help="how many (opt: mutations, "
                                                               "programs: programs)")
         p.add_argument("--seconds", type=float, default=None)
     args = parser.parse_args(argv)
+    if args.what == "gpu-run":
+        from tcc.testing.fuzz.gpu import run
+
+        report = run(Path(args.directory), Path(args.out))
+        print(f"random programs at real sizes on {report['device']}, seed {report['seed']}: "
+              f"{report['programs']} programs, {report['outcomes']}")
+        for failure in report["failures"]:
+            print(f"  {failure['kind']}: {failure['detail']}\n{failure['program']}")
+        return 1 if any(f["kind"] != "refused" for f in report["failures"]) else 0
     if args.runs is None and args.seconds is None:
         args.runs = 100
+    if args.what == "gpu-build":
+        from tcc.testing.fuzz.gpu import build
+
+        outcomes = build(Path(args.directory), args.seed, args.runs, args.target)
+        print(f"built {args.runs} programs (seed {args.seed}) for {args.target}: "
+              f"{dict(outcomes)}")
+        return 1 if outcomes["crash"] else 0
 
     def progress(report: object) -> None:
         done = getattr(report, "runs", None) or getattr(report, "programs", 0)

@@ -66,6 +66,26 @@ class Generated:
     dtype: str
 
 
+@dataclass(frozen=True)
+class Sizes:
+    """The shapes a campaign draws: dims from ``dims``, a program's first
+    input between ``min_elements`` and ``max_elements`` elements, a matmul's
+    N from ``matmul_n``."""
+
+    dims: tuple[int, ...]
+    min_elements: int
+    max_elements: int
+    matmul_n: tuple[int, ...]
+
+
+# Odd and tiny shapes for the CPU emulator.
+SMALL = Sizes(_SIZES, 1, 2048, (1, 3, 8, 16, 33))
+# Real sizes for a GPU (tcc.testing.fuzz.gpu): 16K to 4M elements, odd and
+# power-of-two dims, rows up to a vocabulary (50257).
+REAL = Sizes((1, 3, 17, 64, 128, 255, 256, 1000, 1024, 4096, 50257, 65536), 1 << 14, 1 << 22,
+             (1, 33, 128, 1000))
+
+
 def _broadcastable(shape: tuple[int, ...], rng: random.Random) -> tuple[int, ...]:
     """A shape that broadcasts to ``shape``: a suffix, some dims set to 1."""
     keep = rng.randint(1, len(shape))
@@ -76,11 +96,11 @@ def _broadcastable(shape: tuple[int, ...], rng: random.Random) -> tuple[int, ...
     return tuple(suffix)
 
 
-def generate(rng: random.Random) -> Generated:
+def generate(rng: random.Random, sizes: Sizes = SMALL) -> Generated:
     rank = rng.randint(1, 4)
     shape: tuple[int, ...] = ()
-    while not shape or int(np.prod(shape)) > 2048:
-        shape = tuple(rng.choice(_SIZES) for _ in range(rank))
+    while not shape or not sizes.min_elements <= int(np.prod(shape)) <= sizes.max_elements:
+        shape = tuple(rng.choice(sizes.dims) for _ in range(rank))
     dtype = rng.choice(("f32", "f32", "f16"))
     inputs = [shape] + [_broadcastable(shape, rng) for _ in range(rng.randint(0, 2))]
     leaves = [Expr(f"x{i}", f"x{i}", s) for i, s in enumerate(inputs)]
@@ -110,7 +130,7 @@ def generate(rng: random.Random) -> Generated:
         expr = Expr(f"{expr.frontend}.softmax(-1)", f"_softmax({expr.numpy})", expr.shape)
     elif tail < 0.7 and len(expr.shape) == 2:
         k = expr.shape[1]
-        n = rng.choice((1, 3, 8, 16, 33))
+        n = rng.choice(sizes.matmul_n)
         inputs.append((k, n))
         name = f"x{len(inputs) - 1}"
         expr = Expr(f"({expr.frontend} @ {name})", f"({expr.numpy} @ {name})", expr.shape)
@@ -133,18 +153,19 @@ class Outcome:
     detail: str = ""
 
 
-def check(gen: Generated, target: str, rng: np.random.Generator) -> Outcome:
+def compile_generated(gen: Generated, target: str) -> Any:
+    """``gen``'s program compiled for ``target``, or the :class:`Outcome`
+    (refused or crash) that stopped it."""
     import tcc
     import tcc.frontend as tf
     from tcc.compiler.compile import CompilationError
     from tcc.frontend import FrontendError, Program, Tensor, f16, f32
-    from tcc.testing.simt import run_gpu_stage
 
     scope: dict[str, Any] = {"Tensor": Tensor, "f16": f16, "f32": f32, "tf": tf}
     try:
         exec(gen.frontend, scope)  # noqa: S102  (generated here, from the tree above)
         program = Program(scope["fuzzed"])
-        compiled = tcc.compile(program, target, cache=False)
+        return tcc.compile(program, target, cache=False)
     except CompilationError as exc:
         text = str(exc)
         lines = [line for line in text.splitlines() if "error:" in line] or [text]
@@ -154,19 +175,23 @@ def check(gen: Generated, target: str, rng: np.random.Generator) -> Outcome:
         return Outcome("refused", f"{type(exc).__name__}: {exc}"[:300])
     except Exception:  # noqa: BLE001  (anything else is a bug to report)
         return Outcome("crash", traceback.format_exc()[-1500:])
+
+
+def inputs_for(gen: Generated, rng: np.random.Generator) -> list[np.ndarray]:
     np_dtype = np.float16 if gen.dtype == "f16" else np.float32
-    inputs = [rng.standard_normal(s).astype(np_dtype) for s in gen.inputs]
-    try:
-        outputs = run_gpu_stage(compiled, *inputs)
-    except Exception:  # noqa: BLE001
-        return Outcome("crash", "emulator: " + traceback.format_exc()[-1500:])
+    return [rng.standard_normal(s).astype(np_dtype) for s in gen.inputs]
+
+
+def compare(gen: Generated, inputs: list[np.ndarray], output: np.ndarray) -> Outcome:
+    """The oracle: ``output`` (the program's result on ``inputs``) against
+    the numpy reference in float64 (or, for f16, in f16)."""
     ref_scope: dict[str, Any] = {"np": np, "_softmax": _softmax}
     exec(gen.numpy, ref_scope)  # noqa: S102
     ref = np.asarray(ref_scope["reference"](*[x.astype(np.float64) for x in inputs]))
-    got = np.asarray(outputs[0], dtype=np.float64).reshape(ref.shape) if np.size(
-        outputs[0]) == ref.size else None
+    got = np.asarray(output, dtype=np.float64).reshape(ref.shape) if np.size(
+        output) == ref.size else None
     if got is None:
-        return Outcome("mismatch", f"shape {np.shape(outputs[0])} vs {ref.shape}")
+        return Outcome("mismatch", f"shape {np.shape(output)} vs {ref.shape}")
     tol = 2e-2 if gen.dtype == "f16" else 1e-4
     scale = max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
     if not np.allclose(got, ref, rtol=tol, atol=tol * scale, equal_nan=True) and not (
@@ -177,6 +202,20 @@ def check(gen: Generated, target: str, rng: np.random.Generator) -> Outcome:
         return Outcome("mismatch", f"max abs error {worst:.3g} (tolerance {tol * scale:.3g}), "
                                    f"{nans} elements NaN on one side only")
     return Outcome("ok")
+
+
+def check(gen: Generated, target: str, rng: np.random.Generator) -> Outcome:
+    from tcc.testing.simt import run_gpu_stage
+
+    compiled = compile_generated(gen, target)
+    if isinstance(compiled, Outcome):
+        return compiled
+    inputs = inputs_for(gen, rng)
+    try:
+        outputs = run_gpu_stage(compiled, *inputs)
+    except Exception:  # noqa: BLE001
+        return Outcome("crash", "emulator: " + traceback.format_exc()[-1500:])
+    return compare(gen, inputs, outputs[0])
 
 
 def _matches_native(reference: Callable[..., Any], inputs: list[np.ndarray],
