@@ -11,7 +11,9 @@ its barriers, masked tails, the dot code), so its numerics can be checked
 without a GPU. Asynchronous copies (``nvgpu.device_async_copy``, cp.async)
 run synchronously when issued, zero-filling past the source size as cp.async
 does, and their commit/wait ops are dropped (the barrier after a wait stays):
-a read of a slot before its wait would go unnoticed.
+a read of a slot before its wait would go unnoticed. Buffers past 48 KiB
+(``gpu.dynamic_shared_memory``, viewed by ``memref.view``) are one buffer of
+the launch's dynamic shared bytes.
 
 Warp-level ops run by a warp rendezvous: the threads of a warp (32 lanes on
 NVIDIA, 64 on AMD CDNA) share an exchange area and a pthread barrier of
