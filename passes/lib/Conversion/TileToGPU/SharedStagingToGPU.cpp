@@ -297,35 +297,37 @@ struct SharedLoadLowering : public TilePattern<tile::SharedLoadOp> {
 
 } // namespace
 
-LogicalResult
-mlir::tcc::tile_to_gpu::verifyBlockedSharedLoad(tile::SharedLoadOp op) {
-  tile::SharedBufferType buffer = op.getSrc().getType();
-  auto layout = cast<tile::BlockedEncodingAttr>(op.getType().getEncoding());
+/// What both ways in and out of a slot need: 2-D row-major slots of whole
+/// bytes, moved by a row-major `layout` (`what`: "copies 2-D tiles" /
+/// "copied with"; "reads 2-D slots into a #tile.blocked tile" / "read into").
+static LogicalResult verifyRowMajorSlots(Operation *op,
+                                         tile::SharedBufferType buffer,
+                                         tile::BlockedEncodingAttr layout,
+                                         StringRef what, StringRef moved) {
   if (buffer.getTileShape().size() != 2)
-    return op.emitOpError("convert-tile-to-gpu reads 2-D slots into a "
-                          "#tile.blocked tile only");
+    return op->emitOpError() << "convert-tile-to-gpu " << what << " only";
   if (buffer.getEncoding().getOrder() != ArrayRef<unsigned>{1, 0} ||
       layout.getOrder() != ArrayRef<unsigned>{1, 0})
-    return op.emitOpError("shared tiles must be row-major (order = [1, 0]) "
-                          "and read into a row-major layout");
+    return op->emitOpError() << "shared tiles must be row-major (order = [1, "
+                                "0]) and "
+                             << moved << " a row-major layout";
   if (buffer.getElementType().getIntOrFloatBitWidth() % 8)
-    return op.emitOpError("elements must be whole bytes, got ")
+    return op->emitOpError("elements must be whole bytes, got ")
            << buffer.getElementType();
   return success();
 }
 
+LogicalResult
+mlir::tcc::tile_to_gpu::verifyBlockedSharedLoad(tile::SharedLoadOp op) {
+  return verifyRowMajorSlots(
+      op, op.getSrc().getType(),
+      cast<tile::BlockedEncodingAttr>(op.getType().getEncoding()),
+      "reads 2-D slots into a #tile.blocked tile", "read into");
+}
+
 LogicalResult mlir::tcc::tile_to_gpu::verifyAsyncCopy(tile::AsyncCopyOp op) {
-  tile::SharedBufferType buffer = op.getDst().getType();
-  if (buffer.getTileShape().size() != 2)
-    return op.emitOpError("convert-tile-to-gpu copies 2-D tiles only");
-  if (buffer.getEncoding().getOrder() != ArrayRef<unsigned>{1, 0} ||
-      op.getLayout().getOrder() != ArrayRef<unsigned>{1, 0})
-    return op.emitOpError("shared tiles must be row-major (order = [1, 0]) "
-                          "and copied with a row-major layout");
-  if (buffer.getElementType().getIntOrFloatBitWidth() % 8)
-    return op.emitOpError("elements must be whole bytes, got ")
-           << buffer.getElementType();
-  return success();
+  return verifyRowMajorSlots(op, op.getDst().getType(), op.getLayout(),
+                             "copies 2-D tiles", "copied with");
 }
 
 void mlir::tcc::tile_to_gpu::populateTileToGPUStagingPatterns(
