@@ -6,12 +6,13 @@ Two halves, because the GPU machine has no MLIR:
     # here (CPU, MLIR): compile every kernel into DIR (artifacts + manifest)
     python benchmarks/gpu_suite.py build DIR
     # on the GPU machine (only tcc.runtime, torch, triton):
-    PYTHONPATH=python python3 benchmarks/gpu_suite.py run DIR OUT
+    PYTHONPATH=python python3 benchmarks/gpu_suite.py run DIR OUT [--check-only]
 
 `run` checks each kernel on fresh random inputs against a float64 reference
 with a NaN-poisoned output, then times the benchmark kernels with CUDA
 events (median of many runs after warm-up) next to torch eager,
 torch.compile and Triton, and prints a table with GB/s and ratios.
+`--check-only` stops after the checks (e.g. under compute-sanitizer).
 """
 
 from __future__ import annotations
@@ -279,7 +280,7 @@ def _check_array_interfaces(directory: Path) -> int:
     return failures
 
 
-def run(directory: Path, out: Path) -> int:
+def run(directory: Path, out: Path, check_only: bool = False) -> int:
     import torch
     import triton.testing
 
@@ -312,6 +313,9 @@ def run(directory: Path, out: Path) -> int:
         )
     (out / "correctness.json").write_text(json.dumps(rows, indent=1))
     failures += _check_array_interfaces(directory)
+    if check_only:
+        print(f"correctness: {len(rows) - failures}/{len(rows)} kernels ok")
+        return 1 if failures else 0
 
     triton_fns = _triton_kernels()
     table = []
@@ -385,7 +389,7 @@ if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "build":
         build(Path(sys.argv[2]))
     elif len(sys.argv) >= 4 and sys.argv[1] == "run":
-        sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3])))
+        sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3]), "--check-only" in sys.argv[4:]))
     else:
         print(__doc__)
         sys.exit(2)

@@ -224,6 +224,12 @@ CASES: dict[str, Case] = {
               N=4096),
         _case("gemm_softmax", 5e-3, flops=_gemm(4096, 4096, 1024), M=4096, K=1024, N=4096),
         _case("attention", 5e-3, flops=4.0 * 32 * 1024 * 1024 * 64, B=32, S=1024, D=64),
+        # The same kernels at small sizes (fast enough for compute-sanitizer's
+        # racecheck, which took 9 minutes for one 4096^3 GEMM).
+        _case("linear", 5e-3, flops=_gemm(256, 256, 256), M=256, K=256, N=256),
+        _case("swiglu", 2e-2, flops=3 * _gemm(256, 512, 128), scale=0.1, M=256, K=128, N=512),
+        _case("gemm_softmax", 5e-3, flops=_gemm(256, 512, 128), M=256, K=128, N=512),
+        _case("attention", 5e-3, flops=4.0 * 4 * 256 * 256 * 64, B=4, S=256, D=64),
         # Broadcasts inside reductions (a positional table, a scalar-free mask
         # and scale on a softmax, a per-row bias in a column sum).
         _case("layer_norm_pos", 2e-3, B=32, S=2048, D=1024),
