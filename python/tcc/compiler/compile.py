@@ -53,6 +53,48 @@ class CompilationError(RuntimeError):
     """A program tcc cannot compile; the message names the stage and the cause."""
 
 
+_PY_LOCATION = re.compile(r'^loc\((?:fused\[|callsite\()?"([^"]+\.py)":(\d+):(\d+)')
+
+
+_OP_DUMP = re.compile(r"^(\s*)note: .*see current operation:\s*$")
+
+
+def _without_op_dumps(message: str) -> str:
+    """An MLIR error without the "see current operation" notes (the failing
+    op in generic form, often the whole module) unless TCC_VERBOSE_ERRORS=1."""
+    if os.environ.get("TCC_VERBOSE_ERRORS", "") not in ("", "0"):
+        return message
+    out: list[str] = []
+    dump_indent: int | None = None
+    dropped = False
+    for line in message.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if dump_indent is not None and line.strip() and indent > dump_indent:
+            continue
+        dump_indent = None
+        found = _OP_DUMP.match(line)
+        if found:
+            dump_indent, dropped = len(found.group(1)), True
+            continue
+        out.append(line)
+    if dropped:
+        out.append("(the failing op's IR: set TCC_VERBOSE_ERRORS=1)")
+    return "\n".join(out)
+
+
+def _warn_remark(stage: str, note: str) -> None:
+    """A pass's remark as a CompilerRemark warning, attributed to the user's
+    Python line when the op came from a frontend program (its location), else
+    to the caller of tcc.compile."""
+    location, _, message = note.partition(": ")
+    found = _PY_LOCATION.match(location)
+    if found:
+        warnings.warn_explicit(f"stage {stage!r}: {message}", CompilerRemark,
+                               found.group(1), int(found.group(2)))
+    else:
+        warnings.warn(f"stage {stage!r}: {note}", CompilerRemark, stacklevel=4)
+
+
 class CompilerRemark(UserWarning):
     """A remark or warning from a pass (e.g. "no tensor-core MMA for f32 x f32:
     FMA fallback"), re-issued through :mod:`warnings` with the op's location."""
@@ -322,7 +364,9 @@ def _source_text(source: Any, sizes: Mapping[str, int]) -> str:
         return source
     if hasattr(source, "specialize") and hasattr(source, "to_module"):
         program = source.specialize(**sizes) if sizes else source
-        return str(program.to_module())
+        # With locations: each op's Python file:line, for the stages'
+        # errors and remarks.
+        return program.to_module().operation.get_asm(enable_debug_info=True)
     if type(source).__name__ == "Module" and hasattr(source, "operation"):
         return str(source)
     raise TypeError(
@@ -424,11 +468,13 @@ def run_stages(
                     print(f"tcc: stage {stage!r} ({pipeline}):", file=sys.stderr, flush=True)
                 pm.run(module.operation)
             except ir.MLIRError as err:
-                raise CompilationError(f"stage {stage!r} ({pipeline}) failed:\n{err}") from err
+                raise CompilationError(
+                    f"stage {stage!r} ({pipeline}) failed:\n{_without_op_dumps(str(err))}"
+                ) from err
             finally:
                 pm = None  # (with timing: the report is printed now)
             for note in notes:
-                warnings.warn(f"stage {stage!r}: {note}", CompilerRemark, stacklevel=3)
+                _warn_remark(stage, note)
             notes.clear()
             stages[stage] = str(module)
             if dump_dir is not None:

@@ -144,7 +144,7 @@ class CompileWorker:
                 # The caller's current settings (the worker's environment is
                 # the one it started with): dumps, and the tests' faults.
                 faults = {k: v for k, v in os.environ.items()
-                          if k.startswith("TCC_TEST_") or k in ("TCC_DUMP_DIR", "TCC_TIMING")}
+                          if k.startswith("TCC_TEST_") or k in _FORWARDED}
                 _send(self._to, (text, target, schedule, emit, faults))
                 while True:
                     if not _wait_readable(self._from, timeout):
@@ -191,16 +191,30 @@ def _describe_exit(code: int | None) -> str:
     return f"exit status {code}"
 
 
-def _reissue(remarks: list[tuple[type[Warning], str]], remark: type[Warning]) -> None:
-    for category, message in remarks:
-        warnings.warn(message, category if issubclass(category, Warning) else remark,
-                      stacklevel=4)
+# The caller's settings each compile takes along (the worker's environment is
+# the one it started with).
+_FORWARDED = ("TCC_DUMP_DIR", "TCC_TIMING", "TCC_VERBOSE_ERRORS")
+_TCC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+Caught = tuple[type[Warning], str, str, int]
 
 
-def _warnings(caught: list[warnings.WarningMessage]) -> list[tuple[type[Warning], str]]:
+def _reissue(remarks: list[Caught], remark: type[Warning]) -> None:
+    """The worker's warnings, again in this process: attributed to the user's
+    file and line where the worker had one (a frontend op's location), else
+    to tcc.compile's caller."""
+    for category, message, filename, lineno in remarks:
+        kind = category if issubclass(category, Warning) else remark
+        if filename.endswith(".py") and not os.path.abspath(filename).startswith(_TCC_DIR):
+            warnings.warn_explicit(message, kind, filename, lineno)
+        else:
+            warnings.warn(message, kind, stacklevel=4)
+
+
+def _warnings(caught: list[warnings.WarningMessage]) -> list[Caught]:
     """The worker's warnings with their categories (pass remarks, and others
-    such as the AMD backend's missing-ld.lld RuntimeWarning)."""
-    return [(w.category, str(w.message)) for w in caught]
+    such as the AMD backend's missing-ld.lld RuntimeWarning) and where they
+    were attributed."""
+    return [(w.category, str(w.message), w.filename, w.lineno) for w in caught]
 
 
 _WORKER: CompileWorker | None = None
@@ -241,7 +255,7 @@ def _serve(read_fd: int, write_fd: int) -> None:
             text, target, schedule, emit, faults = _receive(requests)
         except EOFError:
             return
-        for setting in ("TCC_DUMP_DIR", "TCC_TIMING"):
+        for setting in _FORWARDED:
             os.environ.pop(setting, None)
             if setting in faults:
                 os.environ[setting] = faults[setting]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextvars
+import functools
+import os
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from mlir import ir
 from mlir.dialects import arith, tensor
@@ -131,3 +135,74 @@ def building(builder: Builder) -> Iterator[Builder]:
         yield builder
     finally:
         _stack.pop()
+
+
+# -- source locations ---------------------------------------------------------
+# Each op the frontend emits carries the file:line:col of the user's code that
+# traced it (the first frame outside tcc.frontend), so stage errors and
+# remarks name the user's line. Only the outermost frontend call sets it: the
+# ops a `.softmax()` or a promotion emits share the user's line.
+_FRONTEND_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_tracing: contextvars.ContextVar[bool] = contextvars.ContextVar("tcc_tracing", default=False)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _user_location() -> ir.Location | None:
+    frame = sys._getframe(2)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _FRONTEND_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    line, col = frame.f_lineno, 0
+    positions = list(frame.f_code.co_positions())
+    if 0 <= frame.f_lasti // 2 < len(positions):
+        start_line, _, start_col, _ = positions[frame.f_lasti // 2]
+        if start_line is not None and start_col is not None:
+            line, col = start_line, start_col
+    return ir.Location.file(frame.f_code.co_filename, line, col + 1)
+
+
+def located(fn: _F) -> _F:
+    """``fn`` emitting its ops at the user's source location."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _tracing.get() or not _stack:
+            return fn(*args, **kwargs)
+        location = _user_location()
+        token = _tracing.set(True)
+        try:
+            if location is None:
+                return fn(*args, **kwargs)
+            with location:
+                return fn(*args, **kwargs)
+        finally:
+            _tracing.reset(token)
+
+    return wrapper  # type: ignore[return-value]
+
+
+_OPERATORS = frozenset({
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__pow__", "__rpow__", "__matmul__", "__neg__", "__abs__", "__eq__",
+    "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__",
+    "__ror__", "__invert__", "__getitem__"})
+
+
+def locate_functions(namespace: dict[str, Any]) -> None:
+    """Wraps the public functions a frontend module defines with
+    :func:`located`."""
+    module = namespace["__name__"]
+    for name, value in list(namespace.items()):
+        if (not name.startswith("_") and callable(value) and not isinstance(value, type)
+                and getattr(value, "__module__", None) == module):
+            namespace[name] = located(value)
+
+
+def locate_methods(cls: type) -> None:
+    """Wraps ``cls``'s public methods and operators with :func:`located`."""
+    for name, value in list(vars(cls).items()):
+        if callable(value) and not isinstance(value, (staticmethod, classmethod, type)) and (
+                not name.startswith("_") or name in _OPERATORS):
+            setattr(cls, name, located(value))

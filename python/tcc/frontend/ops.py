@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 
 from tcc.dialects import tcc as _tcc
-from tcc.frontend._builder import Builder, current, tensor_type
+from tcc.frontend._builder import Builder, current, locate_functions, tensor_type
 from tcc.frontend.dtypes import (
     DEFAULT_FLOAT,
     DType,
@@ -696,3 +696,7 @@ def _norm_dims(where: str, x: Tensor, dims: int | Sequence[int]) -> list[int]:
     if len(out) != len(seq):
         raise ShapeError(f"{where}: dims {seq} repeat a dim of {x!r}")
     return out
+
+
+# Every public op emits at the user's source location.
+locate_functions(globals())

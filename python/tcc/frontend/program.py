@@ -86,7 +86,7 @@ class Program:
         builder = Builder(self.bindings)
         specs = [TensorSpec(builder.resolve_shape(s.shape), s.dtype) for s in self.params.values()]
         arg_types = [tensor_type(s.shape, s.dtype) for s in specs]
-        fop = func.FuncOp(self.name, (arg_types, []))
+        fop = func.FuncOp(self.name, (arg_types, []), loc=_definition_location(self.fn))
         block = fop.add_entry_block()
         with ir.InsertionPoint(block), building(builder):
             args = []
@@ -190,3 +190,11 @@ def program(
     if fn is None:
         return lambda f: Program(f, name)
     return Program(fn, name)
+
+
+def _definition_location(fn: Any) -> ir.Location:
+    """Where ``fn`` is defined (its ``def`` line), for the program's func.func."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ir.Location.unknown()
+    return ir.Location.file(code.co_filename, code.co_firstlineno, 1)

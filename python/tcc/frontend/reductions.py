@@ -15,7 +15,7 @@ from mlir import ir
 
 from tcc.dialects import tcc as _tcc
 from tcc.frontend import ops as _ops  # a module: ops may still be initializing
-from tcc.frontend._builder import tensor_type
+from tcc.frontend._builder import locate_functions, tensor_type
 from tcc.frontend.dtypes import DType, f32, i64
 from tcc.frontend.errors import FrontendError, ShapeError
 from tcc.frontend.shape_ops import flatten
@@ -310,3 +310,7 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     lse = _ops.log(_reduce(where, _tcc.ReduceSumOp, _ops.exp(shifted), [d], True))
     out = _ops.sub(shifted, lse)
     return _ops.cast(out, x.dtype) if out.dtype != x.dtype else out
+
+
+# Every public op emits at the user's source location.
+locate_functions(globals())

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from tcc.dialects import tcc as _tcc
 from tcc.frontend import ops as _ops  # a module: ops may still be initializing
-from tcc.frontend._builder import current, tensor_type
+from tcc.frontend._builder import current, locate_functions, tensor_type
 from tcc.frontend.errors import ShapeError
 from tcc.frontend.shapes import (
     Dim,
@@ -216,3 +216,7 @@ def permute(x: Tensor, *dims: int | Sequence[int]) -> Tensor:
     if len(perm) != len(given):
         raise ShapeError(f"permute: dims must be ints, got {given}")
     return _permute("permute", x, perm, given)
+
+
+# Every public op emits at the user's source location.
+locate_functions(globals())

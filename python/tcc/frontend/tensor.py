@@ -8,7 +8,7 @@ from typing import Any
 
 from mlir import ir
 
-from tcc.frontend._builder import Builder
+from tcc.frontend._builder import Builder, locate_methods
 from tcc.frontend.dtypes import DType, dtype
 from tcc.frontend.errors import DTypeError, FrontendError, ShapeError
 from tcc.frontend.shapes import Dim, Shape, as_shape, norm_dim
@@ -447,3 +447,5 @@ class Tensor:
 from tcc.frontend import ops as _ops  # noqa: E402
 from tcc.frontend import reductions as _red  # noqa: E402
 from tcc.frontend import shape_ops as _shape  # noqa: E402
+
+locate_methods(Tensor)  # each op emits at the user's source location
