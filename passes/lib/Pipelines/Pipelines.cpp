@@ -51,6 +51,7 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   strategyOptions.plans = options.plans;
   pm.addPass(createTccSelectStrategy(strategyOptions));
   pm.addPass(createConvertLinalgToTile());
+  pm.addPass(createTccAccelerateMatmul());
   if (options.swizzle)
     pm.addPass(createTccSwizzleSharedMemory());
   // After the swizzle: the pipelined buffers keep the chosen layouts. The
@@ -91,8 +92,9 @@ void mlir::tcc::registerTccPipelines() {
       "(tcc-set-target with target=, tcc-decompose-softmax, "
       "tcc-materialize-broadcasts, tcc-split-reduction, tcc-normalize-matmul-operands, "
       "tcc-materialize-broadcasts, tcc-form-kernels, tcc-select-strategy, "
-      "convert-linalg-to-tile, tcc-swizzle-shared-memory, "
-      "tcc-promote-shared-memory, canonicalize, cse)",
+      "convert-linalg-to-tile, tcc-accelerate-matmul, "
+      "tcc-swizzle-shared-memory, tcc-promote-shared-memory, canonicalize, "
+      "cse)",
       buildLinalgToTilePipeline);
   PassPipelineRegistration<TileToGPUOptions>(
       "tcc-tile-to-gpu",
@@ -104,7 +106,7 @@ void mlir::tcc::registerTccPipelines() {
       "tcc-lower-to-tile",
       "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "
       "tcc-tensor-to-linalg then tcc-linalg-to-tile (tcc-form-kernels, "
-      "tcc-select-strategy, convert-linalg-to-tile, "
+      "tcc-select-strategy, convert-linalg-to-tile, tcc-accelerate-matmul, "
       "tcc-swizzle-shared-memory, tcc-promote-shared-memory)",
       buildLowerToTilePipeline);
 }

@@ -438,3 +438,23 @@ int64_t mlir::tcc::stagedRowBytes(const BlockSchedule &s, int64_t n,
   int64_t chunks = llvm::divideCeil(n + (shifted ? s.vec - 1 : 0), s.blockN);
   return chunks * s.blockM * s.blockN * elementBytes;
 }
+
+std::pair<Attribute, std::pair<int64_t, int64_t>>
+mlir::tcc::mmaAccumulatorLayout(MLIRContext *ctx, tile::MmaKind kind,
+                                unsigned warps) {
+  switch (kind) {
+  case tile::MmaKind::mma_sync_m16n8k16:
+    return {tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2}, {16, 8}),
+            {16, 8}};
+  case tile::MmaKind::wgmma_m64nNk16:
+    llvm_unreachable("wgmma plans build in WgmmaMatmulKernel.cpp");
+  case tile::MmaKind::mfma_32x32x8:
+  case tile::MmaKind::mfma_16x16x16: {
+    unsigned size = kind == tile::MmaKind::mfma_32x32x8 ? 32 : 16;
+    return {tile::AMDMfmaEncodingAttr::get(ctx, 3, {2, warps / 2},
+                                           {size, size}, false),
+            {size, size}};
+  }
+  }
+  llvm_unreachable("unknown MMA kind");
+}

@@ -2,12 +2,12 @@
 // 32x32x8 when every wave's share of the block is a multiple of 32 in both
 // dims (128 x 128 over 2 x 2 waves: 64 x 64), 16x16x16 otherwise (16 waves:
 // 64 x 16); mfma-shape=16 / 32 force one.
-// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy --convert-linalg-to-tile | FileCheck %s --check-prefix=AUTO
-// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=32" --convert-linalg-to-tile | FileCheck %s --check-prefix=AUTO
-// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=16" --convert-linalg-to-tile | FileCheck %s --check-prefix=M16
-// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="num-warps=16" --convert-linalg-to-tile | FileCheck %s --check-prefix=W16
-// RUN: not tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="num-warps=16 mfma-shape=32" --convert-linalg-to-tile 2>&1 | FileCheck %s --check-prefix=ERR32
-// RUN: not tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=8" --convert-linalg-to-tile 2>&1 | FileCheck %s --check-prefix=ERR8
+// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy --convert-linalg-to-tile --tcc-accelerate-matmul | FileCheck %s --check-prefix=AUTO
+// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=32" --convert-linalg-to-tile --tcc-accelerate-matmul | FileCheck %s --check-prefix=AUTO
+// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=16" --convert-linalg-to-tile --tcc-accelerate-matmul | FileCheck %s --check-prefix=M16
+// RUN: tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="num-warps=16" --convert-linalg-to-tile --tcc-accelerate-matmul | FileCheck %s --check-prefix=W16
+// RUN: not tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="num-warps=16 mfma-shape=32" --convert-linalg-to-tile --tcc-accelerate-matmul 2>&1 | FileCheck %s --check-prefix=ERR32
+// RUN: not tcc-opt %s --tcc-set-target=arch=gfx942 --tcc-select-strategy="mfma-shape=8" --convert-linalg-to-tile --tcc-accelerate-matmul 2>&1 | FileCheck %s --check-prefix=ERR8
 
 // AUTO-DAG: #[[MFMA:.*]] = #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32], isTransposed = false}>
 // AUTO-DAG: #tile.dot_operand<{opIdx = 0, parent = #[[MFMA]], kWidth = 4}>

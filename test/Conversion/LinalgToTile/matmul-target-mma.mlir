@@ -2,8 +2,8 @@
 // module target's mma: an AMD target offering only 16x16x16 gets it even
 // where 32x32x8 would fit; one offering only 32x32x8 rejects
 // mfma-shape=16; a target without tensor cores takes the FMA path.
-// RUN: tcc-opt %s -split-input-file --tcc-select-strategy --convert-linalg-to-tile -verify-diagnostics | FileCheck %s
-// RUN: not tcc-opt %s -split-input-file --tcc-select-strategy="mfma-shape=16" --convert-linalg-to-tile 2>&1 | FileCheck %s --check-prefix=ERR16
+// RUN: tcc-opt %s -split-input-file --tcc-select-strategy --convert-linalg-to-tile --tcc-accelerate-matmul -verify-diagnostics | FileCheck %s
+// RUN: not tcc-opt %s -split-input-file --tcc-select-strategy="mfma-shape=16" --convert-linalg-to-tile --tcc-accelerate-matmul 2>&1 | FileCheck %s --check-prefix=ERR16
 
 // CHECK-DAG: #[[M16:.*]] = #tile.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 16], isTransposed = false}>
 // CHECK-LABEL: tile.func @only16

@@ -145,6 +145,14 @@ BlockSchedule blockedSchedule(int64_t blockM, int64_t blockN, int64_t n,
 /// blockN are one coverage of it.
 BlockSchedule fmaAccumulatorSchedule(unsigned warps, unsigned warpSize);
 
+/// The accumulator layout of tensor-core instruction `kind` (mma.sync or
+/// MFMA; not wgmma, whose kernels WgmmaMatmulKernel.cpp builds) on a 2 x
+/// (warps / 2) grid of warps, and the instruction's [M, N] tile: what
+/// tcc-accelerate-matmul gives a matmul plan's tile.dot, and what the
+/// matmul builder checks the plan's block against.
+std::pair<Attribute, std::pair<int64_t, int64_t>>
+mmaAccumulatorLayout(MLIRContext *ctx, tile::MmaKind kind, unsigned warps);
+
 /// Shared memory a staged softmax walk (walk = staged) of schedule `s`
 /// over rows of `n` elements of `elementBytes` keeps: one [BM, BN] slot per
 /// chunk of the walk, which starts up to vec - 1 columns before a one-row

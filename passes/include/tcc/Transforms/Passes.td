@@ -347,6 +347,41 @@ def TccLowerVectorOps : Pass<"tcc-lower-vector-ops"> {
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def TccAccelerateMatmul : Pass<"tcc-accelerate-matmul"> {
+  let summary = "Put a matmul kernel's tile.dot on its plan's tensor-core "
+                "instruction";
+  let description = [{
+    The matmul kernel form's builder (convert-linalg-to-tile) multiplies on
+    a plain `#tile.blocked` accumulator: the FMA form of `tile.dot`. For
+    each `tile.func` whose `tile.lowering_config` has `form = matmul` and
+    an `mma` of mma.sync or MFMA (wgmma kernels are built on their layouts
+    by their own builder), this pass gives that accumulator the
+    instruction's layout on the plan's 2 x (num_warps / 2) warps
+    (`#tile.nvidia_mma` version 2 with instrShape [16, 8] for
+    mma_sync_m16n8k16; `#tile.amd_mfma` version 3 with [32, 32] or
+    [16, 16] for mfma_32x32x8 / mfma_16x16x16), the operands the matching
+    `#tile.dot_operand` (kWidth 2: a lane's k pairs for mma.sync; 4: its 4
+    consecutive k for MFMA), and every other tile of the accumulator's
+    layout the same one: the loop-carried accumulator, the epilogue's tiles
+    and the bias rows sliced from it, the store. No data moves: the
+    epilogue runs on the accumulator's registers.
+
+    Before (128 x 128 on 4 warps):
+    ```mlir
+    #acc = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
+    %d = tile.dot %a, %b, %c : tensor<128x32xf16, #tile.dot_operand<{opIdx = 0, parent = #acc, kWidth = 0}>>, ...
+    ```
+    After (plan mma = mma_sync_m16n8k16):
+    ```mlir
+    #mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+    %d = tile.dot %a, %b, %c : tensor<128x32xf16, #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>>, ...
+    ```
+    A kernel without such a plan, or whose dot is already on an MMA
+    layout, is left as it is; the FMA form (`form = fma_matmul`: no MMA
+    fits the operands) keeps its blocked accumulator.
+  }];
+}
+
 def TccSwizzleSharedMemory : Pass<"tcc-swizzle-shared-memory"> {
   let summary = "Pick bank-conflict-free XOR swizzles for shared dot-operand tiles";
   let description = [{

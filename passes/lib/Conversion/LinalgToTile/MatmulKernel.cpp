@@ -5,8 +5,9 @@
 // block-tiled tile program: each program owns a BM x BN block of C (grouped
 // rasterization keeps A's row blocks hot in L2), walks K in BK steps,
 // stages the A and B slices through shared memory (pipelined later by
-// tcc-promote-shared-memory) and multiplies them with tile.dot on mma
-// layouts; an elementwise consumer of the product (bias,
+// tcc-promote-shared-memory) and multiplies them with tile.dot on a plain
+// blocked accumulator, which tcc-accelerate-matmul then puts on the plan's
+// tensor-core layouts; an elementwise consumer of the product (bias,
 // activation, cast) runs on the accumulator before the one store.
 //
 //===----------------------------------------------------------------------===//
@@ -224,27 +225,6 @@ LogicalResult GemmProgram::finish(
   return success();
 }
 
-/// The accumulator layout of `kind` on warps 2 x (W / 2), and its
-/// instruction's [M, N] tile.
-static std::pair<Attribute, std::pair<int64_t, int64_t>>
-mmaLayout(MLIRContext *ctx, tile::MmaKind kind, unsigned warps) {
-  switch (kind) {
-  case tile::MmaKind::mma_sync_m16n8k16:
-    return {tile::NvidiaMmaEncodingAttr::get(ctx, 2, {2, warps / 2}, {16, 8}),
-            {16, 8}};
-  case tile::MmaKind::wgmma_m64nNk16:
-    llvm_unreachable("wgmma plans build in WgmmaMatmulKernel.cpp");
-  case tile::MmaKind::mfma_32x32x8:
-  case tile::MmaKind::mfma_16x16x16: {
-    unsigned size = kind == tile::MmaKind::mfma_32x32x8 ? 32 : 16;
-    return {tile::AMDMfmaEncodingAttr::get(ctx, 3, {2, warps / 2},
-                                           {size, size}, false),
-            {size, size}};
-  }
-  }
-  llvm_unreachable("unknown MMA kind");
-}
-
 LogicalResult mlir::tcc::buildMatmulKernel(
     linalg::GenericOp op, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
@@ -275,10 +255,8 @@ LogicalResult mlir::tcc::buildMatmulKernel(
                             << " is not an instruction of target "
                             << context.target.getArch()
                             << " (#tile.target mma)";
-  std::pair<Attribute, std::pair<int64_t, int64_t>> layout =
-      mmaLayout(ctx, kind, warps);
-  Attribute mma = layout.first;
-  std::pair<int64_t, int64_t> instr = layout.second;
+  std::pair<int64_t, int64_t> instr =
+      mmaAccumulatorLayout(ctx, kind, warps).second;
   if (blockM % (2 * instr.first) || blockN % ((warps / 2) * instr.second) ||
       blockK % 16)
     return op.emitOpError()
@@ -287,22 +265,25 @@ LogicalResult mlir::tcc::buildMatmulKernel(
            << " on " << warps << " warps (2 x " << warps / 2 << " warps of "
            << instr.first << " x " << instr.second
            << " tiles; BK a multiple of 16)";
-  // NVIDIA mma.sync: kWidth 2 (a lane's k pairs); AMD MFMA: kWidth 4 (a
-  // lane's 4 consecutive k).
-  unsigned kWidth = isa<tile::AMDMfmaEncodingAttr>(mma) ? 4 : 2;
+  // The product on a plain blocked accumulator (the FMA form of tile.dot):
+  // tcc-accelerate-matmul, next in the pipeline, puts it on the plan's
+  // instruction (the accumulator, the operands and the epilogue on its
+  // layout). Lanes 4 x 8 (8 x 8 on 64-lane waves), warps 2 x W / 2.
+  auto acc = tile::BlockedEncodingAttr::get(
+      ctx, {1, 1}, {context.warpSize / 8, 8}, {2, warps / 2}, {1, 0});
   auto layoutA = operandLayout(ctx, blockK, context.warpSize, warps);
   auto layoutB = operandLayout(ctx, blockN, context.warpSize, warps);
   // Unswizzled staging: tcc-swizzle-shared-memory (next in the pipeline)
   // picks the XOR swizzle from the element width, row length and the
   // target's bank model.
   auto sharedA = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
-  auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, kWidth);
-  auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, mma, kWidth);
+  auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, acc, 0);
+  auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, acc, 0);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
     return RankedTensorType::get(shape, element, layout);
   };
   Type f32 = Float32Type::get(ctx);
-  RankedTensorType accType = tileOf({blockM, blockN}, f32, mma);
+  RankedTensorType accType = tileOf({blockM, blockN}, f32, acc);
 
   OpBuilder b = OpBuilder::atBlockEnd(&kernel.getBody().front());
   // Accumulate in f32 whatever the result type (mma.sync's f32 form).
@@ -322,18 +303,18 @@ LogicalResult mlir::tcc::buildMatmulKernel(
       tileOf({blockK, blockN}, bType, layoutB), toShared,
       tileOf({blockM, blockK}, aType, operandA),
       tileOf({blockK, blockN}, bType, operandB), *acc0,
-      tileOf({blockM, blockN}, outType, mma));
+      tileOf({blockM, blockN}, outType, acc));
 
-  auto mmaTile = [&](Type element) {
-    return tileOf({blockM, blockN}, element, mma);
+  auto accTile = [&](Type element) {
+    return tileOf({blockM, blockN}, element, acc);
   };
-  auto loadOnMma = [&](Value memref, AffineMap map,
+  auto loadOnAcc = [&](Value memref, AffineMap map,
                        Type element) -> FailureOr<Value> {
     return program->loadOnAccumulator(b, loc, epilogue, memref, map, element,
-                                      mma, blockM, blockN);
+                                      acc, blockM, blockN);
   };
   if (failed(program->finish(b, loc, product, epilogue, inputArgs, outputs,
-                             loadOnMma, mmaTile, grid)))
+                             loadOnAcc, accTile, grid)))
     return failure();
   numWarps = warps;
   return success();
