@@ -71,7 +71,7 @@ if _MLIR_LIBS in sys.modules:
 else:
     sys.meta_path.insert(0, _RegisterWhenMlirLoads())
 
-__all__ = ["__version__", "compile", "frontend", "jit", "register", "runtime"]
+__all__ = ["__version__", "autotune", "compile", "frontend", "jit", "register", "runtime"]
 
 
 def __getattr__(name: str) -> object:
@@ -84,4 +84,6 @@ def __getattr__(name: str) -> object:
         return importlib.import_module("tcc.compiler.compile").compile
     if name == "jit":
         return importlib.import_module("tcc.compiler.jit").jit
+    if name == "autotune":
+        return importlib.import_module("tcc.tune.autotune").autotune
     raise AttributeError(f"module 'tcc' has no attribute {name!r}")

@@ -124,6 +124,28 @@ def test_apply_records_and_compile_uses_the_tuned_plan(tmp_path):
     assert TuningDB.default().lookup(SOFTMAX.replace("1000", "999"), "sm_80") is None
 
 
+def test_autotune_builds_runs_applies_and_compiles_the_winner(tmp_path, monkeypatch):
+    # The GPU half is replaced by a run that picks the first built variant.
+    import tcc.tune.run as tune_run
+
+    picked = {}
+
+    def fake_run(directory, **kwargs):
+        out = tmp_path / "kept"
+        manifest = json.loads((out / "manifest.json").read_text())
+        picked["plan"] = next(v["plan"] for v in manifest["variants"] if not v["error"])
+        _fake_run(out, picked["plan"])
+        assert kwargs == {"warmup": 3, "reps": 4, "progress": False}
+
+    monkeypatch.setattr(tune_run, "run", fake_run)
+    tuned = tcc.autotune(SOFTMAX, "sm_80", directory=tmp_path / "kept", jobs=2, warmup=3,
+                         reps=4, progress=False)
+    assert _plan_of(tuned) == picked["plan"]
+    assert TuningDB.default().lookup(SOFTMAX, "sm_80") == {"softmax": picked["plan"]}
+    # later compiles take the recorded plan without tuning again
+    assert _plan_of(tcc.compile(SOFTMAX, "sm_80", cache=False)) == picked["plan"]
+
+
 def test_apply_refuses_a_build_of_another_compiler(tmp_path):
     out = build(SOFTMAX, "sm_80", tmp_path / "tune", jobs=1, progress=False)
     manifest = json.loads((out / "manifest.json").read_text())

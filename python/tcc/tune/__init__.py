@@ -16,11 +16,14 @@ event timings after warm-up); a variant that is wrong or fails is never
 chosen. ``apply`` records, per kernel, the fastest correct plan in the
 tuning database (:class:`tcc.tune.db.TuningDB`), keyed by the program's
 text, the target and the compiler's fingerprint; ``tcc.compile`` then uses
-those plans (``tuned=False`` to not).
+those plans (``tuned=False`` to not). Where one machine has both MLIR and
+the GPU, ``tcc.autotune(program, target)`` runs the three steps and returns
+the tuned program.
 """
 
+from tcc.tune.autotune import autotune
 from tcc.tune.build import build
 from tcc.tune.db import TuningDB
 from tcc.tune.space import candidates
 
-__all__ = ["TuningDB", "build", "candidates"]
+__all__ = ["TuningDB", "autotune", "build", "candidates"]
