@@ -94,6 +94,9 @@ def _compile(args: argparse.Namespace) -> int:
             mfma_shape=args.mfma_shape, cache=False if args.no_cache else None, **sizes,
         )
         output = kernel.asm if args.emit == "asm" else kernel.ir[args.emit]
+        if args.report:
+            output = f"{kernel.report}\n"
+
     except (CompilationError, FrontendError, ValueError, TypeError) as err:
         print(f"tcc compile: {err}", file=sys.stderr)
         return 1
@@ -219,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument("--dump-dir", help="write each stage's IR and the IR after every pass "
                                          "there (as TCC_DUMP_DIR=DIR, which always "
                                          "compiles)")
+    comp.add_argument("--report", action="store_true",
+                      help="print a table per kernel (registers, spills, shared memory, "
+                           "occupancy, plan, bytes and flops per launch) instead of --emit")
     comp.add_argument("--timing", action="store_true",
                       help="print each stage's pass timings to stderr (as TCC_TIMING=1; "
                            "bypasses the cache so that the passes run)")

@@ -198,6 +198,14 @@ class Kernel:
         return [KernelPart(k, self) for k in self.artifact.kernels]
 
     @property
+    def report(self) -> Any:
+        """Per kernel: registers, spills, shared memory, occupancy, plan,
+        bytes and flops per launch (:mod:`tcc.compiler.report`)."""
+        from tcc.compiler.report import report
+
+        return report(self)
+
+    @property
     def asm(self) -> str:
         if len(self.artifact.kernels) == 1:
             return self.artifact.kernels[0].asm
