@@ -19,6 +19,7 @@ text is keyed as given, so that a cache hit for it runs no MLIR at all.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -338,8 +339,25 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     artifact = build() if cache is False else (cache or default_cache()).get_or_build(key, build)
     if isinstance(artifact, KernelArtifact):  # a kernel cached under this key by hand
         artifact = single_kernel_program(artifact)
+    artifact = _named_inputs(artifact, source)
     stages, kernel_ir = built[0] if built else (None, None)
     return Kernel(artifact, text, schedule, stages, kernel_ir)
+
+
+def _named_inputs(artifact: ProgramArtifact, source: Any) -> ProgramArtifact:
+    """A frontend program's artifact with its inputs named as the Python
+    function's parameters (``x``, ``b``: for keywords and error messages;
+    the MLIR text, and so the cache key, does not carry them)."""
+    params = getattr(source, "params", None)
+    if not isinstance(params, dict):
+        return artifact
+    inputs = [a for a in artifact.args if a.role == "input"]
+    if len(inputs) != len(params):
+        return artifact
+    names = iter(params)
+    args = tuple(dataclasses.replace(a, name=next(names)) if a.role == "input" else a
+                 for a in artifact.args)
+    return dataclasses.replace(artifact, args=args)
 
 
 _KERNEL_NAME = re.compile(r"[A-Za-z_][\w$.]*")
