@@ -307,21 +307,24 @@ def test_chunked_softmax_rows_with_nan_ties_and_a_late_max(target):
     np.testing.assert_allclose(y[1:], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-12)
 
 
-@pytest.mark.parametrize(("n", "dtype"), [(6141, "f16"), (6145, "f16"), (4097, "f32"),
-                                          (6142, "f32"), (6144, "f32")])
-def test_staged_softmax_rows_of_any_length(n, dtype):
-    # walk = staged (sm_80: cp.async) over 2048-wide chunks: the first chunk
-    # and the row's tail masked, the whole chunks between not. Rows whose
-    # tail chunk lies one chunk earlier for aligned starts than for shifted
-    # ones (6141 f16: 3 chunks from an aligned start, 4 from a shifted one)
-    # and rows of whole chunks; 9 rows start at every offset from 16 bytes.
+@pytest.mark.parametrize(("n", "dtype", "target"), [
+    (6141, "f16", "sm_80"), (6145, "f16", "sm_80"), (4097, "f32", "sm_80"),
+    (6142, "f32", "sm_80"), (6144, "f32", "sm_80"),
+    (6141, "f16", "gfx942")])  # a plan can stage on AMD too (copies through registers)
+def test_staged_softmax_rows_of_any_length(n, dtype, target):
+    # walk = staged (sm_80: cp.async; gfx942: loads and LDS stores) over
+    # 2048-wide chunks: the first chunk and the row's tail masked, the whole
+    # chunks between not. Rows whose tail chunk lies one chunk earlier for
+    # aligned starts than for shifted ones (6141 f16: 3 chunks from an
+    # aligned start, 4 from a shifted one) and rows of whole chunks; 9 rows
+    # start at every offset from 16 bytes.
     src = f"""
     func.func @softmax(%x: tensor<9x{n}x{dtype}>) -> tensor<9x{n}x{dtype}> {{
       %y = tcc.softmax %x dim = 1 : tensor<9x{n}x{dtype}>
       return %y : tensor<9x{n}x{dtype}>
     }}"""
     plan = "#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 4, walk = staged>"
-    k = tcc_compile(src, "sm_80", cache=False, plans={"softmax": plan})
+    k = tcc_compile(src, target, cache=False, plans={"softmax": plan})
     assert "tile.shared_load" in k.ir["tile"]
     x = (np.random.default_rng(n).standard_normal((9, n)) * 4).astype(
         np.float16 if dtype == "f16" else np.float32)
