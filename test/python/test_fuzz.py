@@ -76,6 +76,23 @@ def test_f16_branch_flip_is_not_a_mismatch():
     assert not fuzz_programs._matches_native(reference, x, np.array([0.5]), 2e-2, 1.0)
 
 
+def test_f32_branch_flip_is_not_a_mismatch():
+    """Seed 61's finding: `(x1 - x0) + x0 > x1` is false in float64 and can
+    be true in f32; tcc's f32 result equals numpy's f32 evaluation."""
+    import numpy as np
+
+    gen = fuzz_programs.Generated(
+        "", "def reference(x0, x1):\n    m = np.maximum((x1 - x0) + x0, x1)\n"
+            "    return np.where(m > x1, m, x1 * 2.0)\n", [(64,), (64,)], "f32")
+    rng = np.random.default_rng(5)
+    x0, x1 = (rng.standard_normal(64).astype(np.float32) for _ in range(2))
+    m = np.maximum((x1 - x0) + x0, x1)
+    in_f32 = np.where(m > x1, m, x1 * 2.0)
+    assert (in_f32 != x1 * 2.0).any()  # some elements flip in f32
+    assert fuzz_programs.compare(gen, [x0, x1], in_f32).kind == "ok"
+    assert fuzz_programs.compare(gen, [x0, x1], in_f32 + 1.0).kind == "mismatch"
+
+
 def test_reductions_with_broadcast_prologues_compile():
     """Seed 11's first programs (4 minutes of it refused about 1 in 4 with
     "needs 1 kernels" before tcc-materialize-broadcasts) now compile and match."""

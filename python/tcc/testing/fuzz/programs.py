@@ -195,7 +195,8 @@ def compare(gen: Generated, inputs: list[np.ndarray], output: np.ndarray) -> Out
     tol = 2e-2 if gen.dtype == "f16" else 1e-4
     scale = max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
     if not np.allclose(got, ref, rtol=tol, atol=tol * scale, equal_nan=True) and not (
-            gen.dtype == "f16" and _matches_native(ref_scope["reference"], inputs, got, tol,
+            gen.dtype in ("f16", "f32") and _matches_native(ref_scope["reference"], inputs, got,
+                                                              tol,
                                                    scale)):
         nans = int(np.sum(np.isnan(got) != np.isnan(ref)))
         worst = float(np.nanmax(np.abs(got - ref))) if ref.size else 0.0
@@ -221,10 +222,11 @@ def check(gen: Generated, target: str, rng: np.random.Generator) -> Outcome:
 def _matches_native(reference: Callable[..., Any], inputs: list[np.ndarray],
                     got: np.ndarray, tol: float, scale: float) -> bool:
     """Whether ``got`` matches the reference evaluated in the inputs' own
-    dtype (numpy rounds f16 after every op, as the kernels do). A comparison
-    or a max whose f16 operands round across each other (``where(a > b,
-    ...)`` with a and b equal to f16 precision) picks another branch than
-    float64 does: that is f16 semantics, not a wrong answer."""
+    dtype (numpy rounds f16 and f32 after every op, as the kernels do). A
+    comparison or a max whose operands round across each other picks
+    another branch than float64 does (f16: ``where(a > b, ...)`` with a and
+    b equal to f16 precision; f32: ``(x1 - x0) + x0 > x1``, seed 61): that
+    is the dtype's semantics, not a wrong answer."""
     with np.errstate(all="ignore"):
         native = np.asarray(reference(*inputs), dtype=np.float64)
     return native.shape == got.shape and bool(
