@@ -259,19 +259,44 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
   return verifyOperandRead(op, src, dst);
 }
 
-int64_t mlir::tcc::tile_to_gpu::sharedPieceAlignment(const SharedTileRef &ref,
-                                                     int64_t run, int64_t piece,
-                                                     Type element) {
-  auto buffer = cast<MemRefType>(ref.buffer.getType());
-  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  int64_t pieceBytes = piece * bytes;
+int64_t mlir::tcc::tile_to_gpu::sharedPiece(tile::SharedEncodingAttr shared,
+                                            int64_t run) {
+  return shared.getMaxPhase() == 1 ? run
+                                   : std::min<int64_t>(run, shared.getVec());
+}
+
+void mlir::tcc::tile_to_gpu::forEachSharedPiece(
+    OpBuilder &b, Location loc, const TileLayout &layout,
+    const SharedTileRef &ref, Type element, unsigned warpSize,
+    function_ref<void(int64_t, int64_t, ArrayRef<Value>, int64_t)> visit) {
+  ThreadIds ids = emitThreadIds(b, loc, warpSize);
+  SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
+  int64_t run = layout.getSizePerThread(1);
+  int64_t piece = sharedPiece(ref.layout, run);
   // Buffers start 16-byte aligned; a piece starts at a multiple of itself
   // when rows hold whole pieces and runs start at whole pieces (swizzling
-  // permutes groups of vec >= piece elements).
-  if (!llvm::isPowerOf2_64(pieceBytes) || pieceBytes > 16 ||
-      buffer.getShape().back() % piece || run % piece)
-    return 0;
-  return pieceBytes;
+  // permutes groups of vec >= piece elements). Known alignment lets LLVM
+  // keep each piece one vector access.
+  int64_t pieceBytes = piece * (element.getIntOrFloatBitWidth() / 8);
+  bool aligned = llvm::isPowerOf2_64(pieceBytes) && pieceBytes <= 16 &&
+                 cast<MemRefType>(ref.buffer.getType()).getShape().back() %
+                         piece ==
+                     0 &&
+                 run % piece == 0;
+  for (int64_t e = 0; e < layout.getNumElems(); e += run) {
+    SmallVector<int64_t> idx = layout.delinearize(e);
+    Value row = arith::AddIOp::create(
+        b, loc, base[0], cst(b, loc, layout.getElemOffset(0, idx[0])));
+    Value col = arith::AddIOp::create(
+        b, loc, base[1], cst(b, loc, layout.getElemOffset(1, idx[1])));
+    for (int64_t p = 0; p < run; p += piece) {
+      Value pieceCol =
+          p == 0 ? col
+                 : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
+      visit(e + p, piece, ref.indices(b, loc, row, pieceCol),
+            aligned ? pieceBytes : 0);
+    }
+  }
 }
 
 SmallVector<Value> SharedTileRef::indices(OpBuilder &b, Location loc,
@@ -289,33 +314,19 @@ void mlir::tcc::tile_to_gpu::emitSharedTileStore(OpBuilder &b, Location loc,
                                                  Value values,
                                                  const SharedTileRef &dst,
                                                  unsigned warpSize) {
-  ThreadIds ids = emitThreadIds(b, loc, warpSize);
-  SmallVector<Value> base = src.emitThreadBase(b, loc, ids);
-  int64_t run = src.getSizePerThread(1);
-  int64_t piece = dst.layout.getMaxPhase() == 1
-                      ? run
-                      : std::min<int64_t>(run, dst.layout.getVec());
-  int64_t alignment = sharedPieceAlignment(
-      dst, run, piece, cast<VectorType>(values.getType()).getElementType());
-  for (int64_t e = 0; e < src.getNumElems(); e += run) {
-    SmallVector<int64_t> idx = src.delinearize(e);
-    Value row = arith::AddIOp::create(b, loc, base[0],
-                                      cst(b, loc, src.getElemOffset(0, idx[0])));
-    Value col = arith::AddIOp::create(b, loc, base[1],
-                                      cst(b, loc, src.getElemOffset(1, idx[1])));
-    for (int64_t p = 0; p < run; p += piece) {
-      Value part = vector::ExtractStridedSliceOp::create(
-          b, loc, values, ArrayRef<int64_t>{e + p}, ArrayRef<int64_t>{piece},
-          ArrayRef<int64_t>{1});
-      Value pieceCol =
-          p == 0 ? col
-                 : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
-      auto store = vector::StoreOp::create(b, loc, part, dst.buffer,
-                                           dst.indices(b, loc, row, pieceCol));
-      if (alignment)
-        store.setAlignment(alignment);
-    }
-  }
+  forEachSharedPiece(
+      b, loc, src, dst, cast<VectorType>(values.getType()).getElementType(),
+      warpSize,
+      [&](int64_t first, int64_t piece, ArrayRef<Value> indices,
+          int64_t alignment) {
+        Value part = vector::ExtractStridedSliceOp::create(
+            b, loc, values, ArrayRef<int64_t>{first}, ArrayRef<int64_t>{piece},
+            ArrayRef<int64_t>{1});
+        auto store =
+            vector::StoreOp::create(b, loc, part, dst.buffer, indices);
+        if (alignment)
+          store.setAlignment(alignment);
+      });
 }
 
 /// shared -> mma operand: ldmatrix fragments at swizzled row addresses.

@@ -39,13 +39,6 @@ namespace {
 
 int64_t elementBytes(Type type) { return type.getIntOrFloatBitWidth() / 8; }
 
-/// Elements of one cp.async: a thread's run, cut at swizzle-group borders
-/// (a group stays contiguous after the XOR).
-int64_t copyPiece(tile::SharedEncodingAttr shared, int64_t run) {
-  return shared.getMaxPhase() == 1 ? run
-                                   : std::min<int64_t>(run, shared.getVec());
-}
-
 struct SharedAllocLowering : public TilePattern<tile::SharedAllocOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -89,7 +82,8 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
     MemRefAccessPlan plan(rewriter, loc, layout, memref, offsets,
                           info.warpSize, info.getOffsetDivisors(op));
     int64_t bytes = elementBytes(tileType.getElementType());
-    int64_t piece = copyPiece(dst.layout, plan.getWidth());
+    // One cp.async per piece: a thread's run, cut at swizzle groups.
+    int64_t piece = sharedPiece(dst.layout, plan.getWidth());
     int64_t pieceBytes = piece * bytes;
     bool cpAsync = info.asyncCopy && plan.getWidth() > 1 &&
                    (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16);
@@ -236,37 +230,26 @@ struct AsyncWaitLowering : public TilePattern<tile::AsyncWaitOp> {
   }
 };
 
-/// Reads a 2-D `layout` tile's per-thread vector from `src`: each run in
-/// pieces of at most one swizzle group (emitSharedTileStore's inverse).
+/// Reads a 2-D `layout` tile's per-thread vector from `src`, a vector load
+/// per piece (emitSharedTileStore's inverse).
 Value emitSharedTileLoad(OpBuilder &b, Location loc, const TileLayout &layout,
                          VectorType type, const SharedTileRef &src,
                          unsigned warpSize) {
-  ThreadIds ids = emitThreadIds(b, loc, warpSize);
-  SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
-  int64_t run = layout.getSizePerThread(1);
-  int64_t piece = copyPiece(src.layout, run);
-  int64_t alignment = sharedPieceAlignment(src, run, piece, type.getElementType());
   Value result =
       arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
-  for (int64_t e = 0; e < layout.getNumElems(); e += run) {
-    SmallVector<int64_t> idx = layout.delinearize(e);
-    Value row = arith::AddIOp::create(
-        b, loc, base[0], cst(b, loc, layout.getElemOffset(0, idx[0])));
-    Value col = arith::AddIOp::create(
-        b, loc, base[1], cst(b, loc, layout.getElemOffset(1, idx[1])));
-    for (int64_t p = 0; p < run; p += piece) {
-      Value pieceCol =
-          p == 0 ? col
-                 : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
-      auto part = vector::LoadOp::create(
-          b, loc, VectorType::get({piece}, type.getElementType()), src.buffer,
-          src.indices(b, loc, row, pieceCol));
-      if (alignment)
-        part.setAlignment(alignment);
-      result = vector::InsertStridedSliceOp::create(
-          b, loc, part, result, ArrayRef<int64_t>{e + p}, ArrayRef<int64_t>{1});
-    }
-  }
+  forEachSharedPiece(
+      b, loc, layout, src, type.getElementType(), warpSize,
+      [&](int64_t first, int64_t piece, ArrayRef<Value> indices,
+          int64_t alignment) {
+        auto part = vector::LoadOp::create(
+            b, loc, VectorType::get({piece}, type.getElementType()),
+            src.buffer, indices);
+        if (alignment)
+          part.setAlignment(alignment);
+        result = vector::InsertStridedSliceOp::create(
+            b, loc, part, result, ArrayRef<int64_t>{first},
+            ArrayRef<int64_t>{1});
+      });
   return result;
 }
 

@@ -172,11 +172,18 @@ LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
 Value emitSwizzledColumn(OpBuilder &b, Location loc,
                          tile::SharedEncodingAttr shared, Value row,
                          Value col);
-/// The alignment (bytes) of a thread's `piece`-element accesses of its
-/// `run`-element runs in shared tile `ref`, or 0 when it is not known to
-/// be the piece's size (what lets LLVM keep them one vector access).
-int64_t sharedPieceAlignment(const SharedTileRef &ref, int64_t run,
-                             int64_t piece, Type element);
+/// Elements a thread moves to or from shared memory at once: its run, cut
+/// at swizzle-group borders (a group stays contiguous after the XOR).
+int64_t sharedPiece(tile::SharedEncodingAttr shared, int64_t run);
+/// Visits each piece of each run of the 2-D `layout` tile's per-thread
+/// elements in shared tile `ref` (elements of type `element`):
+/// `visit(first, piece, indices, alignment)` with the piece's first index
+/// in the thread's vector, its length, its buffer indices (swizzled) and
+/// its known alignment in bytes (0: unknown).
+void forEachSharedPiece(
+    OpBuilder &b, Location loc, const TileLayout &layout,
+    const SharedTileRef &ref, Type element, unsigned warpSize,
+    function_ref<void(int64_t, int64_t, ArrayRef<Value>, int64_t)> visit);
 /// Stores a per-thread vector of a 2-D `src`-layout tile into `dst` (vector
 /// stores of at most one swizzle group each; no barriers).
 void emitSharedTileStore(OpBuilder &b, Location loc, const TileLayout &src,
