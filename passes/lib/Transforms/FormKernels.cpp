@@ -213,6 +213,15 @@ struct TccFormKernelsPass
   func::FuncOp outline(func::FuncOp func, const Group &group, unsigned index);
 };
 
+/// The value `value` is a host reshape (a chain of expand/collapse_shape)
+/// of: itself when it is none.
+Value beforeReshapes(Value value) {
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
+
 /// Each result that no kernel would write (an argument, a reshape of one,
 /// or a value returned before) becomes a copy of it: an identity
 /// linalg.generic, a pointwise kernel of its own.
@@ -221,10 +230,7 @@ void copyUnwrittenResults(func::FuncOp func) {
   OpBuilder b(ret);
   llvm::SmallPtrSet<Value, 4> returned;
   for (OpOperand &operand : ret->getOpOperands()) {
-    Value value = operand.get(), root = value;
-    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-        root.getDefiningOp()))
-      root = root.getDefiningOp()->getOperand(0);
+    Value value = operand.get(), root = beforeReshapes(value);
     bool fresh = returned.insert(value).second;
     if (fresh && !isa<BlockArgument>(root))
       continue;
@@ -271,10 +277,7 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
     for (OpOperand &use : op.getOpOperands()) {
       Value operand = use.get();
       // A value read through a host reshape is stored by its kernel.
-      Value source = operand;
-      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-          source.getDefiningOp()))
-        source = source.getDefiningOp()->getOperand(0);
+      Value source = beforeReshapes(operand);
       Operation *producer = source.getDefiningOp();
       auto found = producer ? groupOf.find(producer) : groupOf.end();
       if (found == groupOf.end())
