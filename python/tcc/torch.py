@@ -24,14 +24,13 @@ from typing import Any
 
 import numpy as np
 
-_TORCH_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-                 "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
-
 
 def _torch_dtype(torch: Any, name: str) -> Any:
-    if name not in _TORCH_DTYPES:
+    from tcc.runtime.launcher import TORCH_DTYPES
+
+    if name not in TORCH_DTYPES:
         raise TypeError(f"tcc.torch: element type {name} has no torch dtype")
-    return getattr(torch, _TORCH_DTYPES[name])
+    return getattr(torch, TORCH_DTYPES[name])
 
 
 def _arg_name(spec: Any, i: int) -> str:

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcc.runtime.artifact import DTYPES
-
-_PLAN = re.compile(r"#tile\.lowering_config<[^>]*>")
+from tcc.tune.space import parse, plan_in
 
 
 @dataclass(frozen=True)
@@ -131,23 +130,14 @@ def _matmul_flops(plan: str | None, args: Any) -> int | None:
 
 
 def _nvidia_resources(ptx: str, arch: str) -> tuple[dict[str, int], str]:
-    from tcc.testing.cuda_tools import find_tool
+    from tcc.testing.cuda_tools import ptxas_report
 
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
+    try:
+        text = ptxas_report(ptx, arch)
+    except FileNotFoundError:
         return {}, "registers and spills: no ptxas (install nvidia-cuda-nvcc)"
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "k.ptx"
-        src.write_text(ptx)
-        done = subprocess.run([str(ptxas), f"-arch={arch}", "-v", "-o", str(Path(tmp) / "k.o"),
-                               str(src)], capture_output=True, text=True, check=False)
-    if done.returncode:
-        return {}, f"ptxas failed: {done.stderr.strip()[:200]}"
-    text = done.stderr + done.stdout
+    except RuntimeError as err:
+        return {}, str(err).strip()[:200]
     found: dict[str, int] = {}
     for key, pattern in (("registers", r"Used (\d+) registers"),
                          ("smem", r"(\d+) bytes smem"),
@@ -195,13 +185,11 @@ def report(compiled: Any) -> ProgramReport:
     rows = []
     for part in compiled.kernels:
         art = part.artifact
-        plan = None
         try:
-            found = _PLAN.search(part.ir.get("tile", ""))
-            plan = found.group(0) if found else None
+            plan = plan_in(part.ir.get("tile", ""))
         except Exception:  # noqa: BLE001  (IR not kept, e.g. a loaded artifact)
             plan = None
-        mma = m.group(1) if plan and (m := re.search(r"mma = (\w+)", plan)) else None
+        mma = parse(plan).get("mma") if plan else None
         registers = spills = stack = static = None
         if art.vendor == "nvidia":
             ptx_target = re.search(r"^\.target\s+(\w+)", art.asm, re.MULTILINE)

@@ -33,8 +33,8 @@ from tcc.runtime.artifact import ArgSpec, KernelArtifact
 from tcc.runtime.errors import ArgumentError
 from tcc.runtime.launcher import (
     _POINTER_ALIGN,
-    _TORCH_DTYPES,
     DTYPES,
+    TORCH_DTYPES,
     Device,
     ParamBlock,
     TensorInfo,
@@ -160,7 +160,7 @@ class LaunchPlan:
         self._torch = torch
         self._device_obj = torch.device("cuda", torch_device)
         self._out_alloc = [(i, tuple(shapes[i] or ()),
-                            getattr(torch, _TORCH_DTYPES[specs[i].dtype])) for i in self.outputs]
+                            getattr(torch, TORCH_DTYPES[specs[i].dtype])) for i in self.outputs]
         self._arrays = self.array_inputs + self.outputs
         self._nbytes = {i: math.prod(shapes[i] or ()) * DTYPES[specs[i].dtype][1]
                         for i in self.array_inputs + self.outputs}

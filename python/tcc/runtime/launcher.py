@@ -31,7 +31,8 @@ _SCALAR_CTYPES: dict[str, type] = {
     "f16": ctypes.c_uint16,  # raw bits, converted through numpy
     "bf16": ctypes.c_uint16,
 }
-_TORCH_DTYPES = {
+# tcc element type -> torch dtype name (tcc.torch and the tuner use it too).
+TORCH_DTYPES = {
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
     "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "index": "int64",
@@ -149,7 +150,7 @@ def _torch_typestr(t: Any) -> str:
     if cached is not None:
         return cached
     name = str(t.dtype).removeprefix("torch.")
-    typestr = next((DTYPES[ours][0] for ours, torch_name in _TORCH_DTYPES.items()
+    typestr = next((DTYPES[ours][0] for ours, torch_name in TORCH_DTYPES.items()
                     if torch_name == name), f"<torch.{name}>")
     _TORCH_TYPESTRS[t.dtype] = typestr
     return typestr
@@ -415,7 +416,7 @@ def _allocate_like(spec: ArgSpec, shape: tuple[int, ...], like: Any) -> Any:
     if module == "torch":
         import torch
 
-        dtype = getattr(torch, _TORCH_DTYPES[spec.dtype])
+        dtype = getattr(torch, TORCH_DTYPES[spec.dtype])
         return torch.empty(shape, dtype=dtype, device=like.device)
     if module == "cupy":
         import cupy

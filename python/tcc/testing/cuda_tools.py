@@ -28,6 +28,24 @@ def find_tool(name: str) -> Path | None:
     return Path(found) if found else None
 
 
+def ptxas_report(ptx: str, arch: str, cubin: Path | None = None) -> str:
+    """``ptxas -v`` of ``ptx`` for ``arch``: its resource report (registers,
+    spills, stack, shared memory), the cubin written to ``cubin`` when given.
+    Raises FileNotFoundError without ptxas and RuntimeError when it fails."""
+    ptxas = find_tool("ptxas")
+    if ptxas is None:
+        raise FileNotFoundError("ptxas not found: install nvidia-cuda-nvcc (the test extra)")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "k.ptx"
+        src.write_text(ptx)
+        out = cubin if cubin is not None else Path(tmp) / "k.cubin"
+        report = subprocess.run([str(ptxas), f"-arch={arch}", "-v", "-o", str(out), str(src)],
+                                capture_output=True, text=True, check=False)
+    if report.returncode:
+        raise RuntimeError(f"ptxas failed:\n{report.stderr}")
+    return report.stderr + report.stdout
+
+
 def assemble(ptx: str, arch: str) -> tuple[str, str]:
     """``ptxas -v`` of ``ptx`` for ``arch`` (e.g. sm_90a): (its resource
     report, the cubin's SASS from cuobjdump). Raises FileNotFoundError when
@@ -39,12 +57,8 @@ def assemble(ptx: str, arch: str) -> tuple[str, str]:
             f"{', '.join(missing)} not found: install the test extra (nvidia-cuda-nvcc, "
             "nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm)")
     with tempfile.TemporaryDirectory() as tmp:
-        src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
-        src.write_text(ptx)
-        report = subprocess.run([str(tools["ptxas"]), f"-arch={arch}", "-v", "-o", str(cubin),
-                                 str(src)], capture_output=True, text=True, check=False)
-        if report.returncode:
-            raise RuntimeError(f"ptxas failed:\n{report.stderr}")
+        cubin = Path(tmp) / "k.cubin"
+        report = ptxas_report(ptx, arch, cubin)
         # cuobjdump runs nvdisasm from the PATH.
         nvdisasm_dir = str(tools["nvdisasm"].parent)  # type: ignore[union-attr]
         env = {**os.environ, "PATH": f"{nvdisasm_dir}:{os.environ.get('PATH', '')}"}
@@ -52,4 +66,4 @@ def assemble(ptx: str, arch: str) -> tuple[str, str]:
                               text=True, check=False, env=env)
         if sass.returncode:
             raise RuntimeError(f"cuobjdump failed:\n{sass.stderr}")
-    return report.stderr + report.stdout, sass.stdout
+    return report, sass.stdout

@@ -17,9 +17,9 @@ MIN_GAIN = 0.02
 
 
 def _inputs(spec: Any, torch: Any) -> Any:
-    dtype = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
-             "f64": torch.float64, "i32": torch.int32, "i64": torch.int64,
-             "i1": torch.bool}[spec.dtype]
+    from tcc.runtime.launcher import TORCH_DTYPES
+
+    dtype = getattr(torch, TORCH_DTYPES[spec.dtype])
     shape = tuple(spec.shape)
     if dtype.is_floating_point:
         return torch.randn(shape, device="cuda").to(dtype)
