@@ -432,6 +432,23 @@ static LogicalResult buildOnlineSoftmaxKernel(
   // masked.
   using Step =
       function_ref<SmallVector<Value>(Value k, bool masked, ValueRange)>;
+  // The split of a staged walk (once for all its walks): the second chunk
+  // and the first that ends past the row, start + BN * floor((n - start) /
+  // BN).
+  bool split = staged && chunks >= 3;
+  Value second, tail;
+  if (split) {
+    Value blockN = kb.index(schedule.blockN);
+    second = arith::AddIOp::create(b, loc, start, blockN);
+    tail = arith::AddIOp::create(
+        b, loc, start,
+        arith::MulIOp::create(
+            b, loc,
+            arith::DivUIOp::create(
+                b, loc, arith::SubIOp::create(b, loc, kb.index(n), start),
+                blockN),
+            blockN));
+  }
   auto walk = [&](ValueRange init, Step step) -> SmallVector<Value> {
     auto loop = [&](Value from, Value to, bool masked, ValueRange carried) {
       auto forOp = scf::ForOp::create(
@@ -441,20 +458,8 @@ static LogicalResult buildOnlineSoftmaxKernel(
           });
       return SmallVector<Value>(forOp.getResults());
     };
-    if (!staged || chunks < 3)
+    if (!split)
       return loop(start, kb.index(n), /*masked=*/true, init);
-    Value blockN = kb.index(schedule.blockN);
-    Value second = arith::AddIOp::create(b, loc, start, blockN);
-    // The first chunk that ends past the row: start + BN * floor((n -
-    // start) / BN).
-    Value tail = arith::AddIOp::create(
-        b, loc, start,
-        arith::MulIOp::create(
-            b, loc,
-            arith::DivUIOp::create(
-                b, loc, arith::SubIOp::create(b, loc, kb.index(n), start),
-                blockN),
-            blockN));
     SmallVector<Value> carried = step(start, /*masked=*/true, init);
     carried = loop(second, tail, /*masked=*/false, carried);
     return loop(tail, kb.index(n), /*masked=*/true, carried);
