@@ -7,12 +7,17 @@ Two halves, because the GPU machine has no MLIR:
     PYTHONPATH=build/dev/python_packages python benchmarks/programs.py build DIR [NAME ...]
     # on the GPU machine (tcc.runtime, torch):
     PYTHONPATH=python python3 benchmarks/programs.py run DIR OUT [--profile | --check-only]
+        [--baseline=DIR0]
 
 `run` checks each program on fresh random inputs against a float64 torch
 reference with NaN-poisoned outputs, then times it with CUDA events (median
 after warm-up) beside torch eager and torch.compile on the same inputs, and
 prints a table: time, GB/s (the fewest bytes the program must move: each
 input read once, each output written once) or TFLOP/s, and the ratios.
+With `--baseline=DIR0` (artifacts of the same programs from another compiler
+build, e.g. the commit before a change) each program's baseline artifact is
+checked and timed on the same inputs too, and the table gains its rate and
+the ratio new / baseline.
 """
 
 # (no `from __future__ import annotations`: the frontend programs below are
@@ -310,7 +315,7 @@ def bench(call: Callable[[], object]) -> float:
 
 
 def run(directory: Path, out: Path, profile_kernels: bool = False,
-        check_only: bool = False) -> None:
+        check_only: bool = False, baseline: Path | None = None) -> None:
     import torch
 
     import tcc.runtime
@@ -340,6 +345,13 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
             "eager": bench(lambda f=fn, a=args: f(*a)),
             "compile": bench(lambda f=compiled, a=args: f(*a)),
         }
+        before = baseline / f"{name}.tccprog" if baseline else None
+        if before is not None and before.exists():
+            old = tcc.runtime.load(str(before))
+            old_err, _ = check(old, fn, inputs)
+            if not old_err <= max(case.tol, 1e-12):
+                print(f"{name}: the baseline artifact is wrong (err={old_err:.1e})")
+            times["baseline"] = bench(lambda p=old, a=args, o=out_buf: p(*a, out=o))
         nbytes = sum(x.numel() * x.element_size() for x in inputs) + poisoned.numel() * \
             poisoned.element_size()
         if case.flops:
@@ -356,23 +368,32 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
                 rows[-1][f"kernels_{who}"] = _kernel_times(call)
                 for kname, us in rows[-1][f"kernels_{who}"]:
                     print(f"    {who:8s} {us:9.1f} us  {kname}", flush=True)
+        vs_before = (f" baseline {rate['baseline']:7.0f} vs baseline "
+                     f"{rate['tcc'] / rate['baseline']:.3f}" if "baseline" in rate else "")
         print(f"{name:34s} {'ok ' if ok else 'BAD'} err={err:.1e} k={len(entry['kernels'])} "
               f"tcc {rate['tcc']:7.0f} eager {rate['eager']:7.0f} compile {rate['compile']:7.0f} "
               f"{unit}  vs eager {rate['tcc'] / rate['eager']:.2f} vs compile "
-              f"{rate['tcc'] / rate['compile']:.2f}", flush=True)
+              f"{rate['tcc'] / rate['compile']:.2f}{vs_before}", flush=True)
     out.mkdir(parents=True, exist_ok=True)
     (out / "programs.json").write_text(json.dumps(rows, indent=1))
     if check_only:
         print(f"{sum(r['ok'] for r in rows)}/{len(rows)} programs correct")
         return
+    with_baseline = any("baseline" in r["rate"] for r in rows)
+    extra = (" baseline | tcc/baseline |", "---|---|") if with_baseline else ("", "")
     lines = ["| program | kernels | correct (rel err) | tcc | torch eager | torch.compile | "
-             "unit | tcc/eager | tcc/compile |", "|---|---|---|---|---|---|---|---|---|"]
+             "unit | tcc/eager | tcc/compile |" + extra[0],
+             "|---|---|---|---|---|---|---|---|---|" + extra[1]]
     for r in rows:
+        tail = ""
+        if with_baseline:
+            b = r["rate"].get("baseline")
+            tail = f" {b:.0f} | {r['rate']['tcc'] / b:.3f} |" if b else " | |"
         lines.append(
             f"| {r['name']} | {r['kernels']} | {'yes' if r['ok'] else 'NO'} ({r['rel_err']:.1e}) "
             f"| {r['rate']['tcc']:.0f} | {r['rate']['eager']:.0f} | {r['rate']['compile']:.0f} "
             f"| {r['unit']} | {r['rate']['tcc'] / r['rate']['eager']:.2f} "
-            f"| {r['rate']['tcc'] / r['rate']['compile']:.2f} |")
+            f"| {r['rate']['tcc'] / r['rate']['compile']:.2f} |" + tail)
     (out / "programs.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -380,8 +401,14 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "build":
         build(Path(sys.argv[2]), sys.argv[3:])
-    elif len(sys.argv) in (4, 5) and sys.argv[1] == "run":
-        run(Path(sys.argv[2]), Path(sys.argv[3]), "--profile" in sys.argv[4:],
-            "--check-only" in sys.argv[4:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "run":
+        flags = sys.argv[4:]
+        base = [f.split("=", 1)[1] for f in flags if f.startswith("--baseline=")]
+        unknown = [f for f in flags if f not in ("--profile", "--check-only")
+                   and not f.startswith("--baseline=")]
+        if unknown:
+            sys.exit(f"unknown option(s) {unknown}\n{__doc__}")
+        run(Path(sys.argv[2]), Path(sys.argv[3]), "--profile" in flags,
+            "--check-only" in flags, Path(base[0]) if base else None)
     else:
         sys.exit(__doc__)

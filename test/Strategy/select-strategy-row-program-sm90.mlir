@@ -75,3 +75,44 @@ func.func @argmax(%x: tensor<64x1000xf32>) -> (tensor<64xf32>, tensor<64xi64>) {
   %v, %i = tcc.reduce_argmax %x dim = 1 : tensor<64x1000xf32> -> tensor<64xf32>, tensor<64xi64>
   return %v, %i : tensor<64xf32>, tensor<64xi64>
 }
+
+// -----
+
+// f16 rows of 4096 in registers: 64 bytes of the row per thread (32 x f16),
+// so 4 warps (f32 rows of 4096 take 8: 16 per thread).
+// CHECK-LABEL: func.func @rms_norm_f16(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = row_program, block = [1, 4096], num_warps = 4, walk = persistent>
+func.func @rms_norm_f16(%x: tensor<64x4096xf16>) -> tensor<64x4096xf16> {
+  %sq = tcc.mul %x, %x : tensor<64x4096xf16>
+  %ms = tcc.reduce_mean %sq dims = [1] : tensor<64x4096xf16> -> tensor<64xf16>
+  %mb = tcc.broadcast %ms dims = [1] : tensor<64xf16> -> tensor<64x4096xf16>
+  %y = tcc.div %x, %mb : tensor<64x4096xf16>
+  return %y : tensor<64x4096xf16>
+}
+
+// -----
+
+// f16 rows of 1024: 32 per thread would be one warp; programs keep 2 warps
+// (16 per thread), one-warp programs hit the SM's resident-program limit.
+// CHECK-LABEL: func.func @rms_norm_f16_1024(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = row_program, block = [1, 1024], num_warps = 2, walk = persistent>
+func.func @rms_norm_f16_1024(%x: tensor<64x1024xf16>) -> tensor<64x1024xf16> {
+  %sq = tcc.mul %x, %x : tensor<64x1024xf16>
+  %ms = tcc.reduce_mean %sq dims = [1] : tensor<64x1024xf16> -> tensor<64xf16>
+  %mb = tcc.broadcast %ms dims = [1] : tensor<64xf16> -> tensor<64x1024xf16>
+  %y = tcc.div %x, %mb : tensor<64x1024xf16>
+  return %y : tensor<64x1024xf16>
+}
+
+// -----
+
+// The same row of 4096 in f32: 16 per thread, 8 warps.
+// CHECK-LABEL: func.func @rms_norm_f32(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = row_program, block = [1, 4096], num_warps = 8, walk = persistent>
+func.func @rms_norm_f32(%x: tensor<64x4096xf32>) -> tensor<64x4096xf32> {
+  %sq = tcc.mul %x, %x : tensor<64x4096xf32>
+  %ms = tcc.reduce_mean %sq dims = [1] : tensor<64x4096xf32> -> tensor<64xf32>
+  %mb = tcc.broadcast %ms dims = [1] : tensor<64xf32> -> tensor<64x4096xf32>
+  %y = tcc.div %x, %mb : tensor<64x4096xf32>
+  return %y : tensor<64x4096xf32>
+}

@@ -47,7 +47,13 @@ def test_sgemm_ptx_uses_fma_not_mma():
     k = tcc_compile(gemm_program(1000, 777, 333, "f32"), "sm_90", cache=False)
     assert "fma.rn.f32" in k.asm
     assert "mma" not in k.asm and "ldmatrix" not in k.asm
-    assert "ld.shared.v4" in k.asm and "st.shared.v4" in k.asm and "bar.sync" in k.asm
+    # Rows of 333 and 777 elements: no A or B row start but every fourth is
+    # 16-byte aligned, so tcc-coalesce keeps the operand loads at one
+    # element per thread (a warp reads 128 consecutive bytes), staged
+    # through shared memory; the FMA operands are read back as 16-byte
+    # vectors.
+    assert "ld.shared.v4" in k.asm and "bar.sync" in k.asm
+    assert "ld.global.v4" not in k.asm
     # 64 x 64 blocks, 4 warps: 16 x 13 programs; per K step of 8, 32
     # accumulators x 8 k = 256 FMAs per thread.
     assert k.launch.block == (128, 1, 1) and k.launch.grid == (208, 1, 1)
@@ -61,6 +67,8 @@ def test_sgemm_operands_are_pipelined_with_cp_async():
     # feeds the FMA operands (tile.shared_load of a slot).
     k = tcc_compile(gemm_program(1024, 1024, 1024, "f32"), "sm_90", cache=False)
     assert "cp.async.cg.shared.global" in k.asm and "cp.async.wait_group" in k.asm
+    # 16-byte copies (cp.async.cg moves only 16): tcc-coalesce's 4 x f32 runs.
+    assert "sizePerThread = [1, 4]" in k.ir["tile"]
     assert len(re.findall(r"\bfma\.rn\.f32", k.asm)) == 256 and "mma" not in k.asm
     assert "tile.shared_load" in k.ir["tile"] and "!tile.shared_buffer<3x64x8xf32" in k.ir["tile"]
 

@@ -52,6 +52,7 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   pm.addPass(createTccSelectStrategy(strategyOptions));
   pm.addPass(createConvertLinalgToTile());
   pm.addPass(createTccAccelerateMatmul());
+  pm.addPass(createTccCoalesce());
   if (options.swizzle)
     pm.addPass(createTccSwizzleSharedMemory());
   // After the swizzle: the pipelined buffers keep the chosen layouts. The
@@ -92,7 +93,7 @@ void mlir::tcc::registerTccPipelines() {
       "(tcc-set-target with target=, tcc-decompose-softmax, "
       "tcc-materialize-broadcasts, tcc-split-reduction, tcc-normalize-matmul-operands, "
       "tcc-materialize-broadcasts, tcc-form-kernels, tcc-select-strategy, "
-      "convert-linalg-to-tile, tcc-accelerate-matmul, "
+      "convert-linalg-to-tile, tcc-accelerate-matmul, tcc-coalesce, "
       "tcc-swizzle-shared-memory, tcc-promote-shared-memory, canonicalize, "
       "cse)",
       buildLinalgToTilePipeline);
@@ -107,6 +108,6 @@ void mlir::tcc::registerTccPipelines() {
       "tcc tensor programs (or linalg on tensors) to tile-dialect kernels: "
       "tcc-tensor-to-linalg then tcc-linalg-to-tile (tcc-form-kernels, "
       "tcc-select-strategy, convert-linalg-to-tile, tcc-accelerate-matmul, "
-      "tcc-swizzle-shared-memory, tcc-promote-shared-memory)",
+      "tcc-coalesce, tcc-swizzle-shared-memory, tcc-promote-shared-memory)",
       buildLowerToTilePipeline);
 }

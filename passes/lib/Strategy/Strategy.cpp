@@ -391,8 +391,11 @@ bool mlir::tcc::isPermutedElementwise(linalg::GenericOp op) {
 //===----------------------------------------------------------------------===//
 
 tile::BlockedEncodingAttr BlockSchedule::layout(MLIRContext *ctx) const {
-  return tile::BlockedEncodingAttr::get(ctx, {sptM, vec}, {tpwM, tpwN},
-                                        {wpcM, wpcN}, {1, 0});
+  if (accumulator)
+    return tile::BlockedEncodingAttr::get(ctx, {sptM, vec}, {tpwM, tpwN},
+                                          {wpcM, wpcN}, {1, 0});
+  return tile::getDistributedBlocked(ctx, {blockM, blockN}, {sptM, 1}, {1, 0},
+                                     tpwM * tpwN, numWarps());
 }
 
 BlockSchedule mlir::tcc::blockedSchedule(int64_t blockM, int64_t blockN,
@@ -420,6 +423,7 @@ BlockSchedule mlir::tcc::blockedSchedule(int64_t blockM, int64_t blockN,
 BlockSchedule mlir::tcc::fmaAccumulatorSchedule(unsigned warps,
                                                 unsigned warpSize) {
   BlockSchedule s;
+  s.accumulator = true;
   s.sptM = 4;
   s.vec = 4;
   s.tpwN = 8;

@@ -2,7 +2,7 @@
 // blocks; the operands read straight and the results are [1, total] views
 // in 16-byte runs (sizePerThread = [1, 4] even though 777 is odd), each
 // broadcast operand a tile.memref_gather at its offset of the flat index.
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy --convert-linalg-to-tile --canonicalize | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy --convert-linalg-to-tile --tcc-coalesce --canonicalize | FileCheck %s
 
 // A row bias: offset i % 777.
 // CHECK: #[[B:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>

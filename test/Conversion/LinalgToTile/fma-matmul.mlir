@@ -1,7 +1,7 @@
 // The FMA fallback of convert-linalg-to-tile: matmuls whose operand types
 // have no tensor-core mapping (anything but f16 / bf16 operands of one type)
 // become block-tiled GEMMs on a #tile.blocked accumulator, with a remark.
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy --convert-linalg-to-tile --canonicalize -verify-diagnostics | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy --convert-linalg-to-tile --tcc-coalesce --canonicalize -verify-diagnostics | FileCheck %s
 // RUN: tcc-opt %s -split-input-file --tcc-linalg-to-tile="target=sm_90 num-stages=3" -verify-diagnostics | FileCheck %s --check-prefix=STAGES
 
 #a = affine_map<(m, n, k) -> (m, k)>
@@ -13,10 +13,12 @@
 // of 8 (the tail, 333 = 41 * 8 + 5, loads zeros past K); each step loads the
 // A and B slices, stages them through row-major shared memory (the form
 // tcc-promote-shared-memory pipelines) and multiplies them as operands of the
-// blocked accumulator; one (masked) store.
+// blocked accumulator; one (masked) store. Rows of 333 and 777 elements
+// leave no row start of A or B aligned: tcc-coalesce keeps their loads at
+// one element per thread (lanes along the row, warps down it).
 // CHECK-DAG: #[[ACC:.*]] = #tile.blocked<{sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
-// CHECK-DAG: #[[LA:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
-// CHECK-DAG: #[[LB:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[LA:.*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[LB:.*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK-DAG: #[[SH:.*]] = #tile.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
 // CHECK-DAG: #[[OPA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[ACC]], kWidth = 0}>
 // CHECK-DAG: #[[OPB:.*]] = #tile.dot_operand<{opIdx = 1, parent = #[[ACC]], kWidth = 0}>

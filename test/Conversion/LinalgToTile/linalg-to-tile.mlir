@@ -1,5 +1,5 @@
 // sm_80: the mma.sync GEMM (sm_90 plans wgmma: test/Conversion/LinalgToTile/matmul-wgmma.mlir).
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy="elements-per-program=4096" --convert-linalg-to-tile --tcc-accelerate-matmul --canonicalize | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy="elements-per-program=4096" --convert-linalg-to-tile --tcc-accelerate-matmul --tcc-coalesce --canonicalize | FileCheck %s
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

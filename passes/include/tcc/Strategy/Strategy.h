@@ -125,9 +125,17 @@ struct BlockSchedule {
   int64_t blockM = 1, blockN = 1;
   unsigned vec = 1, tpwM = 1, tpwN = 1, wpcM = 1, wpcN = 1;
   unsigned sptM = 1; // > 1 only for the FMA GEMM's accumulator
+  /// The FMA GEMM's accumulator (fmaAccumulatorSchedule): its layout is the
+  /// dot's register tiling, not an access pattern.
+  bool accumulator = false;
   unsigned numWarps() const { return wpcM * wpcN; }
   /// Rows the layout covers once (the block must be a multiple).
   int64_t coverM() const { return int64_t(sptM) * tpwM * wpcM; }
+  /// The layout a builder gives the block's tiles: plain (one element per
+  /// thread along the row, lanes and warps distributed for that), whose
+  /// vector width tcc-coalesce then picks from the accesses (`vec` is what
+  /// the strategy expects it to find, and what builders align starts to);
+  /// the accumulator's as scheduled.
   tile::BlockedEncodingAttr layout(MLIRContext *ctx) const;
 };
 

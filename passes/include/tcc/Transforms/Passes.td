@@ -382,6 +382,52 @@ def TccAccelerateMatmul : Pass<"tcc-accelerate-matmul"> {
   }];
 }
 
+def TccCoalesce : Pass<"tcc-coalesce"> {
+  let summary = "Give each blocked layout the widest aligned vector its "
+                "global accesses allow";
+  let description = [{
+    Kernel builders (convert-linalg-to-tile) emit plain `#tile.blocked`
+    layouts: one element per thread along the fastest dim, lanes and warps
+    spread for that. For every blocked layout of a `tile.func` that a
+    memref-form global access uses (`tile.memref_load`, `tile.memref_store`,
+    `tile.async_copy`), this pass picks the run of consecutive elements each
+    thread moves along the fastest dim (Triton's Coalesce): one 16-byte
+    vector of the narrowest type accessed (8 x f16 whatever type the kernel
+    computes in; an access of a wider type moves the run as several
+    vectors), narrowed to what every access whose starts cannot all be
+    aligned to its own vector is aligned to. An access is aligned to the
+    largest power of two dividing the tile's extent along the run, every
+    static stride of a dim the tile steps along, the memref's static offset
+    and each constant offset times its stride; offsets known only at run
+    time do not narrow it (the lowering tests them and takes the vector
+    path when the whole access is aligned). The layout is then rebuilt for
+    the run (`sizePerThread[fastest] = run`, lanes then warps along the dims
+    in `order`, the given warps kept where they still fit), narrower while
+    it would cover more of the layout's block (its largest tile) than the
+    plain layout did: no replicas.
+    Accesses that do not run along the layout's fastest dim in memory
+    (stride != 1 there) do not constrain it. The new layout replaces the old
+    everywhere in the kernel: its slices (bias rows), block arguments, the
+    copies' `layout`, so no tile changes layout.
+
+    Left as they are: layouts no such access uses, a `tile.dot`'s blocked
+    accumulator (the FMA form's register tiling) and layouts of pointer-form
+    accesses (`tile.load` / `tile.store` through `!tile.ptr` tiles: their
+    runs come from the pointers' contiguity when lowered).
+
+    Before (a [4, 1024] f32 block on 4 warps, rows of 1024):
+    ```mlir
+    #plain = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+    %x = tile.memref_load %X[%m0, %c0] : memref<64x1024xf32> -> tensor<4x1024xf32, #plain>
+    ```
+    After:
+    ```mlir
+    #blocked = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+    %x = tile.memref_load %X[%m0, %c0] : memref<64x1024xf32> -> tensor<4x1024xf32, #blocked>
+    ```
+  }];
+}
+
 def TccSwizzleSharedMemory : Pass<"tcc-swizzle-shared-memory"> {
   let summary = "Pick bank-conflict-free XOR swizzles for shared dot-operand tiles";
   let description = [{

@@ -38,21 +38,15 @@ using namespace mlir::tcc;
 
 namespace {
 
-/// Blocked layout loading a [rows, cols] operand slice: runs of up to 16
-/// bytes along the contiguous cols, lanes along the row first, warps down
-/// the rows, and no more elements per thread than the slice has (no
-/// replicas when the slice covers the program's threads).
+/// Plain blocked layout loading a [rows, cols] operand slice: lanes along
+/// the contiguous cols first, warps down the rows (tcc-coalesce picks the
+/// vector width: up to 16 bytes, and no more elements per thread than the
+/// slice has, so no replicas when the slice covers the program's threads).
 tile::BlockedEncodingAttr loadLayout(MLIRContext *ctx, int64_t rows,
-                                     int64_t cols, Type element,
-                                     unsigned warpSize, unsigned warps) {
-  int64_t perThread =
-      std::max<int64_t>(1, rows * cols / (int64_t(warpSize) * warps));
-  unsigned vec = std::min<int64_t>(
-      {16 / int64_t(elementBytes(element)), cols, perThread});
-  unsigned tpwN = std::min<int64_t>(warpSize, cols / vec);
-  return tile::BlockedEncodingAttr::get(ctx, {1, vec},
-                                        {warpSize / tpwN, tpwN}, {warps, 1},
-                                        {1, 0});
+                                     int64_t cols, unsigned warpSize,
+                                     unsigned warps) {
+  return tile::getDistributedBlocked(ctx, {rows, cols}, {1, 1}, {1, 0},
+                                     warpSize, warps, {warps, 1});
 }
 
 } // namespace
@@ -98,9 +92,9 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
     return RankedTensorType::get(shape, element, layout);
   };
   auto layoutA =
-      loadLayout(ctx, blockM, blockK, aType, context.warpSize, warps);
+      loadLayout(ctx, blockM, blockK, context.warpSize, warps);
   auto layoutB =
-      loadLayout(ctx, blockK, blockN, bType, context.warpSize, warps);
+      loadLayout(ctx, blockK, blockN, context.warpSize, warps);
   // Row-major and unswizzled: the FMA reads are conflict-free as they are
   // (tcc-swizzle-shared-memory leaves FMA operands alone).
   auto shared = tile::SharedEncodingAttr::get(ctx, 1, 1, 1, {1, 0});

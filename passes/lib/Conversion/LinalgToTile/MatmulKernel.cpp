@@ -25,14 +25,13 @@ namespace {
 
 constexpr int64_t kGroupM = 8; // row blocks per rasterization group
 
-/// Blocked layout for a [rows, cols] 16-bit tile loaded with 16-byte vectors.
-tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t cols,
-                                        unsigned warpSize, unsigned warps) {
-  unsigned vec = 8;
-  unsigned tpwN = std::min<int64_t>(warpSize, cols / vec);
-  return tile::BlockedEncodingAttr::get(ctx, {1, vec},
-                                        {warpSize / tpwN, tpwN}, {warps, 1},
-                                        {1, 0});
+/// Plain blocked layout of a [rows, cols] operand tile: warps down the
+/// rows (tcc-coalesce gives it its 16-byte vectors along the cols).
+tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t rows,
+                                        int64_t cols, unsigned warpSize,
+                                        unsigned warps) {
+  return tile::getDistributedBlocked(ctx, {rows, cols}, {1, 1}, {1, 0},
+                                     warpSize, warps, {warps, 1});
 }
 
 } // namespace
@@ -271,8 +270,8 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // layout). Lanes 4 x 8 (8 x 8 on 64-lane waves), warps 2 x W / 2.
   auto acc = tile::BlockedEncodingAttr::get(
       ctx, {1, 1}, {context.warpSize / 8, 8}, {2, warps / 2}, {1, 0});
-  auto layoutA = operandLayout(ctx, blockK, context.warpSize, warps);
-  auto layoutB = operandLayout(ctx, blockN, context.warpSize, warps);
+  auto layoutA = operandLayout(ctx, blockM, blockK, context.warpSize, warps);
+  auto layoutB = operandLayout(ctx, blockK, blockN, context.warpSize, warps);
   // Unswizzled staging: tcc-swizzle-shared-memory (next in the pipeline)
   // picks the XOR swizzle from the element width, row length and the
   // target's bank model.

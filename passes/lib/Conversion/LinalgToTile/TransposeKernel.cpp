@@ -53,20 +53,18 @@ LogicalResult mlir::tcc::buildTransposeKernel(
   // The config's T x T tile (a square block) on its warps.
   int64_t kTile = config.getBlock()[0];
   unsigned warps = config.getNumWarps();
-  // T x T blocks, vectors of up to 16 bytes along each side's contiguous
-  // dim; lanes cover T / vec of it, the rest of the warp the other dim.
-  int64_t vec = std::min<int64_t>(kMaxVectorBytes / bytes, 4);
-  int64_t lanesAlong = std::min<int64_t>(kTile / vec, warpSize);
-  int64_t lanesAcross = warpSize / lanesAlong;
+  // T x T blocks in plain layouts (tcc-coalesce gives each side its vectors
+  // of up to 16 bytes along its contiguous dim): lanes along that dim first,
+  // warps along the other.
   // Output layout: threads along the output's columns.
-  auto outLayout = tile::BlockedEncodingAttr::get(
-      ctx, {1, unsigned(vec)}, {unsigned(lanesAcross), unsigned(lanesAlong)},
-      {warps, 1}, {1, 0});
+  auto outLayout = tile::getDistributedBlocked(ctx, {kTile, kTile}, {1, 1},
+                                               {1, 0}, warpSize, warps,
+                                               {warps, 1});
   // Transposed-operand layout: threads along the tile's rows (the operand's
   // contiguous dim).
-  auto inLayout = tile::BlockedEncodingAttr::get(
-      ctx, {unsigned(vec), 1}, {unsigned(lanesAlong), unsigned(lanesAcross)},
-      {1, warps}, {0, 1});
+  auto inLayout = tile::getDistributedBlocked(ctx, {kTile, kTile}, {1, 1},
+                                              {0, 1}, warpSize, warps,
+                                              {1, warps});
   auto tileType = [&](Type element, Attribute layout) {
     return RankedTensorType::get({kTile, kTile}, element, layout);
   };

@@ -51,13 +51,15 @@ extern const KernelFormInfo kColumnReductionForm;
 extern const KernelFormInfo kRowProgramForm;
 
 /// The plan of a row program over [m, n] rows whose widest element is
-/// `elementBytes` wide (RowProgram.cpp), as `form`: whole rows in registers
-/// while they fit (the row rounded up to a power of two at most
-/// `max-softmax-columns`), else `walk = looped` over chunks of 16 elements
-/// per thread of up to 8 warps; about 16 elements per thread.
+/// `elementBytes` wide and narrowest float read `readBytes` wide
+/// (RowProgram.cpp), as `form`: whole rows in registers while they fit (the
+/// row rounded up to a power of two at most `max-softmax-columns`), else
+/// `walk = looped` over chunks of up to 8 warps; 64 bytes of the rows per
+/// thread (16 x f32, 32 x f16).
 FailureOr<tile::LoweringConfigAttr>
 configureRows(Operation *root, tile::KernelForm form, int64_t m, int64_t n,
-              unsigned elementBytes, const StrategyOptions &options);
+              unsigned elementBytes, unsigned readBytes,
+              const StrategyOptions &options);
 
 /// The root of a kernel made of one generic `isRoot` accepts, optionally
 /// followed by an all-parallel generic (its elementwise epilogue).

@@ -126,6 +126,52 @@ LogicalResult mlir::tcc::tile::verifyLayoutRank(Attribute layout,
 
 unsigned BlockedEncodingAttr::getRank() const { return getOrder().size(); }
 
+BlockedEncodingAttr mlir::tcc::tile::getDistributedBlocked(
+    MLIRContext *ctx, ArrayRef<int64_t> shape, ArrayRef<unsigned> sizePerThread,
+    ArrayRef<unsigned> order, unsigned warpSize, unsigned numWarps,
+    ArrayRef<unsigned> warpsPerCTA) {
+  size_t rank = shape.size();
+  // What is left of a dim after `per` elements of it per step.
+  auto room = [&](unsigned d, int64_t per) {
+    return std::max<int64_t>(1, shape[d] / std::max<int64_t>(1, per));
+  };
+  auto spread = [&](unsigned total, auto perStep) {
+    SmallVector<unsigned> counts(rank, 1);
+    unsigned left = total;
+    for (size_t i = 0; i < rank; ++i) {
+      unsigned d = order[i];
+      unsigned take = i + 1 == rank
+                          ? left
+                          : unsigned(std::min<int64_t>(left, room(d, perStep(d))));
+      counts[d] = take;
+      left /= take;
+    }
+    return counts;
+  };
+  SmallVector<unsigned> lanes =
+      spread(warpSize, [&](unsigned d) { return int64_t(sizePerThread[d]); });
+  auto perWarp = [&](unsigned d) {
+    return int64_t(sizePerThread[d]) * lanes[d];
+  };
+  SmallVector<unsigned> warps;
+  if (warpsPerCTA.size() == rank &&
+      llvm::all_of(llvm::seq<unsigned>(0, rank), [&](unsigned d) {
+        return perWarp(d) * warpsPerCTA[d] <= std::max<int64_t>(shape[d], perWarp(d));
+      }))
+    warps.assign(warpsPerCTA.begin(), warpsPerCTA.end());
+  else
+    warps = spread(numWarps, perWarp);
+  return BlockedEncodingAttr::get(ctx, sizePerThread, lanes, warps, order);
+}
+
+SmallVector<int64_t> mlir::tcc::tile::getCoverage(BlockedEncodingAttr layout) {
+  SmallVector<int64_t> cover;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    cover.push_back(int64_t(layout.getSizePerThread()[d]) *
+                    layout.getThreadsPerWarp()[d] * layout.getWarpsPerCTA()[d]);
+  return cover;
+}
+
 LogicalResult
 BlockedEncodingAttr::verify(EmitErrorFn emitError,
                             ArrayRef<unsigned> sizePerThread,

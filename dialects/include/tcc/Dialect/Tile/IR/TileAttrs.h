@@ -35,4 +35,23 @@ void printBlockShape(AsmPrinter &printer, llvm::ArrayRef<int64_t> shape);
 #define GET_ATTRDEF_CLASSES
 #include "tcc/Dialect/Tile/IR/TileAttrs.h.inc"
 
+namespace mlir::tcc::tile {
+/// The blocked layout of a tile of `shape` with `sizePerThread` elements
+/// per thread (Triton's default distribution): lanes along the dims in
+/// `order` (fastest first), each dim taking as many as its elements leave
+/// (shape / sizePerThread), the rest of the warp down the slowest dim; then
+/// warps the same way. `warpsPerCTA`, when given, is kept where it still
+/// fits the shape (no dim covered beyond its extent by the lanes' share),
+/// so a builder's "warps down the rows" survives a wider vector. Extents
+/// are powers of two.
+BlockedEncodingAttr getDistributedBlocked(MLIRContext *ctx,
+                                          llvm::ArrayRef<int64_t> shape,
+                                          llvm::ArrayRef<unsigned> sizePerThread,
+                                          llvm::ArrayRef<unsigned> order,
+                                          unsigned warpSize, unsigned numWarps,
+                                          llvm::ArrayRef<unsigned> warpsPerCTA = {});
+/// Elements of each dim one coverage of a blocked layout spans.
+llvm::SmallVector<int64_t> getCoverage(BlockedEncodingAttr layout);
+} // namespace mlir::tcc::tile
+
 #endif // TCC_DIALECT_TILE_IR_TILEATTRS_H
