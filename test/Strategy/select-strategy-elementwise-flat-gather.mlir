@@ -8,8 +8,8 @@
 
 // 1000x777 f32 + a row bias: 777,000 elements in 4-wide vectors.
 // CHECK-LABEL: func.func @row_bias(
-// SM90: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
-// GFX942: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
+// SM90: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4, view = flat_gather>
+// GFX942: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4, view = flat_gather>
 func.func @row_bias(%x: tensor<1000x777xf32>, %b: tensor<777xf32>) -> tensor<1000x777xf32> {
   %bb = tcc.broadcast %b dims = [0] : tensor<777xf32> -> tensor<1000x777xf32>
   %y = tcc.add %x, %bb : tensor<1000x777xf32>
@@ -45,7 +45,7 @@ func.func @column_bias(%x: tensor<7x13xf32>, %c: tensor<7xf32>) -> tensor<7x13xf
 
 // Three dim groups ([3, 5, 777] + a per-batch row): one flat stream too.
 // CHECK-LABEL: func.func @batch_row_bias(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4, view = flat_gather>
 func.func @batch_row_bias(%x: tensor<3x5x777xf32>, %b: tensor<3x777xf32>) -> tensor<3x5x777xf32> {
   %bb = tcc.broadcast %b dims = [1] : tensor<3x777xf32> -> tensor<3x5x777xf32>
   %y = tcc.add %x, %bb : tensor<3x5x777xf32>
@@ -57,8 +57,8 @@ func.func @batch_row_bias(%x: tensor<3x5x777xf32>, %b: tensor<3x777xf32>) -> ten
 // f16 over rows of 772 (a multiple of 4, not of 8): the 2-D view would take
 // 8-byte vectors; the stream takes 16-byte ones.
 // CHECK-LABEL: func.func @f16_row_bias(
-// SM90: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
-// GFX942: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 4096], num_warps = 4, view = flat_gather>
+// SM90: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4, view = flat_gather>
+// GFX942: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
 func.func @f16_row_bias(%x: tensor<37x772xf16>, %b: tensor<772xf16>) -> tensor<37x772xf16> {
   %bb = tcc.broadcast %b dims = [0] : tensor<772xf16> -> tensor<37x772xf16>
   %y = tcc.add %x, %bb : tensor<37x772xf16>

@@ -4,7 +4,7 @@
 // f32 bias + GELU, odd row (777 is no multiple of 4): one flat stream of
 // 4-wide vectors, the bias gathered.
 // CHECK-LABEL: func.func @bias_gelu(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4, view = flat_gather>
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d1)>
 func.func @bias_gelu(%arg0: tensor<1000x777xf32>, %arg1: tensor<777xf32>) -> tensor<1000x777xf32> {

@@ -8,25 +8,25 @@
 // CHECK: #[[B:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
 // CHECK: #[[S:.*]] = #tile.slice<{dim = 0, parent = #[[B]]}>
 // CHECK-LABEL: tile.func @row_bias(
-// CHECK-SAME: tcc.grid = array<i64: 380, 1, 1>
-// CHECK-SAME: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 2048], num_warps = 4, view = flat_gather>
+// CHECK-SAME: tcc.grid = array<i64: 759, 1, 1>
+// CHECK-SAME: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4, view = flat_gather>
 // CHECK: %[[PID:.*]] = tile.program_id 0 : i32
 // CHECK: %[[P:.*]] = arith.index_cast %[[PID]] : i32 to index
-// CHECK: %[[N0:.*]] = arith.muli %[[P]], %c2048 : index
+// CHECK: %[[N0:.*]] = arith.muli %[[P]], %c1024 : index
 // CHECK: %[[XF:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<1000x777xf32> into memref<777000xf32>
 // CHECK: %[[XV:.*]] = memref.expand_shape %[[XF]] {{\[\[}}0, 1]] output_shape [1, 777000]
-// CHECK: %[[X:.*]] = tile.memref_load %[[XV]][%c0, %[[N0]]] : memref<1x777000xf32> -> tensor<1x2048xf32, #[[B]]>
-// CHECK: %[[J:.*]] = tile.arange {end = 2048 : i32, start = 0 : i32} : tensor<2048xi32, #[[S]]>
+// CHECK: %[[X:.*]] = tile.memref_load %[[XV]][%c0, %[[N0]]] : memref<1x777000xf32> -> tensor<1x1024xf32, #[[B]]>
+// CHECK: %[[J:.*]] = tile.arange {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #[[S]]>
 // CHECK: %[[N032:.*]] = arith.index_cast %[[N0]] : index to i32
-// CHECK: %[[N0S:.*]] = tile.splat %[[N032]] : i32 -> tensor<2048xi32, #[[S]]>
-// CHECK: %[[I1:.*]] = arith.addi %[[J]], %[[N0S]] : tensor<2048xi32, #[[S]]>
-// CHECK: %[[I:.*]] = tile.expand_dims %[[I1]] {axis = 0 : i32} : tensor<2048xi32, #[[S]]> -> tensor<1x2048xi32, #[[B]]>
-// CHECK: %[[N:.*]] = tile.splat %c777_i32 : i32 -> tensor<1x2048xi32, #[[B]]>
-// CHECK: %[[K:.*]] = arith.remui %[[I]], %[[N]] : tensor<1x2048xi32, #[[B]]>
-// CHECK: %[[G:.*]] = tile.memref_gather %arg1[%[[K]]] : memref<777xf32>, tensor<1x2048xi32, #[[B]]> -> tensor<1x2048xf32, #[[B]]>
-// CHECK: %[[R:.*]] = arith.addf %[[X]], %[[G]] : tensor<1x2048xf32, #[[B]]>
+// CHECK: %[[N0S:.*]] = tile.splat %[[N032]] : i32 -> tensor<1024xi32, #[[S]]>
+// CHECK: %[[I1:.*]] = arith.addi %[[J]], %[[N0S]] : tensor<1024xi32, #[[S]]>
+// CHECK: %[[I:.*]] = tile.expand_dims %[[I1]] {axis = 0 : i32} : tensor<1024xi32, #[[S]]> -> tensor<1x1024xi32, #[[B]]>
+// CHECK: %[[N:.*]] = tile.splat %c777_i32 : i32 -> tensor<1x1024xi32, #[[B]]>
+// CHECK: %[[K:.*]] = arith.remui %[[I]], %[[N]] : tensor<1x1024xi32, #[[B]]>
+// CHECK: %[[G:.*]] = tile.memref_gather %arg1[%[[K]]] : memref<777xf32>, tensor<1x1024xi32, #[[B]]> -> tensor<1x1024xf32, #[[B]]>
+// CHECK: %[[R:.*]] = arith.addf %[[X]], %[[G]] : tensor<1x1024xf32, #[[B]]>
 // CHECK: %[[YV:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 777000]
-// CHECK: tile.memref_store %[[YV]][%c0, %[[N0]]], %[[R]] : memref<1x777000xf32>, tensor<1x2048xf32, #[[B]]>
+// CHECK: tile.memref_store %[[YV]][%c0, %[[N0]]], %[[R]] : memref<1x777000xf32>, tensor<1x1024xf32, #[[B]]>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 func.func @row_bias(%x: tensor<1000x777xf32>, %b: tensor<777xf32>) -> tensor<1000x777xf32> {
@@ -73,10 +73,10 @@ func.func @column_bias(%x: tensor<7x13xf32>, %b: tensor<7xf32>) -> tensor<7x13xf
 // CHECK-LABEL: tile.func @batch_row_bias(
 // CHECK-SAME: view = flat_gather
 // CHECK: tile.memref_load %{{.*}} : memref<1x11655xf32>
-// CHECK: %[[R:.*]] = arith.remui %[[I:.*]], %{{.*}} : tensor<1x2048xi32, #{{.*}}>
-// CHECK: %[[Q:.*]] = arith.divui %[[I]], %{{.*}} : tensor<1x2048xi32, #{{.*}}>
-// CHECK: %[[QS:.*]] = arith.muli %[[Q]], %{{.*}} : tensor<1x2048xi32, #{{.*}}>
-// CHECK: %[[K:.*]] = arith.addi %[[R]], %[[QS]] : tensor<1x2048xi32, #{{.*}}>
+// CHECK: %[[R:.*]] = arith.remui %[[I:.*]], %{{.*}} : tensor<1x1024xi32, #{{.*}}>
+// CHECK: %[[Q:.*]] = arith.divui %[[I]], %{{.*}} : tensor<1x1024xi32, #{{.*}}>
+// CHECK: %[[QS:.*]] = arith.muli %[[Q]], %{{.*}} : tensor<1x1024xi32, #{{.*}}>
+// CHECK: %[[K:.*]] = arith.addi %[[R]], %[[QS]] : tensor<1x1024xi32, #{{.*}}>
 // CHECK: %[[BF:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1]] : memref<3x777xf32> into memref<2331xf32>
 // CHECK: tile.memref_gather %[[BF]][%[[K]]] : memref<2331xf32>
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>

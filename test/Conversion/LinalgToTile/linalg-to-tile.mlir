@@ -75,12 +75,12 @@ func.func @scale(%x: tensor<5000xf16>) -> tensor<5000xf16> {
 // has more).
 // CHECK: #[[FLAT:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
 // CHECK-LABEL: tile.func @row_scale
-// CHECK-SAME: tcc.grid = array<i64: 190, 1, 1>
+// CHECK-SAME: tcc.grid = array<i64: 380, 1, 1>
 // CHECK-SAME: view = flat_gather
 // CHECK: %[[XF:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 777000] : memref<777000xf32> into memref<1x777000xf32>
-// CHECK: tile.memref_load %[[XF]][%c0, %{{.*}}] : memref<1x777000xf32> -> tensor<1x4096xf32, #[[FLAT]]>
-// CHECK: %[[I:.*]] = arith.divui %{{.*}}, %{{.*}} : tensor<1x4096xi32, #[[FLAT]]>
-// CHECK: tile.memref_gather %arg1[%[[I]]] : memref<1000xf32>, tensor<1x4096xi32, #[[FLAT]]> -> tensor<1x4096xf32, #[[FLAT]]>
+// CHECK: tile.memref_load %[[XF]][%c0, %{{.*}}] : memref<1x777000xf32> -> tensor<1x2048xf32, #[[FLAT]]>
+// CHECK: %[[I:.*]] = arith.divui %{{.*}}, %{{.*}} : tensor<1x2048xi32, #[[FLAT]]>
+// CHECK: tile.memref_gather %arg1[%[[I]]] : memref<1000xf32>, tensor<1x2048xi32, #[[FLAT]]> -> tensor<1x2048xf32, #[[FLAT]]>
 func.func @row_scale(%x: tensor<1000x777xf32>, %s: tensor<1000xf32>) -> tensor<1000x777xf32> {
   %e = tensor.empty() : tensor<1000x777xf32>
   %0 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
