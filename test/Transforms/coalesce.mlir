@@ -177,3 +177,20 @@ tile.func @unchanged(%c: memref<32x32xf32>, %x: !tile.ptr<f32>, %y: memref<128xf
   tile.memref_store %y[%c0], %v : memref<128xf32>, tensor<128xf32, #p>
   tile.return
 }
+
+// -----
+
+// A tile extent that is no power of two (96 columns): lanes and warps
+// still divide the warp and the program (the largest power of two of lanes
+// the row leaves); 4-element runs would need 8 rows of lanes for a 4-row
+// tile, so the run is 2.
+#plain = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-DAG: #[[B:.*]] = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: tile.func @odd_extent
+// CHECK: tile.memref_load %{{.*}} -> tensor<4x96xf32, #[[B]]>
+tile.func @odd_extent(%a: memref<64x96xf32>, %c: memref<64x96xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %t = tile.memref_load %a[%c0, %c0] : memref<64x96xf32> -> tensor<4x96xf32, #plain>
+  tile.memref_store %c[%c0, %c0], %t : memref<64x96xf32>, tensor<4x96xf32, #plain>
+  tile.return
+}

@@ -39,7 +39,7 @@ template <typename T> int64_t product(ArrayRef<T> values) {
   return result;
 }
 
-/// What the pass learns about one blocked layout.
+/// What the pass learns about one family of tiles (Families, below).
 struct Family {
   /// Shapes of the tiles carrying the layout itself (not a slice of it).
   llvm::SetVector<SmallVector<int64_t>> shapes;
@@ -214,7 +214,7 @@ public:
   /// The blocked layout family `f` derives from.
   tile::BlockedEncodingAttr layout(unsigned f) const { return rootLayout[f]; }
 
-  /// Every tile (value) of family `f`, and its copies.
+  /// Every tile (value) of family `f`.
   template <typename Fn> void forEachValue(unsigned f, Fn fn) const {
     for (auto [pointer, index] : ids)
       if (classes[index] == f && !isCopy(pointer))
@@ -278,9 +278,11 @@ struct TccCoalescePass : public tcc::impl::TccCoalesceBase<TccCoalescePass> {
           return; // the slice holds no run along the fastest dim
         fast -= *root->slicedDim < fast;
       }
+      auto memrefType = dyn_cast<MemRefType>(memref.getType());
+      if (!memrefType)
+        return;
       std::optional<AccessWidth> width =
-          accessWidth(cast<MemRefType>(memref.getType()), tile.getShape(),
-                      fast, offsets);
+          accessWidth(memrefType, tile.getShape(), fast, offsets);
       if (!width)
         return;
       // A run wider than the access's vector moves as several aligned

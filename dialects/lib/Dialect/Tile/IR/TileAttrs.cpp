@@ -131,9 +131,11 @@ BlockedEncodingAttr mlir::tcc::tile::getDistributedBlocked(
     ArrayRef<unsigned> order, unsigned warpSize, unsigned numWarps,
     ArrayRef<unsigned> warpsPerCTA) {
   size_t rank = shape.size();
-  // What is left of a dim after `per` elements of it per step.
+  // What is left of a dim after `per` elements of it per step (a power of
+  // two, so that lanes and warps keep dividing the warp and the program).
   auto room = [&](unsigned d, int64_t per) {
-    return std::max<int64_t>(1, shape[d] / std::max<int64_t>(1, per));
+    return int64_t(llvm::bit_floor(uint64_t(
+        std::max<int64_t>(1, shape[d] / std::max<int64_t>(1, per)))));
   };
   auto spread = [&](unsigned total, auto perStep) {
     SmallVector<unsigned> counts(rank, 1);

@@ -42,8 +42,8 @@ namespace mlir::tcc::tile {
 /// (shape / sizePerThread), the rest of the warp down the slowest dim; then
 /// warps the same way. `warpsPerCTA`, when given, is kept where it still
 /// fits the shape (no dim covered beyond its extent by the lanes' share),
-/// so a builder's "warps down the rows" survives a wider vector. Extents
-/// are powers of two.
+/// so a builder's "warps down the rows" survives a wider vector. A dim
+/// takes the largest power of two of lanes (warps) its elements leave.
 BlockedEncodingAttr getDistributedBlocked(MLIRContext *ctx,
                                           llvm::ArrayRef<int64_t> shape,
                                           llvm::ArrayRef<unsigned> sizePerThread,
