@@ -17,7 +17,8 @@ input read once, each output written once) or TFLOP/s, and the ratios.
 With `--baseline=DIR0` (artifacts of the same programs from another compiler
 build, e.g. the commit before a change) each program's baseline artifact is
 checked and timed on the same inputs too, and the table gains its rate and
-the ratio new / baseline.
+the ratio new / baseline. With matplotlib installed, `run` also writes
+OUT/programs.png (benchmarks/plot_results.py: each program's floor / time).
 """
 
 # (no `from __future__ import annotations`: the frontend programs below are
@@ -396,6 +397,12 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
             f"| {r['rate']['tcc'] / r['rate']['compile']:.2f} |" + tail)
     (out / "programs.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+    try:
+        from plot_results import plot_programs  # beside this script
+
+        print(f"plot: {plot_programs(rows, out / 'programs.png')}")
+    except ImportError:
+        print("(no plot: matplotlib is not installed; pip install matplotlib, or the test extra)")
 
 
 if __name__ == "__main__":
