@@ -176,10 +176,18 @@ def _tune(args: argparse.Namespace) -> int:
         if not results["best"]:
             print("  the heuristics' plans are the fastest")
         return 0
-    from tcc.tune.run import apply
-
     if not (directory / "results.json").is_file():
         raise UsageError(f"{directory} has no results.json: run `tcc tune run` first")
+    if args.action == "plot":
+        from tcc.tune.plot import plot_run
+
+        try:
+            print(f"wrote {plot_run(directory, args.out)}")
+        except ImportError as exc:
+            raise UsageError("tcc tune plot needs matplotlib: pip install 'tcc[plot]'") from exc
+        return 0
+    from tcc.tune.run import apply
+
     plans = apply(directory)
     print(f"recorded {len(plans)} plans" if plans else "nothing to record: the heuristics won")
     return 0
@@ -242,12 +250,14 @@ def main(argv: list[str] | None = None) -> int:
     cache.add_argument("action", choices=("info", "clear"))
     cache.set_defaults(run=_cache)
     tune = sub.add_parser("tune", help="autotune a program's kernels: build the variants "
-                                       "(here), run them (on the GPU), apply the winners")
-    tune.add_argument("action", choices=("build", "run", "apply"))
-    tune.add_argument("path", help="build: the program's MLIR file; run, apply: the "
+                                       "(here), run them (on the GPU), apply the winners, "
+                                       "plot a run")
+    tune.add_argument("action", choices=("build", "run", "apply", "plot"))
+    tune.add_argument("path", help="build: the program's MLIR file; run, apply, plot: the "
                                    "build's directory")
     tune.add_argument("--target", default="sm_90", help=", ".join(KNOWN_TARGETS))
-    tune.add_argument("--out", help="build: where the variants go")
+    tune.add_argument("--out", help="build: where the variants go; plot: the PNG "
+                                    "(default DIR/tuning.png)")
     tune.add_argument("-j", "--jobs", type=int, default=None,
                       help="build: compiles in parallel (default: every CPU core)")
     tune.set_defaults(run=_tune)

@@ -175,3 +175,27 @@ def test_cli_tune_errors(tmp_path, capsys):
     assert "needs --out" in capsys.readouterr().err
     assert main(["tune", "run", str(tmp_path)]) == 2
     assert "is not a `tcc tune build` directory" in capsys.readouterr().err
+
+
+def test_tune_plot_draws_each_kernels_candidates(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from tcc.cli import main
+
+    out = tmp_path / "tune"
+    out.mkdir()
+    (out / "manifest.json").write_text("{}")
+    assert main(["tune", "plot", str(out)]) == 2
+    assert "no results.json" in capsys.readouterr().err
+    plan = "#tile.lowering_config<form = softmax, block = [1, 1024], num_warps = 4>"
+    variants = [{"kernel": "softmax", "plan": plan, "ok": True, "ms": 0.4},
+                {"kernel": "softmax", "plan": plan.replace("4>", "8>"), "ok": True, "ms": 0.6},
+                {"kernel": "softmax", "plan": plan.replace("1024", "4096"), "ok": False,
+                 "error": "refused"},
+                {"kernel": "other", "plan": plan, "ok": True, "ms": 0.1}]
+    (out / "results.json").write_text(json.dumps({
+        "target": "sm_90", "default_ms": 0.5, "variants": variants,
+        "best": {"softmax": {"plan": plan, "ms": 0.4}}, "device": "test"}))
+    assert main(["tune", "plot", str(out)]) == 0
+    assert (out / "tuning.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["tune", "plot", str(out), "--out", str(tmp_path / "t.png")]) == 0
+    assert (tmp_path / "t.png").is_file() and "wrote" in capsys.readouterr().out
