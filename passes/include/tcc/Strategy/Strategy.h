@@ -139,11 +139,12 @@ struct BlockSchedule {
   tile::BlockedEncodingAttr layout(MLIRContext *ctx) const;
 };
 
-/// The plain blocked layout of a [blockM, blockN] block of an iteration
-/// space with rows of `n` elements (the widest `elementBytes` wide) on
-/// `numWarps` warps of `warpSize` lanes: the widest vector (up to 16 bytes)
-/// that keeps every row start aligned, lanes along the row first, the rest
-/// of the warp down rows, then warps along the row and down.
+/// The schedule of a [blockM, blockN] block of an iteration space with rows
+/// of `n` elements (the widest `elementBytes` wide) on `numWarps` warps of
+/// `warpSize` lanes, as the strategy plans it: the widest vector (up to 16
+/// bytes) that keeps every row start aligned, lanes along the row first,
+/// the rest of the warp down rows, then warps along the row and down. (The
+/// tiles are built on its plain layout(); tcc-coalesce sets the vector.)
 BlockSchedule blockedSchedule(int64_t blockM, int64_t blockN, int64_t n,
                               unsigned elementBytes, unsigned numWarps,
                               unsigned warpSize);
