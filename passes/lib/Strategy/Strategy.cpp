@@ -411,12 +411,15 @@ BlockSchedule mlir::tcc::blockedSchedule(int64_t blockM, int64_t blockN,
   while (s.vec > 1 && n % s.vec != 0)
     s.vec /= 2;
   s.vec = std::min<int64_t>(s.vec, blockN);
-  // Lanes along the row first (coalescing), the rest of the warp down rows.
-  s.tpwN = std::min<int64_t>(warpSize, blockN / s.vec);
-  s.tpwM = warpSize / s.tpwN;
-  s.wpcN = std::min<int64_t>(numWarps, blockN / (s.vec * s.tpwN));
-  s.wpcN = std::max(1u, s.wpcN);
-  s.wpcM = numWarps / s.wpcN;
+  // Lanes along the row first (coalescing), the rest of the warp down rows,
+  // then warps likewise: the distribution the built layout gets once
+  // tcc-coalesce has set this vector.
+  tile::BlockedDistribution d = tile::distributeBlocked(
+      {blockM, blockN}, {1, s.vec}, {1, 0}, warpSize, numWarps);
+  s.tpwM = d.threadsPerWarp[0];
+  s.tpwN = d.threadsPerWarp[1];
+  s.wpcM = d.warpsPerCTA[0];
+  s.wpcN = d.warpsPerCTA[1];
   return s;
 }
 

@@ -20,7 +20,6 @@
 #include "tcc/Transforms/Passes.h"
 #include "llvm/ADT/IntEqClasses.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tcc {
 #define GEN_PASS_DEF_TCCCOALESCE
@@ -41,8 +40,9 @@ template <typename T> int64_t product(ArrayRef<T> values) {
 
 /// What the pass learns about one family of tiles (Families, below).
 struct Family {
-  /// Shapes of the tiles carrying the layout itself (not a slice of it).
-  llvm::SetVector<SmallVector<int64_t>> shapes;
+  /// The family's block: the (first) largest tile carrying the layout
+  /// itself, not a slice of it.
+  std::optional<SmallVector<int64_t>> block;
   /// The run one 16-byte vector of the narrowest accessed type fills (none:
   /// no access runs along the layout's fastest dim).
   std::optional<unsigned> vector;
@@ -53,6 +53,11 @@ struct Family {
   /// register tiling), pointer-form accesses (their runs come from the
   /// pointers' contiguity, not from a memref).
   bool frozen = false;
+
+  void noteTile(ArrayRef<int64_t> shape) {
+    if (!block || product(shape) > product(ArrayRef<int64_t>(*block)))
+      block = SmallVector<int64_t>(shape);
+  }
 };
 
 /// The blocked layout an encoding is, or is a slice of (with the dim the
@@ -125,21 +130,17 @@ std::optional<AccessWidth> accessWidth(MemRefType memref,
 }
 
 /// `layout` with runs of `width` along its fastest dim, lanes and warps
-/// spread again over its block (the largest of the tiles carrying it);
+/// spread again over its `block` (the largest of the tiles carrying it);
 /// none when that layout would cover more of the block than `layout` does
 /// (replicas: more elements per thread than the block has). Smaller tiles
 /// of the layout (a broadcast row, a reduction's kept dim) may hold
 /// replicas either way.
 std::optional<tile::BlockedEncodingAttr>
-widened(tile::BlockedEncodingAttr layout,
-        ArrayRef<SmallVector<int64_t>> shapes, unsigned width) {
+widened(tile::BlockedEncodingAttr layout, ArrayRef<int64_t> block,
+        unsigned width) {
   unsigned fast = layout.getOrder()[0];
   SmallVector<unsigned> perThread(layout.getSizePerThread());
   perThread[fast] = width;
-  ArrayRef<int64_t> block = shapes.front();
-  for (ArrayRef<int64_t> other : shapes)
-    if (product(other) > product(block))
-      block = other;
   auto result = tile::getDistributedBlocked(
       layout.getContext(), block, perThread, layout.getOrder(),
       product(layout.getThreadsPerWarp()), product(layout.getWarpsPerCTA()),
@@ -181,49 +182,61 @@ public:
         std::optional<Root> root = rootOf(encodingOf(v));
         if (!root)
           continue;
-        unsigned id = node(v.getAsOpaquePointer(), root->layout);
+        auto [entry, isNew] = valueIds.try_emplace(v.getAsOpaquePointer(), 0);
+        if (isNew)
+          entry->second = node(root->layout);
+        unsigned id = entry->second;
         auto [it, inserted] = first.try_emplace(root->layout, id);
         if (!inserted)
           classes.join(it->second, id);
       }
       if (auto copy = dyn_cast<tile::AsyncCopyOp>(op))
-        copies.push_back(copy);
+        copyOps.push_back(copy);
     });
     // Each copy joins every tile of exactly its layout.
-    SmallVector<std::pair<const void *, unsigned>> values(ids.begin(),
-                                                          ids.end());
-    for (tile::AsyncCopyOp copy : copies) {
-      unsigned id = node(copy.getOperation(), copy.getLayout());
-      for (auto [pointer, index] : values)
+    SmallVector<unsigned> copyIds;
+    for (tile::AsyncCopyOp copy : copyOps) {
+      copyIds.push_back(node(copy.getLayout()));
+      for (auto [pointer, index] : valueIds)
         if (encodingOf(Value::getFromOpaquePointer(pointer)) ==
             copy.getLayout())
-          classes.join(id, index);
+          classes.join(copyIds.back(), index);
     }
     classes.compress();
-    rootLayout.assign(classes.getNumClasses(), {});
-    for (auto [pointer, index] : ids)
-      rootLayout[classes[index]] = layouts[index];
+    members.resize(classes.getNumClasses());
+    for (auto [pointer, index] : valueIds)
+      members[classes[index]].values.push_back(
+          Value::getFromOpaquePointer(pointer));
+    for (auto [copy, index] : llvm::zip_equal(copyOps, copyIds)) {
+      members[classes[index]].copies.push_back(copy);
+      copyFamily[copy] = classes[index];
+    }
+    for (unsigned index = 0; index < layouts.size(); ++index)
+      members[classes[index]].layout = layouts[index];
   }
 
   /// The family of `v` (a tile on a blocked-derived layout).
-  std::optional<unsigned> of(Value v) const { return find(v.getAsOpaquePointer()); }
+  std::optional<unsigned> of(Value v) const {
+    auto it = valueIds.find(v.getAsOpaquePointer());
+    if (it == valueIds.end())
+      return std::nullopt;
+    return classes[it->second];
+  }
   std::optional<unsigned> of(tile::AsyncCopyOp copy) const {
-    return find(copy.getOperation());
+    auto it = copyFamily.find(copy);
+    if (it == copyFamily.end())
+      return std::nullopt;
+    return it->second;
   }
-  unsigned count() const { return classes.getNumClasses(); }
+  unsigned count() const { return members.size(); }
   /// The blocked layout family `f` derives from.
-  tile::BlockedEncodingAttr layout(unsigned f) const { return rootLayout[f]; }
-
-  /// Every tile (value) of family `f`.
-  template <typename Fn> void forEachValue(unsigned f, Fn fn) const {
-    for (auto [pointer, index] : ids)
-      if (classes[index] == f && !isCopy(pointer))
-        fn(Value::getFromOpaquePointer(pointer));
+  tile::BlockedEncodingAttr layout(unsigned f) const {
+    return members[f].layout;
   }
-  void forEachCopy(unsigned f, function_ref<void(tile::AsyncCopyOp)> fn) const {
-    for (tile::AsyncCopyOp copy : copies)
-      if (of(copy) == f)
-        fn(copy);
+  /// The tiles (values) and copies of family `f`.
+  ArrayRef<Value> values(unsigned f) const { return members[f].values; }
+  ArrayRef<tile::AsyncCopyOp> copies(unsigned f) const {
+    return members[f].copies;
   }
 
   static Attribute encodingOf(Value v) {
@@ -232,30 +245,23 @@ public:
   }
 
 private:
-  unsigned node(const void *pointer, tile::BlockedEncodingAttr layout) {
-    auto [it, inserted] = ids.try_emplace(pointer, layouts.size());
-    if (inserted) {
-      layouts.push_back(layout);
-      classes.grow(layouts.size());
-    }
-    return it->second;
-  }
-  std::optional<unsigned> find(const void *pointer) const {
-    auto it = ids.find(pointer);
-    if (it == ids.end())
-      return std::nullopt;
-    return classes[it->second];
-  }
-  bool isCopy(const void *pointer) const {
-    return llvm::any_of(copies, [&](tile::AsyncCopyOp copy) {
-      return copy.getOperation() == pointer;
-    });
+  /// A new node (a value's or a copy's) of `layout`'s families.
+  unsigned node(tile::BlockedEncodingAttr layout) {
+    layouts.push_back(layout);
+    classes.grow(layouts.size());
+    return layouts.size() - 1;
   }
 
-  llvm::MapVector<const void *, unsigned> ids;
-  SmallVector<tile::BlockedEncodingAttr> layouts;
-  SmallVector<tile::BlockedEncodingAttr> rootLayout;
-  SmallVector<tile::AsyncCopyOp> copies;
+  struct Members {
+    tile::BlockedEncodingAttr layout;
+    SmallVector<Value> values;
+    SmallVector<tile::AsyncCopyOp> copies;
+  };
+  llvm::MapVector<const void *, unsigned> valueIds; // in program order
+  SmallVector<tile::BlockedEncodingAttr> layouts;   // of each node
+  SmallVector<tile::AsyncCopyOp> copyOps;
+  DenseMap<Operation *, unsigned> copyFamily;
+  SmallVector<Members> members;
   llvm::IntEqClasses classes;
 };
 
@@ -312,24 +318,22 @@ struct TccCoalescePass : public tcc::impl::TccCoalesceBase<TccCoalescePass> {
     for (unsigned f = 0; f < families.count(); ++f) {
       Family &family = info[f];
       tile::BlockedEncodingAttr layout = families.layout(f);
-      families.forEachValue(f, [&](Value v) {
+      for (Value v : families.values(f)) {
         auto tensor = cast<RankedTensorType>(v.getType());
         if (tensor.getEncoding() == layout)
-          family.shapes.insert(SmallVector<int64_t>(tensor.getShape()));
+          family.noteTile(tensor.getShape());
         if (isa<tile::PtrType>(tensor.getElementType()))
           family.frozen = true;
-      });
-      families.forEachCopy(f, [&](tile::AsyncCopyOp copy) {
-        family.shapes.insert(
-            SmallVector<int64_t>(copy.getTileType().getShape()));
-      });
-      if (family.frozen || !family.vector || family.shapes.empty())
+      }
+      for (tile::AsyncCopyOp copy : families.copies(f))
+        family.noteTile(copy.getTileType().getShape());
+      if (family.frozen || !family.vector || !family.block)
         continue;
       unsigned width = std::min(*family.vector,
                                 family.aligned.value_or(*family.vector));
       std::optional<tile::BlockedEncodingAttr> result;
       for (; width >= 1 && !result; width /= 2)
-        result = widened(layout, family.shapes.getArrayRef(), width);
+        result = widened(layout, *family.block, width);
       if (!result || *result == layout)
         continue;
       AttrTypeReplacer replacer;
@@ -339,10 +343,10 @@ struct TccCoalescePass : public tcc::impl::TccCoalesceBase<TccCoalescePass> {
               return std::nullopt;
             return *result;
           });
-      families.forEachValue(
-          f, [&](Value v) { v.setType(replacer.replace(v.getType())); });
-      families.forEachCopy(
-          f, [&](tile::AsyncCopyOp copy) { copy.setLayoutAttr(*result); });
+      for (Value v : families.values(f))
+        v.setType(replacer.replace(v.getType()));
+      for (tile::AsyncCopyOp copy : families.copies(f))
+        copy.setLayoutAttr(*result);
     }
   }
 };

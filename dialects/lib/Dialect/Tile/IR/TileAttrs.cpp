@@ -126,8 +126,8 @@ LogicalResult mlir::tcc::tile::verifyLayoutRank(Attribute layout,
 
 unsigned BlockedEncodingAttr::getRank() const { return getOrder().size(); }
 
-BlockedEncodingAttr mlir::tcc::tile::getDistributedBlocked(
-    MLIRContext *ctx, ArrayRef<int64_t> shape, ArrayRef<unsigned> sizePerThread,
+BlockedDistribution mlir::tcc::tile::distributeBlocked(
+    ArrayRef<int64_t> shape, ArrayRef<unsigned> sizePerThread,
     ArrayRef<unsigned> order, unsigned warpSize, unsigned numWarps,
     ArrayRef<unsigned> warpsPerCTA) {
   size_t rank = shape.size();
@@ -163,7 +163,17 @@ BlockedEncodingAttr mlir::tcc::tile::getDistributedBlocked(
     warps.assign(warpsPerCTA.begin(), warpsPerCTA.end());
   else
     warps = spread(numWarps, perWarp);
-  return BlockedEncodingAttr::get(ctx, sizePerThread, lanes, warps, order);
+  return {lanes, warps};
+}
+
+BlockedEncodingAttr mlir::tcc::tile::getDistributedBlocked(
+    MLIRContext *ctx, ArrayRef<int64_t> shape, ArrayRef<unsigned> sizePerThread,
+    ArrayRef<unsigned> order, unsigned warpSize, unsigned numWarps,
+    ArrayRef<unsigned> warpsPerCTA) {
+  BlockedDistribution d = distributeBlocked(shape, sizePerThread, order,
+                                            warpSize, numWarps, warpsPerCTA);
+  return BlockedEncodingAttr::get(ctx, sizePerThread, d.threadsPerWarp,
+                                  d.warpsPerCTA, order);
 }
 
 SmallVector<int64_t> mlir::tcc::tile::getCoverage(BlockedEncodingAttr layout) {

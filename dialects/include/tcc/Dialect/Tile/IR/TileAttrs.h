@@ -36,14 +36,24 @@ void printBlockShape(AsmPrinter &printer, llvm::ArrayRef<int64_t> shape);
 #include "tcc/Dialect/Tile/IR/TileAttrs.h.inc"
 
 namespace mlir::tcc::tile {
-/// The blocked layout of a tile of `shape` with `sizePerThread` elements
-/// per thread (Triton's default distribution): lanes along the dims in
+/// Lanes and warps of each dim of a blocked layout.
+struct BlockedDistribution {
+  llvm::SmallVector<unsigned> threadsPerWarp, warpsPerCTA;
+};
+/// How a tile of `shape` with `sizePerThread` elements per thread spreads
+/// over a program (Triton's default distribution): lanes along the dims in
 /// `order` (fastest first), each dim taking as many as its elements leave
 /// (shape / sizePerThread), the rest of the warp down the slowest dim; then
 /// warps the same way. `warpsPerCTA`, when given, is kept where it still
 /// fits the shape (no dim covered beyond its extent by the lanes' share),
 /// so a builder's "warps down the rows" survives a wider vector. A dim
 /// takes the largest power of two of lanes (warps) its elements leave.
+BlockedDistribution distributeBlocked(llvm::ArrayRef<int64_t> shape,
+                                      llvm::ArrayRef<unsigned> sizePerThread,
+                                      llvm::ArrayRef<unsigned> order,
+                                      unsigned warpSize, unsigned numWarps,
+                                      llvm::ArrayRef<unsigned> warpsPerCTA = {});
+/// The #tile.blocked of distributeBlocked's lanes and warps.
 BlockedEncodingAttr getDistributedBlocked(MLIRContext *ctx,
                                           llvm::ArrayRef<int64_t> shape,
                                           llvm::ArrayRef<unsigned> sizePerThread,
