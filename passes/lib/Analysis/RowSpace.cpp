@@ -7,8 +7,11 @@ using namespace mlir::tcc;
 
 int64_t RowOpInfo::numRows() const {
   int64_t count = 1;
-  for (int64_t size : rows)
+  for (int64_t size : rows) {
+    if (ShapedType::isDynamic(size))
+      return ShapedType::kDynamic;
     count *= size;
+  }
   return count;
 }
 
@@ -40,7 +43,9 @@ mlir::tcc::classifyRowOp(linalg::GenericOp op,
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0)
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
+  // The rows may be dynamic (their count a kernel argument); the columns,
+  // which a program walks, are static.
+  if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   auto parallel = [](utils::IteratorType t) {

@@ -41,6 +41,7 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   pm.addPass(createTccNormalizeMatmulOperands());
   pm.addPass(createTccMaterializeBroadcasts());
   pm.addPass(createTccFormKernels());
+  pm.addPass(createTccBindShapeSymbols());
   // The plan of each kernel (its lowering_config); the options are the
   // defaults the forms' heuristics start from.
   TccSelectStrategyOptions strategyOptions;

@@ -151,7 +151,7 @@ struct TccSelectStrategyPass
         if (form->form == given.getForm())
           if (Operation *root = form->match(*ops, options)) {
             root->setAttr(tile::kLoweringConfigAttrName, given);
-            return success();
+            return verifyDynamicLoops(root, given);
           }
       return func.emitOpError()
              << "plan " << given << " (tcc-select-strategy plans) names form '"
@@ -172,7 +172,7 @@ struct TccSelectStrategyPass
       if (failed(config))
         return failure();
       root->setAttr(tile::kLoweringConfigAttrName, *config);
-      return success();
+      return verifyDynamicLoops(root, *config);
     }
     return emitNotOneKernel(func, *ops);
   }

@@ -36,12 +36,10 @@ LogicalResult mlir::tcc::verifyKernelSignature(func::FuncOp func) {
       return func.emitOpError()
              << what << " #" << i << " has type " << type
              << "; kernels read and write tensors of integers or floats";
-    if (tensor && tensor.hasStaticShape())
+    if (tensor)
       return success();
-    return func.emitOpError()
-           << what << " #" << i << " has type " << type
-           << "; convert-linalg-to-tile needs static-shaped tensors "
-              "(specialize the program's shapes first)";
+    return func.emitOpError() << what << " #" << i << " has type " << type
+                              << "; kernels read and write ranked tensors";
   };
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
     if (failed(check(type, "argument", i)))
@@ -51,6 +49,87 @@ LogicalResult mlir::tcc::verifyKernelSignature(func::FuncOp func) {
       return failure();
   if (func.getNumResults() == 0)
     return func.emitOpError("returns nothing: no kernel to build");
+  return success();
+}
+
+SmallVector<int64_t> mlir::tcc::planningSizes(ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> planned(sizes);
+  for (int64_t &size : planned)
+    if (ShapedType::isDynamic(size))
+      size = kPlanningExtent;
+  return planned;
+}
+
+int64_t mlir::tcc::planningProduct(ArrayRef<int64_t> sizes) {
+  int64_t product = 1;
+  for (int64_t size : planningSizes(sizes))
+    product *= size;
+  return product;
+}
+
+SmallVector<int64_t> mlir::tcc::rootLoopSizes(Operation *root) {
+  if (auto softmax = dyn_cast<linalg::SoftmaxOp>(root))
+    return SmallVector<int64_t>(
+        cast<RankedTensorType>(softmax.getInput().getType()).getShape());
+  if (auto op = dyn_cast<linalg::LinalgOp>(root))
+    return op.getStaticLoopRanges();
+  return {};
+}
+
+LogicalResult mlir::tcc::verifyDynamicLoops(Operation *root,
+                                            tile::LoweringConfigAttr config) {
+  SmallVector<int64_t> sizes = rootLoopSizes(root);
+  SmallVector<unsigned> dynamic;
+  for (auto [d, size] : llvm::enumerate(sizes))
+    if (ShapedType::isDynamic(size))
+      dynamic.push_back(d);
+  if (dynamic.empty())
+    return success();
+  auto loopSizes = root->getAttrOfType<ArrayAttr>("tcc.loop_sizes");
+  if (!loopSizes || loopSizes.size() != sizes.size())
+    return root->emitOpError()
+           << "has dynamic loop sizes but no tcc.loop_sizes naming them "
+              "(run tcc-bind-shape-symbols after tcc-form-kernels)";
+  // The loops the form's builder may leave dynamic, and what they are.
+  tile::KernelForm form = config.getForm();
+  SmallVector<unsigned> allowed;
+  StringRef which = "no loop";
+  auto generic = dyn_cast<linalg::GenericOp>(root);
+  switch (form) {
+  case tile::KernelForm::elementwise:
+    if (generic && config.getView() != tile::ElementwiseView::flat_gather &&
+        !isPermutedElementwise(generic)) {
+      SmallVector<ReassociationIndices> groups = collapsibleDims(generic);
+      if (groups.size() == 2)
+        allowed.assign(groups.front().begin(), groups.front().end());
+    }
+    which = "the rows (the leading dims every operand reads together; a "
+            "plain view, no permuted operand, no third group)";
+    break;
+  case tile::KernelForm::row_reduction:
+  case tile::KernelForm::softmax:
+  case tile::KernelForm::row_program:
+    for (unsigned d = 0; d + 1 < sizes.size(); ++d)
+      allowed.push_back(d);
+    which = "the rows (every dim but the last)";
+    break;
+  case tile::KernelForm::matmul:
+  case tile::KernelForm::fma_matmul:
+    if (sizes.size() == 3 &&
+        config.getMma() != tile::MmaKind::wgmma_m64nNk16)
+      allowed.push_back(0);
+    which = "M (of a matmul that is not batched, on mma.sync, MFMA or FMA)";
+    break;
+  default:
+    break;
+  }
+  for (unsigned d : dynamic)
+    if (!llvm::is_contained(allowed, d))
+      return root->emitOpError()
+             << "has dynamic size " << loopSizes[d] << " in loop " << d
+             << "; a form = " << tile::stringifyKernelForm(form)
+             << " kernel takes dynamic sizes in " << which
+             << " only: bind this size (compile a specialization)";
   return success();
 }
 

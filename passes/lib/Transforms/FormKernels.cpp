@@ -51,9 +51,10 @@ bool isConstantFill(Operation *op) {
   return yield.getOperand(0).getDefiningOp<arith::ConstantOp>() != nullptr;
 }
 
-/// Ops a kernel clones instead of reading as an argument.
+/// Ops a kernel clones instead of reading as an argument (a dynamic size,
+/// `tensor.dim`, is the kernel's to read off its own argument).
 bool isCloneable(Operation *op) {
-  return op && (isa<arith::ConstantOp, tensor::EmptyOp>(op) ||
+  return op && (isa<arith::ConstantOp, tensor::EmptyOp, tensor::DimOp>(op) ||
                 isConstantFill(op));
 }
 
@@ -238,8 +239,9 @@ void copyUnwrittenResults(func::FuncOp func) {
     if (!type)
       continue;
     Location loc = value.getLoc();
-    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                          type.getElementType());
+    Value empty =
+        tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, value),
+                                type.getElementType());
     AffineMap id = b.getMultiDimIdentityMap(type.getRank());
     auto copy = linalg::GenericOp::create(
         b, loc, type, ValueRange{value}, ValueRange{empty},

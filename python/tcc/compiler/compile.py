@@ -534,11 +534,16 @@ def run_stages(
                     backend.lower_to_llvm(kmodule)
                     kstages["llvm"] = str(kmodule)
                 else:
-                    artifacts.append(backend.compile(
+                    # A dynamic memref is a pointer and one index per
+                    # dynamic size in the gpu.func (convert-tile-to-gpu).
+                    first = [0]
+                    for count in k.slots:
+                        first.append(first[-1] + count)
+                    artifacts.append(_regroup_dynamic_args(backend.compile(
                         kmodule, kernel=k.name, grid=k.grid,
-                        outputs=range(k.num_inputs, k.num_args),
+                        outputs=[first[i] for i in range(k.num_inputs, k.num_args)],
                         compiler_version=compiler_fingerprint(), stages=kstages,
-                    ))
+                    ), k))
             kernel_ir[k.name]["llvm"] = kstages["llvm"]
             llvm_texts.append(kstages["llvm"])
         stages["llvm"] = llvm_texts[0] if len(llvm_texts) == 1 else "\n".join(llvm_texts)
@@ -558,9 +563,32 @@ class PlannedKernel:
     """A kernel of the host program, read off its tile.func."""
 
     name: str
-    grid: tuple[int, int, int]
+    grid: tuple[int | str, int | str, int | str]
     num_inputs: int
     num_args: int
+    # Each memref argument's dims: static sizes, or the program's symbols.
+    shapes: tuple[tuple[int | str, ...], ...] = ()
+
+    @property
+    def slots(self) -> list[int]:
+        """The gpu.func parameters of each argument: the pointer, then one
+        index per dynamic size."""
+        return [1 + sum(isinstance(d, str) for d in shape) for shape in self.shapes] \
+            or [1] * self.num_args
+
+
+def _regroup_dynamic_args(artifact: KernelArtifact, k: PlannedKernel) -> KernelArtifact:
+    """The artifact's arguments as the kernel's memrefs: a dynamic memref's
+    pointer and size parameters become one array argument of symbolic shape
+    (the runtime passes the sizes after the pointer)."""
+    if all(n == 1 for n in k.slots):
+        return artifact
+    args, at = [], 0
+    for i, (count, shape) in enumerate(zip(k.slots, k.shapes, strict=True)):
+        pointer = artifact.args[at]
+        args.append(ArgSpec(f"arg{i}", "pointer", pointer.dtype, shape, pointer.role))
+        at += count
+    return dataclasses.replace(artifact, args=tuple(args))
 
 
 @dataclass(frozen=True)
@@ -612,16 +640,24 @@ def _read_host_program(module: ir.Module) -> HostPlan:
             if not isinstance(t, ir.MemRefType):
                 raise CompilationError(
                     f"stage 'tile': kernel @{name} argument #{i} has type {t}; tcc.compile "
-                    "launches kernels over memrefs (static shapes)"
+                    "launches kernels over memrefs"
                 )
             shape, dtype = _tensor_of(t)
+            if any(d == ir.ShapedType.get_dynamic_size() for d in shape):
+                if not k["shapes"]:
+                    raise CompilationError(
+                        f"stage 'tile': kernel @{name} argument #{i} has dynamic type {t} and "
+                        "the kernel no tcc.shape_symbols naming its sizes (add "
+                        "tcc.shape_symbols = [[\"M\", 64], ...], one entry per argument)")
+                shape = k["shapes"][i]
             is_input = i < k["num_inputs"]
             kind = "input" if is_input else "output"
             index = i if is_input else i - k["num_inputs"]
             values.append(HostValue(kind, index, shape, dtype))
             args.append(ArgSpec(f"arg{i}", "pointer", dtype, shape,
                                 "input" if is_input else "output"))
-        planned = PlannedKernel(name, k["grid"], k["num_inputs"], len(k["arg_types"]))
+        planned = PlannedKernel(name, k["grid"], k["num_inputs"], len(k["arg_types"]),
+                                k["shapes"])
         return HostPlan(name, (planned,), tuple(args), tuple(values),
                         (Launch(0, tuple(range(len(values)))),),
                         tuple(range(k["num_inputs"], len(values))))
@@ -629,6 +665,12 @@ def _read_host_program(module: ir.Module) -> HostPlan:
         raise CompilationError(f"stage 'tile': expected one host program, found {len(hosts)}")
     host = hosts[0]
     host_name = ir.StringAttr(host.attributes["sym_name"]).value
+    dynamic = [n for n, k in kernels.items() if k["shapes"]]
+    if dynamic:
+        raise CompilationError(
+            f"stage 'tile': @{host_name} is {len(kernels)} kernels with dynamic sizes; tcc "
+            "compiles dynamic sizes for programs of one kernel so far (bind the sizes: "
+            "tcc.compile(program, target, M=...), or static MLIR types)")
     ids: dict[Any, int] = {}
     values: list[HostValue] = []
     args: list[ArgSpec] = []
@@ -692,13 +734,6 @@ def _check_static(module: ir.Module) -> None:
     if len(funcs) != 1:
         raise CompilationError(f"source: expected one func.func (the program), found {len(funcs)}")
     fn = funcs[0].operation
-    ftype = str(fn.attributes["function_type"])
-    if "?" in ftype:
-        name = str(fn.attributes["sym_name"]).strip('"')
-        raise CompilationError(
-            f"source: @{name} has dynamic shapes {ftype}; compile a specialization "
-            "(tcc.frontend: tcc.compile(program, M=..., N=...), or static MLIR types)"
-        )
 
 
 def _is_tile_program(module: ir.Module) -> bool:
@@ -725,8 +760,26 @@ def _read_tile_kernel(k: ir.Operation) -> dict[str, Any]:
     # Trailing TMA tensor maps are the runtime's to build, not the host's.
     maps = len(ir.ArrayAttr(k.attributes["tcc.tensor_maps"])) \
         if "tcc.tensor_maps" in k.attributes else 0
+    grid_attr = k.attributes["tcc.grid"]
+    if not isinstance(grid_attr, ir.ArrayAttr):
+        grid: tuple[int | str, ...] = tuple(int(v) for v in ir.DenseI64ArrayAttr(grid_attr))
+    else:  # a grid of dynamic sizes: expressions of the program's size symbols
+        grid = tuple(_int_or_str(v) for v in ir.ArrayAttr(grid_attr))
+    shapes: tuple[tuple[int | str, ...], ...] = ()
+    if "tcc.shape_symbols" in k.attributes:
+        shapes = tuple(tuple(_int_or_str(d) for d in ir.ArrayAttr(entry))
+                       for entry in ir.ArrayAttr(k.attributes["tcc.shape_symbols"]))
     return {
         "arg_types": list(ftype.inputs)[: len(ftype.inputs) - maps],
-        "grid": tuple(int(v) for v in ir.DenseI64ArrayAttr(k.attributes["tcc.grid"])),
+        "grid": grid,
         "num_inputs": ir.IntegerAttr(k.attributes["tcc.num_inputs"]).value,
+        "shapes": shapes,
     }
+
+
+def _int_or_str(attr: Any) -> int | str:
+    from mlir import ir
+
+    if isinstance(attr, ir.IntegerAttr):
+        return int(ir.IntegerAttr(attr).value)
+    return str(ir.StringAttr(attr).value)

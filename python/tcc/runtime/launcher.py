@@ -309,7 +309,8 @@ class ParamBlock:
     scalar and tensor-map fields (:meth:`fill`), so a launch plan reuses one
     block call after call (the driver copies the parameters at launch).
 
-    ``bare``: one pointer per memref. ``descriptor``: the MLIR memref
+    ``bare``: one pointer per memref, then one i64 per dimension of
+    symbolic size (a kernel of dynamic sizes). ``descriptor``: the MLIR memref
     descriptor flattened (allocated ptr, aligned ptr, offset, sizes, strides).
     The artifact's TMA tensor maps follow, 128 bytes each by value (built by
     the device over their operands' pointers and shapes).
@@ -332,7 +333,12 @@ class ParamBlock:
             field = ctypes.c_void_p()
             self.pointers.append((field, i))
             self.storage.append(field)
-            if artifact.call_conv == "descriptor":
+            if artifact.call_conv == "bare" and not all(isinstance(d, int) for d in spec.shape):
+                shape = shapes[i]
+                assert shape is not None
+                self.storage.extend(ctypes.c_int64(d) for d, want in
+                                    zip(shape, spec.shape, strict=True) if isinstance(want, str))
+            elif artifact.call_conv == "descriptor":
                 shape = shapes[i]
                 assert shape is not None
                 aligned = ctypes.c_void_p()
@@ -399,8 +405,7 @@ def pack_args(
 ) -> ParamBlock:
     """Pack device pointers (array args) and scalar values in ABI order (a
     :class:`ParamBlock` for one launch)."""
-    if infos is None and (artifact.call_conv == "descriptor" or artifact.tensor_maps) and any(
-            isinstance(d, str) for spec in artifact.args for d in spec.shape):
+    if infos is None and any(isinstance(d, str) for spec in artifact.args for d in spec.shape):
         infos = describe_args(artifact, values)
     return ParamBlock(artifact, arg_shapes(artifact, infos)).fill(pointers, values, device)
 

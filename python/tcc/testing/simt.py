@@ -771,13 +771,20 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
     if len(inputs) != len(prog.inputs):
         raise TypeError(f"{compiled.name} takes {len(prog.inputs)} inputs, got {len(inputs)}")
     arrays = []
+    symbols: dict[str, int] = {}  # the sizes of a program of dynamic sizes
     for spec, a in zip(prog.inputs, inputs, strict=True):
         a = np.ascontiguousarray(a)
-        if tuple(a.shape) != tuple(spec.shape):
+        if len(a.shape) != len(spec.shape) or any(
+                (symbols.setdefault(want, got) if isinstance(want, str) else want) != got
+                for want, got in zip(spec.shape, a.shape, strict=False)):
             raise TypeError(f"{compiled.name}: input {spec.name} has shape {list(a.shape)}, "
                             f"expected {list(spec.shape)}")
         arrays.append(_aligned_copy(a))
-    outputs = [_poisoned(tuple(spec.shape), spec.dtype) for spec in prog.outputs]  # type: ignore[arg-type]
+
+    def bound(shape: Sequence[int | str]) -> tuple[int, ...]:
+        return tuple(symbols[d] if isinstance(d, str) else d for d in shape)
+
+    outputs = [_poisoned(bound(spec.shape), spec.dtype) for spec in prog.outputs]
     slots = [_aligned_empty((nbytes,), np.dtype(np.uint8)) for nbytes in prog.buffers]
     for slot in slots:
         slot[...] = 0xFF  # NaN in every float type
@@ -792,14 +799,14 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
             base = slots[v.index].view(_numpy_dtype(v.dtype))[:count]
         else:
             base = storage[v.index]
-        storage.append(base.reshape(v.shape))
+        storage.append(base.reshape(bound(v.shape)))
     # The program's gpu stage is its one kernel's (tests edit it to break it).
     gpu_ir = ({prog.kernels[0].kernel_name: compiled.ir["gpu"]} if len(prog.kernels) == 1
               else {part.name: part.ir["gpu"] for part in compiled.kernels})
     for step in prog.steps:
         art = prog.kernels[step.kernel]
         _run_kernel(gpu_ir[art.kernel_name], art.launch, warp_size,
-                    [storage[a] for a in step.args])
+                    [storage[a] for a in step.args], art.args)
     results = []
     for r in prog.results:
         results.append(storage[r].copy() if prog.values[r].kind != "output" else storage[r])
@@ -812,13 +819,16 @@ def _run_single(kernel: Any, warp_size: int, inputs: Sequence[np.ndarray]) -> li
         raise TypeError(f"{kernel.name} takes {len(specs)} arguments with its outputs")
     it = iter(_aligned_copy(np.ascontiguousarray(a)) for a in inputs)
     args = [next(it) if s.role == "input" else _poisoned(tuple(s.shape), s.dtype) for s in specs]
-    _run_kernel(kernel.ir["gpu"], kernel.launch, warp_size, args)
+    _run_kernel(kernel.ir["gpu"], kernel.launch, warp_size, args, specs)
     return [a for a, s in zip(args, specs, strict=True) if s.role != "input"]
 
 
-def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]) -> None:
+def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray],
+                specs: Sequence[Any] = ()) -> None:
     """One kernel launch on the CPU: ``args`` (numpy, aligned, C-contiguous)
-    in the kernel's argument order, written in place."""
+    in the kernel's argument order, written in place. ``specs`` (the
+    artifact's ArgSpecs): an argument of symbolic shape is passed as the
+    gpu.func takes it, a pointer (a flat view) then its dynamic sizes."""
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
@@ -832,9 +842,20 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
             "the CPU emulator does not model sm_90's warp-specialized GEMM (found "
             + ", ".join(hopper) + "): compile for sm_80 to check its numerics here, "
             "or run it on an H100/H200 (benchmarks/hopper_gemm.py)")
-    grid = launch.grid
-    if not all(isinstance(g, int) for g in grid):
-        raise NotImplementedError(f"grid {grid} is not static")
+    from tcc.runtime.artifact import eval_grid_expr
+
+    symbols: dict[str, int] = {}
+    params: list[Any] = []  # per gpu.func parameter: an array, or an index value
+    for i, a in enumerate(args):
+        shape = specs[i].shape if i < len(specs) else a.shape
+        dynamic = [got for want, got in zip(shape, a.shape, strict=True) if isinstance(want, str)]
+        for want, got in zip(shape, a.shape, strict=True):
+            if isinstance(want, str):
+                symbols.setdefault(want, got)
+        params.append(a.reshape(-1) if dynamic else a)
+        params.extend(dynamic)
+    names = {**dict(launch.constants), **symbols}
+    grid = tuple(eval_grid_expr(g, [tuple(a.shape) for a in args], names) for g in launch.grid)
     threads = launch.block[0]
     text, name = host_module(gpu_ir, warp_size)
     with ir.Context(), ir.Location.unknown():
@@ -845,7 +866,7 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
             if ir.StringAttr(op.operation.attributes["sym_name"]).value == name
         )
         inputs_types = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
-        workgroup = [ir.MemRefType(t) for t in inputs_types[len(args) : -_ENV_COUNT]]
+        workgroup = [ir.MemRefType(t) for t in inputs_types[len(params) : -_ENV_COUNT]]
         shared = [
             _aligned_empty(
                 tuple(launch.shared_mem_bytes if d == ir.ShapedType.get_dynamic_size() else d
@@ -857,7 +878,8 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
         PassManager.parse(f"builtin.module({_PIPELINE})").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
     entry = engine.lookup(name)
-    descriptors = [get_ranked_memref_descriptor(a) for a in [*args, *shared]]
+    descriptors = [get_ranked_memref_descriptor(a) if isinstance(a, np.ndarray)
+                   else ctypes.c_int64(a) for a in [*params, *shared]]
     warps = -(-threads // warp_size)
     areas = [np.zeros((warp_size, _SLOTS), np.int64) for _ in range(warps)]
     exchange = [get_ranked_memref_descriptor(area) for area in areas]
@@ -882,7 +904,9 @@ def _run_program(entry: Any, descriptors: list[Any], bid: int, threads: int, war
                  barriers: Any, exchange: list[Any]) -> None:
     """One program: `threads` OS threads through the JIT-compiled kernel
     (ctypes releases the GIL for the call)."""
-    memrefs = [ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
+    # A memref: a pointer to its descriptor's pointer; an index: to its value.
+    memrefs = [ctypes.pointer(d) if isinstance(d, ctypes.c_int64)
+               else ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
     xchg = [ctypes.pointer(ctypes.pointer(d)) for d in exchange]
     base = ctypes.addressof(barriers)
     keep = []

@@ -1,8 +1,18 @@
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy="max-softmax-columns=1024" --convert-linalg-to-tile -verify-diagnostics
 
-// expected-error @+1 {{'func.func' op argument #0 has type 'tensor<?x8xf32>'; convert-linalg-to-tile needs static-shaped tensors (specialize the program's shapes first)}}
-func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  return %x : tensor<?x8xf32>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @dynamic_unnamed(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%m) : tensor<?x8xf32>
+  // expected-error @+1 {{'linalg.generic' op has dynamic loop sizes but no tcc.loop_sizes naming them (run tcc-bind-shape-symbols after tcc-form-kernels)}}
+  %y = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
 }
 
 // -----

@@ -33,9 +33,30 @@ unsigned elementBytes(Type type);
 /// The widest element (bytes) among `op`'s operands.
 unsigned widestElementBytes(Operation *op);
 
-/// Checks that `func` has static-shaped tensor arguments and results and
-/// returns something (the kernel's contract), with a diagnostic otherwise.
+/// Checks that `func` has tensor arguments and results of integers or
+/// floats and returns something (the kernel's contract), with a diagnostic
+/// otherwise. Dynamic sizes are checked per form (verifyDynamicLoops).
 LogicalResult verifyKernelSignature(func::FuncOp func);
+
+/// The size the heuristics plan a dynamic extent for: a kernel with
+/// dynamic sizes is correct for every size, and planned for large ones.
+constexpr int64_t kPlanningExtent = 16384;
+/// `sizes` with each dynamic size replaced by kPlanningExtent.
+SmallVector<int64_t> planningSizes(ArrayRef<int64_t> sizes);
+/// The product of planningSizes(sizes).
+int64_t planningProduct(ArrayRef<int64_t> sizes);
+/// The loop sizes of kernel root `root` (a linalg op, or a softmax: its
+/// input's dims), dynamic ones as ShapedType::kDynamic.
+SmallVector<int64_t> rootLoopSizes(Operation *root);
+/// Refuses, with a diagnostic naming the loop and the form, a plan of
+/// `config`'s form for `root` whose dynamic loops that form's builder does
+/// not take: elementwise (plain view, not permuted, at most two collapsed
+/// groups) takes dynamic sizes in its rows group, row reductions, softmax
+/// and row programs in their rows, mma.sync / MFMA / FMA matmuls (not
+/// batched) in M. A dynamic loop also needs the root's `tcc.loop_sizes`
+/// (tcc-bind-shape-symbols).
+LogicalResult verifyDynamicLoops(Operation *root,
+                                 tile::LoweringConfigAttr config);
 /// The kernel ops of `func`'s body: its linalg ops (linalg.softmax
 /// included) except fills (reduction inits). Fails, with a diagnostic, on
 /// an op that may not sit between kernels.

@@ -320,6 +320,40 @@ def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def TccBindShapeSymbols : Pass<"tcc-bind-shape-symbols", "::mlir::ModuleOp"> {
+  let summary = "Name each dynamic size of a program by the argument size it equals";
+  let description = [{
+    Runs after `tcc-form-kernels` on programs with a dynamic (`?`) size. The
+    host computes every grid, temporary buffer and result shape from the
+    arguments' shapes, and checks that the sizes the program needs equal are
+    equal; this pass says which those are. Dims are one size when the
+    program requires it: a linalg op reads them over the same loop, a
+    result's dim and its init's, a `tensor.empty` sized by a `tensor.dim`,
+    the two sides of a reshape group whose other dims are 1, a `tcc.launch`'s
+    operands and results as its kernel relates them. A dynamic dim required
+    equal to a static one takes that size (the runtime checks it).
+
+    Writes `tcc.shape_symbols`, one entry per argument then per result, each
+    the dims' static sizes (integers) or symbols (strings `s0`, `s1`, ...,
+    numbered in order of first appearance among the program arguments'
+    dims), on the program (the `tcc.host` function, or a program that is one
+    kernel), on each kernel `func.func` (in the host's symbols) and, for its
+    results, on each `tcc.launch`. `convert-linalg-to-tile` carries a
+    kernel's entry onto its `tile.func`.
+
+    ```mlir
+    func.func @f(%x: tensor<?x512xf32>, %y: tensor<?x512xf32>) -> tensor<?x512xf32>
+        attributes {tcc.shape_symbols = [["s0", 512], ["s0", 512], ["s0", 512]]}
+    ```
+    A dynamic size of a result or temporary that equals no argument size (a
+    reshape's product, a computed size), an op relating dynamic sizes in a
+    way the pass does not know, and two different static sizes required
+    equal are errors naming the op.
+  }];
+  let dependentDialects = ["::mlir::tcc::TccDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def TccLowerVectorOps : Pass<"tcc-lower-vector-ops"> {
   let summary = "Lower vector ops the GPU-to-LLVM conversions do not handle";
   let description = [{

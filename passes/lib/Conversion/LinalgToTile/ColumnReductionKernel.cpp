@@ -512,7 +512,7 @@ LogicalResult ColumnKernel::finish(const OutputMap &outputs) {
 LogicalResult mlir::tcc::buildColumnReductionKernel(
     ArrayRef<Operation *> kernelOps, tile::LoweringConfigAttr config,
     tile::FuncOp kernel, const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   SmallVector<linalg::GenericOp> ops;
   for (Operation *op : kernelOps)
     ops.push_back(cast<linalg::GenericOp>(op));

@@ -53,7 +53,7 @@ LogicalResult buildPermutedKernel(linalg::GenericOp op,
                                   const OutputMap &outputs,
                                   ArrayRef<Value> inputArgs,
                                   const BuildContext &context,
-                                  int64_t &grid, unsigned &numWarps) {
+                                  GridSize &grid, unsigned &numWarps) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned rank = ranges.size();
   int64_t rows = ranges[rank - 2], cols = ranges[rank - 1];
@@ -149,7 +149,7 @@ LogicalResult buildBatchedElementwiseKernel(
     linalg::GenericOp op, ArrayRef<ReassociationIndices> groups,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned count = groups.size(), numLead = count - 2;
   SmallVector<int64_t> extents;
@@ -268,7 +268,7 @@ LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
                                     const OutputMap &outputs,
                                     ArrayRef<Value> inputArgs,
                                     const BuildContext &context,
-                                    int64_t &grid, unsigned &numWarps) {
+                                    GridSize &grid, unsigned &numWarps) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned rank = ranges.size();
   int64_t total = 1;
@@ -394,7 +394,7 @@ LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
 LogicalResult mlir::tcc::buildElementwiseKernel(
     linalg::GenericOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ranges.empty())
     return op.emitOpError("rank-0 kernels are not supported by "
@@ -446,9 +446,7 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
                                          inputArgs, context, grid, numWarps);
   if (groups.size() == 1)
     groups.insert(groups.begin(), ReassociationIndices{});
-  int64_t m = 1, n = 1;
-  for (int64_t d : groups[0])
-    m *= ranges[d];
+  int64_t n = 1;
   for (int64_t d : groups[1])
     n *= ranges[d];
   SmallVector<ReassociationIndices> viewGroups = groups;
@@ -529,8 +527,8 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
                                             view(m, outputMap).first);
                           })))
     return failure();
-  grid = llvm::divideCeil(m, schedule.blockM) *
-         llvm::divideCeil(n, schedule.blockN);
+  grid = blocksOf(loopExtent(op, groups[0]), schedule.blockM,
+                  llvm::divideCeil(n, schedule.blockN));
   numWarps = schedule.numWarps();
   return success();
 }

@@ -55,7 +55,7 @@ LogicalResult mlir::tcc::buildFmaMatmulKernel(
     linalg::GenericOp op, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "tcc/Conversion/Passes.h"
 #include "tcc/Dialect/Tile/IR/TileDialect.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::tcc {
@@ -97,6 +98,38 @@ Value TileKernelBuilder::broadcastCols(Value cols) {
   if (row == blockType(elementType))
     return expanded;
   return tile::BroadcastOp::create(b, loc, blockType(elementType), expanded);
+}
+
+Extent mlir::tcc::loopExtent(Operation *root, ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> sizes = rootLoopSizes(root);
+  auto named = root->getAttrOfType<ArrayAttr>("tcc.loop_sizes");
+  Extent extent;
+  for (int64_t d : dims) {
+    if (!ShapedType::isDynamic(sizes[d])) {
+      extent.factor *= sizes[d];
+      continue;
+    }
+    // verifyDynamicLoops made sure the names are there.
+    extent.symbols.push_back(cast<StringAttr>(named[d]).getValue().str());
+  }
+  return extent;
+}
+
+GridSize mlir::tcc::blocksOf(const Extent &extent, int64_t block,
+                             int64_t times) {
+  GridSize grid;
+  if (extent.isStatic()) {
+    grid = llvm::divideCeil(extent.factor, block) * times;
+    return grid;
+  }
+  std::string size = llvm::join(extent.symbols, " * ");
+  if (extent.factor != 1)
+    size += " * " + std::to_string(extent.factor);
+  grid.expr = block == 1 ? size
+                         : "cdiv(" + size + ", " + std::to_string(block) + ")";
+  if (times != 1)
+    grid.expr += " * " + std::to_string(times);
+  return grid;
 }
 
 std::pair<Value, Value> TileKernelBuilder::blockOrigin(int64_t n) {
@@ -592,7 +625,7 @@ struct ConvertLinalgToTilePass
                       ArrayRef<Operation *> ops, linalg::GenericOp epilogue,
                       tile::FuncOp kernel,
                       const OutputMap &outputs, ArrayRef<Value> inputArgs,
-                      int64_t &grid, unsigned &warps);
+                      GridSize &grid, unsigned &warps);
 
   void runOnOperation() override {
     SmallVector<func::FuncOp> funcs;
@@ -616,7 +649,8 @@ struct ConvertLinalgToTilePass
 };
 
 LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
-  // The kernel's contract is static: shapes are specialized before codegen.
+  // Dynamic sizes stay dynamic in the memrefs (the lowering passes them as
+  // kernel arguments); the forms say which loops may be dynamic.
   if (failed(verifyKernelSignature(func)))
     return failure();
   SmallVector<Type> memrefTypes;
@@ -638,6 +672,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   if (!config)
     return (*root)->emitOpError() << tile::kLoweringConfigAttrName
                                   << " must be a #tile.lowering_config";
+  if (failed(verifyDynamicLoops(*root, config)))
+    return failure();
   // The forms of several ops (a row program, a column reduction and its
   // epilogue) take all of them; the others one more kernel op, the root's
   // elementwise epilogue.
@@ -687,7 +723,7 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   SmallVector<Value> inputArgs(
       entry->getArguments().take_front(func.getNumArguments()));
 
-  int64_t grid = 0;
+  GridSize grid;
   unsigned warps = 0;
   if (failed(build(config, *root, *kernelOps, epilogue, kernel, outputs,
                    inputArgs, grid, warps))) {
@@ -696,7 +732,19 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   }
   b.setInsertionPointToEnd(entry);
   tile::ReturnOp::create(b, loc);
-  kernel->setAttr("tcc.grid", b.getDenseI64ArrayAttr({grid, 1, 1}));
+  // The launch contract: the grid (an expression of the program's size
+  // symbols when a size it depends on is dynamic), and the symbols of the
+  // memrefs' dims (tcc-bind-shape-symbols).
+  if (grid.isDynamic())
+    kernel->setAttr("tcc.grid",
+                    b.getArrayAttr({b.getStringAttr(grid.expr),
+                                    b.getI64IntegerAttr(1),
+                                    b.getI64IntegerAttr(1)}));
+  else
+    kernel->setAttr("tcc.grid",
+                    b.getDenseI64ArrayAttr({grid.programs, 1, 1}));
+  if (Attribute symbols = func->getAttr("tcc.shape_symbols"))
+    kernel->setAttr("tcc.shape_symbols", symbols);
   kernel->setAttr("tcc.num_warps", b.getI32IntegerAttr(warps));
   kernel->setAttr("tcc.num_inputs",
                   b.getI32IntegerAttr(func.getNumArguments()));
@@ -711,7 +759,7 @@ LogicalResult ConvertLinalgToTilePass::build(
     tile::LoweringConfigAttr config, Operation *root,
     ArrayRef<Operation *> ops, linalg::GenericOp epilogue, tile::FuncOp kernel,
     const OutputMap &outputs,
-    ArrayRef<Value> inputArgs, int64_t &grid, unsigned &warps) {
+    ArrayRef<Value> inputArgs, GridSize &grid, unsigned &warps) {
   tile::KernelForm form = config.getForm();
   auto generic = dyn_cast<linalg::GenericOp>(root);
   auto mismatch = [&](StringRef what) {

@@ -25,6 +25,32 @@ namespace mlir::tcc {
 
 struct OutputMap;
 
+/// A kernel's number of programs along x: `programs` when every size it
+/// depends on is static, else `expr`, an expression of the program's size
+/// symbols in the runtime's grid grammar (`cdiv(s0, 4) * 3`), which the
+/// host evaluates per launch.
+struct GridSize {
+  int64_t programs = 0;
+  std::string expr;
+  GridSize &operator=(int64_t count) {
+    programs = count;
+    expr.clear();
+    return *this;
+  }
+  bool isDynamic() const { return !expr.empty(); }
+};
+
+/// The product of loop sizes `dims` of kernel root `root`: a static factor
+/// and the symbols of its dynamic sizes (the root's `tcc.loop_sizes`).
+struct Extent {
+  int64_t factor = 1;
+  SmallVector<std::string> symbols;
+  bool isStatic() const { return symbols.empty(); }
+};
+Extent loopExtent(Operation *root, ArrayRef<int64_t> dims);
+/// cdiv(extent, block) * times programs.
+GridSize blocksOf(const Extent &extent, int64_t block, int64_t times = 1);
+
 /// What the kernel builders build for besides the kernel's config: the
 /// module's target.
 struct BuildContext {
@@ -215,7 +241,7 @@ LogicalResult buildElementwiseKernel(linalg::GenericOp op,
                                      const OutputMap &outputs,
                                      ArrayRef<Value> inputArgs,
                                      const BuildContext &context,
-                                     int64_t &grid, unsigned &numWarps);
+                                     GridSize &grid, unsigned &numWarps);
 LogicalResult buildRowReductionKernel(linalg::GenericOp op,
                                       linalg::GenericOp epilogue,
                                       tile::LoweringConfigAttr config,
@@ -223,12 +249,12 @@ LogicalResult buildRowReductionKernel(linalg::GenericOp op,
                                       const OutputMap &outputs,
                                       ArrayRef<Value> inputArgs,
                                       const BuildContext &context,
-                                      int64_t &grid, unsigned &numWarps);
+                                      GridSize &grid, unsigned &numWarps);
 LogicalResult buildSoftmaxKernel(linalg::SoftmaxOp op,
                                  tile::LoweringConfigAttr config,
                                  tile::FuncOp kernel, const OutputMap &outputs,
                                  ArrayRef<Value> inputArgs,
-                                 const BuildContext &context, int64_t &grid,
+                                 const BuildContext &context, GridSize &grid,
                                  unsigned &numWarps);
 
 /// A row program (row reductions of one row space and the elementwise ops
@@ -241,7 +267,7 @@ LogicalResult buildRowProgramKernel(ArrayRef<Operation *> ops,
                                     const OutputMap &outputs,
                                     ArrayRef<Value> inputArgs,
                                     const BuildContext &context,
-                                    int64_t &grid, unsigned &numWarps);
+                                    GridSize &grid, unsigned &numWarps);
 
 /// A column reduction and the elementwise ops over its outputs
 /// (isColumnReductionKernel): one program per batch index and block of
@@ -253,7 +279,7 @@ LogicalResult buildColumnReductionKernel(ArrayRef<Operation *> ops,
                                          const OutputMap &outputs,
                                          ArrayRef<Value> inputArgs,
                                          const BuildContext &context,
-                                         int64_t &grid, unsigned &numWarps);
+                                         GridSize &grid, unsigned &numWarps);
 
 /// A transpose (isTransposeKernel) staged through shared memory so that
 /// reads and writes are both coalesced (TransposeKernel.cpp).
@@ -263,7 +289,7 @@ LogicalResult buildTransposeKernel(linalg::GenericOp op,
                                    const OutputMap &outputs,
                                    ArrayRef<Value> inputArgs,
                                    const BuildContext &context,
-                                   int64_t &grid, unsigned &numWarps);
+                                   GridSize &grid, unsigned &numWarps);
 
 /// What the tensor-core and FMA GEMM schedules share (MatmulKernel.cpp): the
 /// (batched) iteration space, this program's block and batch slice, the
@@ -308,7 +334,7 @@ public:
       OpBuilder &b, Location loc, Value product, linalg::GenericOp epilogue,
       ArrayRef<Value> inputArgs, const OutputMap &outputs,
       function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
-      function_ref<RankedTensorType(Type)> accTile, int64_t &grid,
+      function_ref<RankedTensorType(Type)> accTile, GridSize &grid,
       function_ref<LogicalResult(Value)> storeReturned = {}) const;
 
   /// An epilogue operand read onto the accumulator's `layout` ([blockM,
@@ -326,9 +352,12 @@ public:
   /// grouped rasterization (kGroupM row blocks down a column of blocks
   /// before moving right: consecutive blocks share B's column block and A's
   /// rows stay in L2).
+  /// `dynamicBlocksM`, when set, is the run-time row block count (M
+  /// dynamic) and `blocksM` unused.
   static std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc,
                                                    Value pid, int64_t blocksM,
-                                                   int64_t blocksN);
+                                                   int64_t blocksN,
+                                                   Value dynamicBlocksM = {});
 
   /// The accumulator's initial value (the matmul's constant fill).
   double getInit() const { return init; }
@@ -342,6 +371,7 @@ private:
   double init = 0.0; // the accumulator's fill
   Value batchIndex;
   int64_t blocks = 1;
+  GridSize programs; // set by begin()
 };
 
 /// The Hopper GEMM (mma = wgmma_m64nNk16; WgmmaMatmulKernel.cpp): a
@@ -355,7 +385,7 @@ LogicalResult buildWgmmaMatmulKernel(linalg::GenericOp op,
                                      const OutputMap &outputs,
                                      ArrayRef<Value> inputArgs,
                                      const BuildContext &context,
-                                     int64_t &grid, unsigned &numWarps);
+                                     GridSize &grid, unsigned &numWarps);
 /// Block-tiled tensor-core GEMM with an optional elementwise epilogue, on
 /// the config's MMA (mma.sync / MFMA).
 LogicalResult buildMatmulKernel(linalg::GenericOp op,
@@ -363,7 +393,7 @@ LogicalResult buildMatmulKernel(linalg::GenericOp op,
                                 tile::LoweringConfigAttr config,
                                 tile::FuncOp kernel, const OutputMap &outputs,
                                 ArrayRef<Value> inputArgs,
-                                const BuildContext &context, int64_t &grid,
+                                const BuildContext &context, GridSize &grid,
                                 unsigned &numWarps);
 /// The FMA fallback for matmuls without a tensor-core mapping (f32, mixed
 /// types, targets without tensor cores): a block-tiled GEMM on blocked
@@ -376,7 +406,7 @@ LogicalResult buildFmaMatmulKernel(linalg::GenericOp op,
                                    const OutputMap &outputs,
                                    ArrayRef<Value> inputArgs,
                                    const BuildContext &context,
-                                   int64_t &grid, unsigned &numWarps);
+                                   GridSize &grid, unsigned &numWarps);
 
 /// The kernel memref for function argument `tensor` (a block argument of
 /// the original function), or failure with a diagnostic on `user`.

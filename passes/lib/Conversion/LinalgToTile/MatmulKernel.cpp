@@ -39,13 +39,18 @@ tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t rows,
 std::pair<Value, Value> GemmProgram::groupedProgramIds(OpBuilder &b,
                                                        Location loc, Value pid,
                                                        int64_t blocksM,
-                                                       int64_t blocksN) {
+                                                       int64_t blocksN,
+                                                       Value dynamicBlocksM) {
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   Value perGroup = c(kGroupM * blocksN);
   Value group = arith::DivUIOp::create(b, loc, pid, perGroup);
   Value firstM = arith::MulIOp::create(b, loc, group, c(kGroupM));
   Value groupRows = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, c(blocksM), firstM), c(kGroupM));
+      b, loc,
+      arith::SubIOp::create(b, loc,
+                            dynamicBlocksM ? dynamicBlocksM : c(blocksM),
+                            firstM),
+      c(kGroupM));
   Value inGroup = arith::RemUIOp::create(b, loc, pid, perGroup);
   Value pidM = arith::AddIOp::create(
       b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
@@ -80,6 +85,20 @@ FailureOr<Value> GemmProgram::begin(OpBuilder &b, Location loc,
   int64_t blocksM = llvm::divideCeil(m, blockM);
   int64_t blocksN = llvm::divideCeil(n, blockN);
   blocks = blocksM * blocksN;
+  // M dynamic (not batched, verifyDynamicLoops): the row blocks are counted
+  // at run time, from A's rows.
+  Value dynamicBlocksM;
+  if (ShapedType::isDynamic(m)) {
+    FailureOr<Value> a = lookupInput(op.getDpsInputs()[0], inputArgs, op);
+    if (failed(a))
+      return failure();
+    Value rows = memref::DimOp::create(b, loc, *a, 0);
+    dynamicBlocksM = arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rows, c(blockM - 1)), c(blockM));
+    programs = blocksOf(loopExtent(op, {0}), blockM, blocksN);
+  } else {
+    programs = batch * blocks;
+  }
   Value pid = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
@@ -87,7 +106,8 @@ FailureOr<Value> GemmProgram::begin(OpBuilder &b, Location loc,
     batchIndex = arith::DivUIOp::create(b, loc, pid, c(blocks));
     pid = arith::RemUIOp::create(b, loc, pid, c(blocks));
   }
-  auto [pidM, pidN] = groupedProgramIds(b, loc, pid, blocksM, blocksN);
+  auto [pidM, pidN] =
+      groupedProgramIds(b, loc, pid, blocksM, blocksN, dynamicBlocksM);
   m0 = arith::MulIOp::create(b, loc, pidM, c(blockM));
   n0 = arith::MulIOp::create(b, loc, pidN, c(blockN));
   FailureOr<Value> a = lookupInput(op.getDpsInputs()[0], inputArgs, op);
@@ -180,7 +200,7 @@ LogicalResult GemmProgram::finish(
     OpBuilder &b, Location loc, Value product, linalg::GenericOp epilogue,
     ArrayRef<Value> inputArgs, const OutputMap &outputs,
     function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
-    function_ref<RankedTensorType(Type)> accTile, int64_t &grid,
+    function_ref<RankedTensorType(Type)> accTile, GridSize &grid,
     function_ref<LogicalResult(Value)> storeReturned) const {
   // The epilogue runs on the accumulator's layout: no data movement.
   linalg::GenericOp matmul = op;
@@ -211,7 +231,7 @@ LogicalResult GemmProgram::finish(
     results = *applied;
     producer = epilogue;
   }
-  grid = batch * blocks;
+  grid = programs;
   // One result the function returns as it is: the caller's store.
   func::ReturnOp returnOp = outputs.returnOp;
   if (storeReturned && results.size() == 1 && returnOp.getNumOperands() == 1 &&
@@ -220,7 +240,7 @@ LogicalResult GemmProgram::finish(
   if (failed(storeResults(b, loc, outputs, results, producer, {m0, n0},
                           [&](Value m) { return slice(b, loc, m); })))
     return failure();
-  grid = batch * blocks;
+  grid = programs;
   return success();
 }
 
@@ -228,7 +248,7 @@ LogicalResult mlir::tcc::buildMatmulKernel(
     linalg::GenericOp op, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   Type aType = getElementTypeOrSelf(op.getDpsInputs()[0]);

@@ -31,7 +31,7 @@ static LogicalResult buildRowArgReductionKernel(
     linalg::GenericOp op, const ArgReduction &r, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   Location loc = op.getLoc();
   if (epilogue)
     return epilogue.emitOpError("cannot be the epilogue of an arg reduction "
@@ -40,7 +40,7 @@ static LogicalResult buildRowArgReductionKernel(
   if (failed(fills))
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t m = ranges[0], n = ranges[1];
+  int64_t n = ranges[1];
   FailureOr<BlockSchedule> planned =
       scheduleFromConfig(op, config, n, widestElementBytes(op), context);
   if (failed(planned))
@@ -131,7 +131,7 @@ static LogicalResult buildRowArgReductionKernel(
                 results.end());
   if (failed(storeResults(b, loc, outputs, results, op, {m0})))
     return failure();
-  grid = llvm::divideCeil(m, schedule.blockM);
+  grid = blocksOf(loopExtent(op, {0}), schedule.blockM);
   numWarps = schedule.numWarps();
   return success();
 }
@@ -140,7 +140,7 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
     linalg::GenericOp op, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   AffineMap rowsMap =
@@ -277,7 +277,7 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
   }
   if (failed(storeResults(b, loc, outputs, results, producer, {m0})))
     return failure();
-  grid = llvm::divideCeil(m, schedule.blockM);
+  grid = blocksOf(loopExtent(op, {0}), schedule.blockM);
   numWarps = schedule.numWarps();
   return success();
 }
@@ -301,11 +301,10 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
 static LogicalResult buildOnlineSoftmaxKernel(
     linalg::SoftmaxOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getInput().getType());
   int64_t n = type.getShape().back();
-  int64_t m = type.getNumElements() / n;
   Type elementType = type.getElementType();
   unsigned bytes = elementBytes(elementType);
   // The config's [BM, BN] chunks (tcc-select-strategy: one row of 16
@@ -528,7 +527,9 @@ static LogicalResult buildOnlineSoftmaxKernel(
     tile::MemRefStoreOp::create(b, loc, y2d, ValueRange{m0, k}, y, Value());
     return SmallVector<Value>{};
   });
-  grid = llvm::divideCeil(m, schedule.blockM);
+  grid = blocksOf(loopExtent(op, llvm::to_vector(llvm::seq<int64_t>(
+                                      0, type.getRank() - 1))),
+                  schedule.blockM);
   numWarps = schedule.numWarps();
   return success();
 }
@@ -536,14 +537,13 @@ static LogicalResult buildOnlineSoftmaxKernel(
 LogicalResult mlir::tcc::buildSoftmaxKernel(
     linalg::SoftmaxOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getInput().getType());
   if (int64_t(op.getDimension()) != type.getRank() - 1)
     return op.emitOpError("softmax over a dim other than the last is not "
                           "supported by convert-linalg-to-tile");
   int64_t n = type.getShape().back();
-  int64_t m = type.getNumElements() / n;
   if (config.getWalk() == tile::RowWalk::looped ||
       config.getWalk() == tile::RowWalk::staged)
     // Rows longer than registers hold: two walks of BN-wide chunks.
@@ -614,7 +614,9 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(
     return failure();
   tile::MemRefStoreOp::create(b, loc, viewAs2D(b, loc, *output),
                               ValueRange{m0, zero}, y, Value());
-  grid = llvm::divideCeil(m, schedule.blockM);
+  grid = blocksOf(loopExtent(op, llvm::to_vector(llvm::seq<int64_t>(
+                                      0, type.getRank() - 1))),
+                  schedule.blockM);
   numWarps = schedule.numWarps();
   return success();
 }

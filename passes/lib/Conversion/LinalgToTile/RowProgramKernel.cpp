@@ -483,13 +483,13 @@ LogicalResult RowProgram::build(const OutputMap &outputs, Value origin,
 LogicalResult mlir::tcc::buildRowProgramKernel(
     ArrayRef<Operation *> kernelOps, tile::LoweringConfigAttr config,
     tile::FuncOp kernel, const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   SmallVector<linalg::GenericOp> ops;
   for (Operation *op : kernelOps)
     ops.push_back(cast<linalg::GenericOp>(op));
   std::optional<RowOpInfo> space =
       classifyRowOp(cast<linalg::GenericOp>(rowProgramRoot(kernelOps)));
-  int64_t m = space->numRows(), n = space->columns;
+  int64_t n = space->columns;
   unsigned bytes = 1;
   for (linalg::GenericOp op : ops)
     bytes = std::max(bytes, widestElementBytes(op));
@@ -512,7 +512,10 @@ LogicalResult mlir::tcc::buildRowProgramKernel(
   RowProgram program(ops, kb, inputArgs, n);
   if (failed(program.build(outputs, m0, persistent)))
     return failure();
-  grid = llvm::divideCeil(m, schedule.blockM);
+  grid = blocksOf(loopExtent(rowProgramRoot(kernelOps),
+                             llvm::to_vector(llvm::seq<int64_t>(
+                                 0, space->rows.size()))),
+                  schedule.blockM);
   numWarps = schedule.numWarps();
   return success();
 }

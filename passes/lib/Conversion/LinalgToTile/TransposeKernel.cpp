@@ -25,7 +25,7 @@ using namespace mlir::tcc;
 LogicalResult mlir::tcc::buildTransposeKernel(
     linalg::GenericOp op, tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();

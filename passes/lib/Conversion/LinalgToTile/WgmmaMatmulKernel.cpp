@@ -74,7 +74,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     linalg::GenericOp op, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
-    const BuildContext &context, int64_t &grid, unsigned &numWarps) {
+    const BuildContext &context, GridSize &grid, unsigned &numWarps) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
@@ -391,7 +391,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
           tile::TmaStoreOp::create(tb, loc, result, mapC, coords, bufC);
           return success();
         };
-        int64_t unused = 0;
+        GridSize unused;
         if (failed(program->finish(
                 tb, loc, acc, epilogue, inputArgs, outputs, loadOnAcc, accTile,
                 unused,

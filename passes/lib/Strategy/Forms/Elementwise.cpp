@@ -96,6 +96,10 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
           const StrategyOptions &options) {
   auto op = cast<linalg::GenericOp>(root);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // Dynamic sizes: planned as large ones, never a flat stream (its
+  // gathers' index arithmetic needs every extent).
+  bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
+  ranges = planningSizes(ranges);
   if (ranges.empty())
     return op.emitOpError("rank-0 kernels are not supported by "
                           "convert-linalg-to-tile");
@@ -138,7 +142,7 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
     std::optional<int64_t> maxBlockN;
     if (groups.size() <= 2 && m == 1)
       maxBlockN = streamBlockN;
-    if (prefersFlatGather(op, groups, ranges, bytes)) {
+    if (!dynamic && prefersFlatGather(op, groups, ranges, bytes)) {
       // The stream has no rows to keep aligned: the widest vectors, the
       // tail run in bounds. A short stream takes fewer warps, so that one
       // row of lanes covers the block (flat_gather blocks are one row).

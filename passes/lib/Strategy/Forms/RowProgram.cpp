@@ -68,7 +68,8 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
         readBytes = readBytes ? std::min(readBytes, f.getWidth() / 8)
                               : f.getWidth() / 8;
   }
-  return configureRows(root, tile::KernelForm::row_program, space.numRows(),
+  return configureRows(root, tile::KernelForm::row_program,
+                       planningProduct(space.rows),
                        space.columns, bytes, readBytes ? readBytes : bytes,
                        options);
 }

@@ -31,7 +31,10 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
     return op.emitOpError("softmax over a dim other than the last is not "
                           "supported by convert-linalg-to-tile");
   int64_t n = type.getShape().back();
-  int64_t m = type.getNumElements() / n;
+  if (ShapedType::isDynamic(n))
+    return op.emitOpError("softmax rows of dynamic length are not supported "
+                          "by convert-linalg-to-tile: bind the last dim");
+  int64_t m = planningProduct(type.getShape().drop_back());
   int64_t blockN = llvm::PowerOf2Ceil(n);
   unsigned warpSize = options.target.getWarpSize();
   if (blockN > options.maxSoftmaxColumns) {

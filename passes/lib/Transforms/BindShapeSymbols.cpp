@@ -1,0 +1,431 @@
+//===- BindShapeSymbols.cpp - tcc-bind-shape-symbols pass -----------------===//
+//
+// Names every dynamic size of a program (after tcc-form-kernels) by the
+// program-argument size it equals, so that the host computes each kernel's
+// grid, each temporary's buffer and each result's shape from the arguments'
+// shapes, and checks that sizes the program needs equal are equal.
+//
+//===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "tcc/Dialect/Tcc/IR/TccDialect.h"
+#include "tcc/Dialect/Tcc/IR/TccOps.h"
+#include "tcc/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tcc {
+#define GEN_PASS_DEF_TCCBINDSHAPESYMBOLS
+#include "tcc/Transforms/Passes.h.inc"
+} // namespace mlir::tcc
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kShapeSymbolsAttr = "tcc.shape_symbols";
+
+bool isDynamicTensor(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && !ranked.hasStaticShape();
+}
+
+/// Union-find over the dims of a function's tensor values: (value, dim) is
+/// one element; a class holds dims the program requires equal.
+class DimClasses {
+public:
+  unsigned element(Value value, unsigned dim) {
+    auto key = std::make_pair(value.getAsOpaquePointer(), dim);
+    auto [it, inserted] = ids.try_emplace(key, parent.size());
+    if (inserted) {
+      parent.push_back(parent.size());
+      int64_t size = cast<RankedTensorType>(value.getType()).getDimSize(dim);
+      staticSize.push_back(ShapedType::isDynamic(size) ? std::nullopt
+                                                       : std::optional(size));
+    }
+    return it->second;
+  }
+  unsigned find(unsigned x) {
+    while (parent[x] != x)
+      x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  /// Joins two classes; false when they hold different static sizes.
+  bool unite(unsigned x, unsigned y) {
+    x = find(x);
+    y = find(y);
+    if (x == y)
+      return true;
+    if (staticSize[x] && staticSize[y] && *staticSize[x] != *staticSize[y])
+      return false;
+    if (!staticSize[x])
+      staticSize[x] = staticSize[y];
+    parent[y] = x;
+    return true;
+  }
+  std::optional<int64_t> sizeOf(unsigned x) { return staticSize[find(x)]; }
+
+private:
+  DenseMap<std::pair<const void *, unsigned>, unsigned> ids;
+  SmallVector<unsigned> parent;
+  SmallVector<std::optional<int64_t>> staticSize;
+};
+
+/// The classes of one function: its ops' constraints, with `launches`
+/// resolved through the classes of the kernels they call.
+class FunctionDims {
+public:
+  explicit FunctionDims(func::FuncOp func) : func(func) {}
+
+  /// Every arguments' and results' dims, in order (args, then results).
+  SmallVector<SmallVector<unsigned>> signature() {
+    SmallVector<SmallVector<unsigned>> sig;
+    for (Value arg : func.getArguments())
+      sig.push_back(dimsOf(arg));
+    for (Value result : returned())
+      sig.push_back(dimsOf(result));
+    return sig;
+  }
+
+  SmallVector<unsigned> dimsOf(Value value) {
+    SmallVector<unsigned> dims;
+    if (auto type = dyn_cast<RankedTensorType>(value.getType()))
+      for (unsigned d = 0; d < type.getRank(); ++d)
+        dims.push_back(classes.element(value, d));
+    return dims;
+  }
+
+  ValueRange returned() {
+    return cast<func::ReturnOp>(func.getBody().front().getTerminator())
+        .getOperands();
+  }
+
+  LogicalResult
+  collect(llvm::function_ref<FunctionDims *(tcc::LaunchOp)> callee) {
+    for (Operation &op : func.getBody().front())
+      if (failed(visit(&op, callee)))
+        return failure();
+    return success();
+  }
+
+  DimClasses classes;
+
+private:
+  LogicalResult unite(Operation *op, unsigned x, unsigned y) {
+    if (classes.unite(x, y))
+      return success();
+    return op->emitOpError("needs sizes ")
+           << *classes.sizeOf(x) << " and " << *classes.sizeOf(y)
+           << " to be equal";
+  }
+  LogicalResult uniteAll(Operation *op, Value a, Value b) {
+    for (auto [x, y] : llvm::zip_equal(dimsOf(a), dimsOf(b)))
+      if (failed(unite(op, x, y)))
+        return failure();
+    return success();
+  }
+
+  /// A reshape's dims: one of a group and the other side's dim are equal
+  /// when the group's other dims are 1.
+  LogicalResult reshape(Operation *op, Value collapsed, Value expanded,
+                        ArrayRef<ReassociationIndices> groups) {
+    auto expandedType = cast<RankedTensorType>(expanded.getType());
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      SmallVector<int64_t> wide;
+      for (int64_t d : group)
+        if (expandedType.getDimSize(d) != 1)
+          wide.push_back(d);
+      if (wide.size() == 1 &&
+          failed(unite(op, classes.element(collapsed, g),
+                       classes.element(expanded, wide.front()))))
+        return failure();
+    }
+    return success();
+  }
+
+  LogicalResult visit(Operation *op,
+                      llvm::function_ref<FunctionDims *(tcc::LaunchOp)> callee) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!linalgOp.hasPureTensorSemantics())
+        return success();
+      // Dims read over one loop are one size.
+      DenseMap<unsigned, unsigned> loops;
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          continue;
+        AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+        for (auto [r, expr] : llvm::enumerate(map.getResults())) {
+          auto dim = dyn_cast<AffineDimExpr>(expr);
+          if (!dim)
+            continue;
+          unsigned element = classes.element(operand.get(), r);
+          auto [it, inserted] = loops.try_emplace(dim.getPosition(), element);
+          if (!inserted && failed(unite(op, it->second, element)))
+            return failure();
+        }
+      }
+      for (auto [result, init] :
+           llvm::zip_equal(op->getResults(), linalgOp.getDpsInits()))
+        if (failed(uniteAll(op, result, init)))
+          return failure();
+      return success();
+    }
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      if (failed(uniteAll(op, softmax.getInput(), softmax.getOutput())))
+        return failure();
+      return uniteAll(op, softmax.getResult()[0], softmax.getOutput());
+    }
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      auto type = empty.getType();
+      for (unsigned d = 0; d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d))
+          continue;
+        Value size = empty.getDynamicSize(d);
+        auto dimOp = size.getDefiningOp<tensor::DimOp>();
+        std::optional<int64_t> index =
+            dimOp ? dimOp.getConstantIndex() : std::nullopt;
+        if (!index)
+          return op->emitOpError()
+                 << "has dynamic size #" << d
+                 << " that is no argument's size (tensor.dim); tcc "
+                    "computes buffer sizes from the arguments' sizes only";
+        if (failed(unite(op, classes.element(empty.getResult(), d),
+                         classes.element(dimOp.getSource(), *index))))
+          return failure();
+      }
+      return success();
+    }
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      return reshape(op, collapse.getResult(), collapse.getSrc(),
+                     collapse.getReassociationIndices());
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+      return reshape(op, expand.getSrc(), expand.getResult(),
+                     expand.getReassociationIndices());
+    if (auto cast = dyn_cast<tensor::CastOp>(op))
+      return uniteAll(op, cast.getSource(), cast.getResult());
+    if (auto launch = dyn_cast<tcc::LaunchOp>(op)) {
+      FunctionDims *kernel = callee(launch);
+      if (!kernel)
+        return op->emitOpError("calls no kernel function");
+      // Dims the kernel relates are related here.
+      SmallVector<SmallVector<unsigned>> inner = kernel->signature();
+      SmallVector<Value> outer(launch.getInputs());
+      llvm::append_range(outer, launch.getResults());
+      DenseMap<unsigned, unsigned> seen; // kernel class -> element here
+      for (auto [innerDims, value] : llvm::zip_equal(inner, outer)) {
+        for (auto [d, innerDim] : llvm::enumerate(innerDims)) {
+          unsigned element = classes.element(value, d);
+          unsigned root = kernel->classes.find(innerDim);
+          auto [it, inserted] = seen.try_emplace(root, element);
+          if (!inserted && failed(unite(op, it->second, element)))
+            return failure();
+          if (std::optional<int64_t> size = kernel->classes.sizeOf(root))
+            if (classes.sizeOf(element) != size)
+              return op->emitOpError("needs a dynamic size to be ") << *size;
+        }
+      }
+      return success();
+    }
+    if (isa<tensor::DimOp, func::ReturnOp>(op) ||
+        (llvm::none_of(op->getOperandTypes(), isDynamicTensor) &&
+         llvm::none_of(op->getResultTypes(), isDynamicTensor)))
+      return success();
+    return op->emitOpError("has dynamic shapes that tcc cannot relate to the "
+                           "program arguments' sizes");
+  }
+
+  func::FuncOp func;
+};
+
+/// The attribute of `dims`: each dim's static size or its symbol.
+Attribute symbolsOf(Builder &b, DimClasses &classes,
+                    ArrayRef<SmallVector<unsigned>> values,
+                    DenseMap<unsigned, std::string> &names) {
+  SmallVector<Attribute> entries;
+  for (ArrayRef<unsigned> dims : values) {
+    SmallVector<Attribute> entry;
+    for (unsigned d : dims) {
+      if (std::optional<int64_t> size = classes.sizeOf(d)) {
+        entry.push_back(b.getI64IntegerAttr(*size));
+        continue;
+      }
+      auto it = names.find(classes.find(d));
+      entry.push_back(b.getStringAttr(it == names.end() ? "?" : it->second));
+    }
+    entries.push_back(b.getArrayAttr(entry));
+  }
+  return b.getArrayAttr(entries);
+}
+
+/// `tcc.loop_sizes` on each linalg op (and softmax) of `func` with a
+/// dynamic loop: each loop's static size or symbol, `sizeOf` giving the
+/// entry of a dim's class in `dims`.
+void annotateLoops(func::FuncOp func, FunctionDims &dims,
+                   llvm::function_ref<Attribute(unsigned)> sizeOf) {
+  Builder b(func.getContext());
+  func.walk([&](Operation *op) {
+    SmallVector<Attribute> loops;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      if (!linalgOp.hasPureTensorSemantics())
+        return;
+      loops.assign(linalgOp.getNumLoops(), Attribute());
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isa<RankedTensorType>(operand.get().getType()))
+          continue;
+        AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+        for (auto [r, expr] : llvm::enumerate(map.getResults()))
+          if (auto dim = dyn_cast<AffineDimExpr>(expr))
+            if (!loops[dim.getPosition()])
+              loops[dim.getPosition()] =
+                  sizeOf(dims.classes.element(operand.get(), r));
+      }
+    } else if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      for (unsigned d :
+           dims.dimsOf(softmax.getInput()))
+        loops.push_back(sizeOf(d));
+    } else {
+      return;
+    }
+    if (llvm::all_of(loops, [](Attribute a) {
+          return a && isa<IntegerAttr>(a);
+        }))
+      return;
+    for (Attribute &a : loops)
+      if (!a)
+        a = b.getStringAttr("?");
+    op->setAttr("tcc.loop_sizes", b.getArrayAttr(loops));
+  });
+}
+
+struct TccBindShapeSymbolsPass
+    : public tcc::impl::TccBindShapeSymbolsBase<TccBindShapeSymbolsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> programs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func->hasAttr("tcc.kernel") && !func.isExternal())
+        programs.push_back(func);
+    for (func::FuncOp program : programs)
+      if (failed(bind(program, symbols)))
+        return signalPassFailure();
+  }
+
+  LogicalResult bind(func::FuncOp program, SymbolTable &symbols) {
+    // Only programs with a dynamic size anywhere (their kernels' types
+    // follow the host's) are named.
+    bool dynamic = false;
+    program.walk([&](Operation *op) {
+      dynamic |= llvm::any_of(op->getResultTypes(), isDynamicTensor);
+    });
+    dynamic |= llvm::any_of(program.getArgumentTypes(), isDynamicTensor);
+    if (!dynamic)
+      return success();
+
+    std::map<std::string, std::unique_ptr<FunctionDims>> kernels;
+    auto callee = [&](tcc::LaunchOp launch) -> FunctionDims * {
+      auto kernel = symbols.lookup<func::FuncOp>(
+          launch.getCallee().getRootReference());
+      if (!kernel || kernel.isExternal())
+        return nullptr;
+      std::string name = kernel.getSymName().str();
+      auto it = kernels.find(name);
+      if (it != kernels.end())
+        return it->second.get();
+      auto dims = std::make_unique<FunctionDims>(kernel);
+      if (failed(dims->collect([](tcc::LaunchOp) { return nullptr; })))
+        return nullptr;
+      return (kernels[name] = std::move(dims)).get();
+    };
+    FunctionDims host(program);
+    if (failed(host.collect(callee)))
+      return failure();
+
+    // Symbols in order of first appearance among the arguments' dims.
+    DenseMap<unsigned, std::string> names;
+    for (Value arg : program.getArguments())
+      for (unsigned d : host.dimsOf(arg)) {
+        unsigned root = host.classes.find(d);
+        if (!host.classes.sizeOf(d) && !names.count(root))
+          names[root] = "s" + std::to_string(names.size());
+      }
+    auto unnamed = [&](Value value) -> bool {
+      for (unsigned d : host.dimsOf(value))
+        if (!host.classes.sizeOf(d) && !names.count(host.classes.find(d)))
+          return true;
+      return false;
+    };
+    Builder b(program.getContext());
+    // Every value the host allocates must have a size the arguments give.
+    for (Value result : host.returned())
+      if (unnamed(result))
+        return program.emitOpError()
+               << "returns a value whose dynamic size equals no argument's "
+                  "size; tcc allocates results from the arguments' sizes";
+    WalkResult walk = program.walk([&](tcc::LaunchOp launch) {
+      for (Value value : launch->getOperands())
+        if (unnamed(value)) {
+          launch.emitOpError()
+              << "reads a value whose dynamic size equals no argument's size "
+                 "(a reshape's product?); tcc sizes a kernel's arguments "
+                 "from the program arguments' sizes";
+          return WalkResult::interrupt();
+        }
+      for (Value result : launch.getResults())
+        if (unnamed(result)) {
+          launch.emitOpError()
+              << "yields a value whose dynamic size equals no argument's "
+                 "size; tcc allocates buffers from the arguments' sizes";
+          return WalkResult::interrupt();
+        }
+      SmallVector<SmallVector<unsigned>> sides;
+      for (Value input : launch.getInputs())
+        sides.push_back(host.dimsOf(input));
+      for (Value result : launch.getResults())
+        sides.push_back(host.dimsOf(result));
+      Attribute kernelSymbols = symbolsOf(b, host.classes, sides, names);
+      if (auto kernel = symbols.lookup<func::FuncOp>(
+              launch.getCallee().getRootReference())) {
+        kernel->setAttr(kShapeSymbolsAttr, kernelSymbols);
+        // The kernel's classes in the host's symbols, through its
+        // arguments and results.
+        FunctionDims *inner = kernels[kernel.getSymName().str()].get();
+        DenseMap<unsigned, Attribute> entry;
+        auto flat = cast<ArrayAttr>(kernelSymbols);
+        for (auto [innerDims, outer] :
+             llvm::zip_equal(inner->signature(), flat.getValue()))
+          for (auto [d, a] : llvm::zip_equal(
+                   innerDims, cast<ArrayAttr>(outer).getValue()))
+            entry.try_emplace(inner->classes.find(d), a);
+        annotateLoops(kernel, *inner, [&](unsigned d) {
+          if (std::optional<int64_t> size = inner->classes.sizeOf(d))
+            return Attribute(b.getI64IntegerAttr(*size));
+          return entry.lookup(inner->classes.find(d));
+        });
+      }
+      SmallVector<SmallVector<unsigned>> results;
+      for (Value result : launch.getResults())
+        results.push_back(host.dimsOf(result));
+      launch->setAttr(kShapeSymbolsAttr,
+                      symbolsOf(b, host.classes, results, names));
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    program->setAttr(kShapeSymbolsAttr,
+                     symbolsOf(b, host.classes, host.signature(), names));
+    if (!program->hasAttr("tcc.host"))
+      annotateLoops(program, host, [&](unsigned d) -> Attribute {
+        if (std::optional<int64_t> size = host.classes.sizeOf(d))
+          return b.getI64IntegerAttr(*size);
+        auto it = names.find(host.classes.find(d));
+        return it == names.end() ? Attribute() : b.getStringAttr(it->second);
+      });
+    return success();
+  }
+};
+
+} // namespace
