@@ -43,9 +43,7 @@ mlir::tcc::classifyRowOp(linalg::GenericOp op,
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0)
     return std::nullopt;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  // The rows may be dynamic (their count a kernel argument); the columns,
-  // which a program walks, are static.
-  if (ranges.empty() || ShapedType::isDynamic(ranges.back()))
+  if (ranges.empty())
     return std::nullopt;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   auto parallel = [](utils::IteratorType t) {
@@ -62,6 +60,10 @@ mlir::tcc::classifyRowOp(linalg::GenericOp op,
     RowOpInfo info{RowOpKind::Rows, SmallVector<int64_t>(ranges), 0};
     return info;
   }
+  // The rows may be dynamic (their count a kernel argument); the columns,
+  // which a program walks, are static.
+  if (ShapedType::isDynamic(ranges.back()))
+    return std::nullopt;
   // Inits: identity for all-parallel ops, the rows for a reduction.
   for (OpOperand &init : op.getDpsInitsMutable()) {
     std::optional<RowAccess> access =

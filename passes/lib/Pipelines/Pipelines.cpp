@@ -2,6 +2,7 @@
 #include "tcc/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 #include "tcc/Conversion/Passes.h"
 #include "tcc/Strategy/Passes.h"
@@ -13,6 +14,10 @@ using namespace mlir::tcc;
 void mlir::tcc::buildTensorToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createConvertTccToLinalg());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  // A dynamic size read off an op's result (tensor.dim) is read off the
+  // argument it follows from: the op then has its consumer as its only use,
+  // and fuses.
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   pm.addPass(createTccFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -40,6 +45,10 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   pm.addPass(createTccSplitReduction());
   pm.addPass(createTccNormalizeMatmulOperands());
   pm.addPass(createTccMaterializeBroadcasts());
+  // Dynamic sizes read off the program's arguments (tensor.dim of an op's
+  // result becomes tensor.dim of the argument it follows from), so that a
+  // kernel reads its sizes off its own arguments.
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   pm.addPass(createTccFormKernels());
   pm.addPass(createTccBindShapeSymbols());
   // The plan of each kernel (its lowering_config); the options are the

@@ -135,6 +135,23 @@ LogicalResult mlir::tcc::verifyDynamicLoops(Operation *root,
 
 LogicalResult mlir::tcc::emitNotOneKernel(func::FuncOp func,
                                           ArrayRef<Operation *> ops) {
+  auto isDynamic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && !shaped.hasStaticShape();
+  };
+  if (llvm::any_of(ops, [&](Operation *op) {
+        return llvm::any_of(op->getOperandTypes(), isDynamic);
+      })) {
+    InFlightDiagnostic diag =
+        func.emitOpError()
+        << "has dynamic sizes that no kernel form takes (elementwise ops, "
+           "row reductions, softmax and row programs take dynamic rows, "
+           "matmuls a dynamic M; column reductions and transposes need "
+           "static sizes): bind the sizes (compile a specialization)";
+    for (Operation *op : ops)
+      diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
+    return diag;
+  }
   InFlightDiagnostic diag =
       func.emitOpError()
       << "needs " << ops.size()
@@ -378,11 +395,12 @@ bool mlir::tcc::isRowProgram(ArrayRef<Operation *> ops) {
   int64_t columns = 0;
   for (Operation *op : ops) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
-    std::optional<RowOpInfo> info =
-        generic ? classifyRowOp(generic) : std::nullopt;
-    if (!info)
+    if (!generic)
       return false;
-    if (info->kind == RowOpKind::Reduce)
+    // (An op over the rows alone is classified against the reductions'
+    // rows below: of dynamic rows, it has no static columns to be a block.)
+    std::optional<RowOpInfo> info = classifyRowOp(generic);
+    if (info && info->kind == RowOpKind::Reduce)
       programRows = info->rows;
   }
   for (Operation *op : ops) {
@@ -390,6 +408,8 @@ bool mlir::tcc::isRowProgram(ArrayRef<Operation *> ops) {
         cast<linalg::GenericOp>(op),
         programRows ? std::optional<ArrayRef<int64_t>>(*programRows)
                     : std::nullopt);
+    if (!info)
+      return false;
     if (info->kind == RowOpKind::Rows)
       continue;
     if (programRows && info->rows != *programRows)
@@ -404,7 +424,12 @@ bool mlir::tcc::isRowProgram(ArrayRef<Operation *> ops) {
 SmallVector<ReassociationIndices> mlir::tcc::collapsibleDims(linalg::GenericOp op) {
   unsigned rank = op.getNumLoops();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   auto together = [&](unsigned d) {
+    // Dynamic dims (rows) and static ones (columns a program's block
+    // spans) stay apart.
+    if (ShapedType::isDynamic(ranges[d]) != ShapedType::isDynamic(ranges[d + 1]))
+      return false;
     for (AffineMap map : maps) {
       std::optional<unsigned> a = map.getResultPosition(
           getAffineDimExpr(d, op.getContext()));

@@ -16,6 +16,7 @@
 #include "tcc/Dialect/Tcc/IR/TccOps.h"
 #include "tcc/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::tcc {
 #define GEN_PASS_DEF_TCCBINDSHAPESYMBOLS
@@ -344,13 +345,28 @@ struct TccBindShapeSymbolsPass
     if (failed(host.collect(callee)))
       return failure();
 
-    // Symbols in order of first appearance among the arguments' dims.
+    // Symbols in order of first appearance among the arguments' dims: the
+    // program's own names where it gives them (tcc.arg_symbols, the
+    // frontend's size symbols), else s0, s1, ...
     DenseMap<unsigned, std::string> names;
-    for (Value arg : program.getArguments())
-      for (unsigned d : host.dimsOf(arg)) {
+    llvm::StringSet<> used;
+    auto given = program->getAttrOfType<ArrayAttr>("tcc.arg_symbols");
+    for (auto [i, arg] : llvm::enumerate(program.getArguments()))
+      for (auto [axis, d] : llvm::enumerate(host.dimsOf(arg))) {
         unsigned root = host.classes.find(d);
-        if (!host.classes.sizeOf(d) && !names.count(root))
-          names[root] = "s" + std::to_string(names.size());
+        if (host.classes.sizeOf(d) || names.count(root))
+          continue;
+        std::string name;
+        if (given && i < given.size())
+          if (auto dims = dyn_cast<ArrayAttr>(given[i]))
+            if (axis < dims.size())
+              if (auto s = dyn_cast<StringAttr>(dims[axis]))
+                name = s.getValue().str();
+        if (name.empty() || used.contains(name))
+          for (unsigned k = names.size(); name.empty() || used.contains(name); ++k)
+            name = "s" + std::to_string(k);
+        used.insert(name);
+        names[root] = name;
       }
     auto unnamed = [&](Value value) -> bool {
       for (unsigned d : host.dimsOf(value))

@@ -35,6 +35,10 @@ mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
   auto floatType = cast<FloatType>(compute);
   SmallVector<int64_t> rowShape(type.getShape());
   rowShape.erase(rowShape.begin() + dim);
+  // The sizes of x (dynamic ones as tensor.dim of it) and of its rows.
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, op.getInput());
+  SmallVector<OpFoldResult> rowSizes(sizes);
+  rowSizes.erase(rowSizes.begin() + dim);
   auto rowType = RankedTensorType::get(rowShape, compute);
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
   AffineMap rows = id.dropResult(dim);
@@ -47,7 +51,7 @@ mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
     return compute == element ? v : arith::ExtFOp::create(nb, l, compute, v);
   };
   auto filled = [&](double value, bool negInf) -> Value {
-    Value empty = tensor::EmptyOp::create(b, loc, rowShape, compute);
+    Value empty = tensor::EmptyOp::create(b, loc, rowSizes, compute);
     APFloat init = negInf ? APFloat::getInf(floatType.getFloatSemantics(),
                                             /*Negative=*/true)
                           : APFloat(value);
@@ -95,14 +99,14 @@ mlir::tcc::decomposeSoftmax(linalg::SoftmaxOp op) {
                                                utils::IteratorType::parallel);
   auto inverse = linalg::GenericOp::create(
       b, loc, rowType, ValueRange{sum.getResult(0)},
-      ValueRange{tensor::EmptyOp::create(b, loc, rowShape, compute)},
+      ValueRange{tensor::EmptyOp::create(b, loc, rowSizes, compute)},
       ArrayRef<AffineMap>{rowId, rowId}, rowParallel,
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value one = arith::ConstantOp::create(nb, l, nb.getFloatAttr(compute, 1.0));
         linalg::YieldOp::create(
             nb, l, arith::DivFOp::create(nb, l, one, args[0]).getResult());
       });
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, element);
   auto quotient = linalg::GenericOp::create(
       b, loc, type, ValueRange{x, max.getResult(0), inverse.getResult(0)},
       ValueRange{empty}, ArrayRef<AffineMap>{id, rows, rows, id}, parallel,

@@ -178,7 +178,8 @@ linalg::GenericOp narrowStoredResult(Group &producer, linalg::GenericOp consumer
   OpBuilder b(contraction->getContext());
   b.setInsertionPointAfter(contraction);
   Location loc = trunc.getLoc();
-  Value empty = tensor::EmptyOp::create(b, loc, wide.getShape(), narrow);
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, operand.get()), narrow);
   AffineMap identity = b.getMultiDimIdentityMap(wide.getRank());
   SmallVector<utils::IteratorType> parallel(wide.getRank(),
                                             utils::IteratorType::parallel);

@@ -51,10 +51,13 @@ llvm::SmallBitVector usedDims(AffineMap map) {
 /// `target` reads: an elementwise generic over target's results, reading
 /// `value` through map o target^-1. `map`'s dims are among target's.
 Value broadcastTo(OpBuilder &b, Location loc, Value value, AffineMap map,
-                  AffineMap target, ArrayRef<int64_t> ranges) {
-  SmallVector<int64_t> shape;
+                  AffineMap target, linalg::LinalgOp op) {
+  // The loops' sizes: attributes when static, tensor.dim of an operand when
+  // dynamic.
+  SmallVector<OpFoldResult> shape;
+  SmallVector<Range> loops = op.createLoopRanges(b, loc);
   for (AffineExpr expr : target.getResults())
-    shape.push_back(ranges[cast<AffineDimExpr>(expr).getPosition()]);
+    shape.push_back(loops[cast<AffineDimExpr>(expr).getPosition()].size);
   Type elementType = cast<ShapedType>(value.getType()).getElementType();
   Value empty = tensor::EmptyOp::create(b, loc, shape, elementType);
   AffineMap read = map.compose(inverseAndBroadcastProjectedPermutation(target));
@@ -108,7 +111,7 @@ bool materialize(linalg::GenericOp op, bool keepSingleDims) {
     if (!target)
       break;
     inputs[i] =
-        broadcastTo(b, op.getLoc(), input->get(), map, target, ranges);
+        broadcastTo(b, op.getLoc(), input->get(), map, target, op);
     created.push_back(inputs[i].getDefiningOp());
     maps[i] = target;
   }
@@ -170,8 +173,7 @@ void materializeEpilogue(linalg::GenericOp op) {
     if (llvm::is_contained(accepted, maps[i]))
       continue;
     AffineMap target = maps[i].getNumResults() == 0 ? cols : identity;
-    inputs[i] = broadcastTo(b, op.getLoc(), input->get(), maps[i], target,
-                            ranges);
+    inputs[i] = broadcastTo(b, op.getLoc(), input->get(), maps[i], target, op);
     maps[i] = target;
     changed = true;
   }

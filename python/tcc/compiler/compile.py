@@ -357,7 +357,42 @@ def _named_inputs(artifact: ProgramArtifact, source: Any) -> ProgramArtifact:
     names = iter(params)
     args = tuple(dataclasses.replace(a, name=next(names)) if a.role == "input" else a
                  for a in artifact.args)
-    return dataclasses.replace(artifact, args=args)
+    # Dynamic sizes by the program's symbol names (M, not s0).
+    renames: dict[str, str] = {}
+    bindings = getattr(source, "bindings", {})
+    for spec, arg in zip(params.values(), inputs, strict=True):
+        for want, got in zip(getattr(spec, "shape", ()), arg.shape, strict=False):
+            name = getattr(want, "name", None)
+            if isinstance(got, str) and isinstance(name, str) and name not in bindings \
+                    and _SYMBOL.fullmatch(name) and name not in _GRID_WORDS:
+                renames.setdefault(got, name)
+    artifact = dataclasses.replace(artifact, args=args)
+    return _rename_symbols(artifact, renames) if renames else artifact
+
+
+_SYMBOL = re.compile(r"[A-Za-z_]\w*")
+_GRID_WORDS = {"cdiv", "min", "max", "shape", "numel"}
+
+
+def _rename_symbols(artifact: ProgramArtifact, renames: Mapping[str, str]) -> ProgramArtifact:
+    """``artifact`` with its size symbols renamed (shapes and grid rules)."""
+    def shape(dims: tuple[int | str, ...]) -> tuple[int | str, ...]:
+        return tuple(renames.get(d, d) if isinstance(d, str) else d for d in dims)
+
+    def expr(e: int | str) -> int | str:
+        return e if isinstance(e, int) else _SYMBOL.sub(lambda m: renames.get(m[0], m[0]), e)
+
+    def spec(a: ArgSpec) -> ArgSpec:
+        return dataclasses.replace(a, shape=shape(a.shape))
+
+    kernels = tuple(
+        dataclasses.replace(
+            k, args=tuple(spec(a) for a in k.args),
+            launch=dataclasses.replace(k.launch, grid=tuple(expr(g) for g in k.launch.grid)))
+        for k in artifact.kernels)
+    return dataclasses.replace(
+        artifact, kernels=kernels, args=tuple(spec(a) for a in artifact.args),
+        values=tuple(dataclasses.replace(v, shape=shape(v.shape)) for v in artifact.values))
 
 
 _KERNEL_NAME = re.compile(r"[A-Za-z_][\w$.]*")
@@ -665,18 +700,33 @@ def _read_host_program(module: ir.Module) -> HostPlan:
         raise CompilationError(f"stage 'tile': expected one host program, found {len(hosts)}")
     host = hosts[0]
     host_name = ir.StringAttr(host.attributes["sym_name"]).value
-    dynamic = [n for n, k in kernels.items() if k["shapes"]]
-    if dynamic:
-        raise CompilationError(
-            f"stage 'tile': @{host_name} is {len(kernels)} kernels with dynamic sizes; tcc "
-            "compiles dynamic sizes for programs of one kernel so far (bind the sizes: "
-            "tcc.compile(program, target, M=...), or static MLIR types)")
+    dynamic = ir.ShapedType.get_dynamic_size()
+
+    def symbols_of(op: Any) -> list[tuple[int | str, ...]]:
+        # tcc-bind-shape-symbols' entries: each value's sizes or symbols.
+        if "tcc.shape_symbols" not in op.attributes:
+            return []
+        return [tuple(_int_or_str(d) for d in ir.ArrayAttr(e))
+                for e in ir.ArrayAttr(op.attributes["tcc.shape_symbols"])]
+
+    host_symbols = symbols_of(host)
+
+    def named(shape: tuple[int, ...], entry: list[tuple[int | str, ...]], i: int,
+              what: str) -> tuple[int | str, ...]:
+        if dynamic not in shape:
+            return shape
+        if i >= len(entry):
+            raise CompilationError(f"stage 'tile': {what} of @{host_name} has a dynamic size "
+                                   "and no tcc.shape_symbols names it")
+        return entry[i]
+
     ids: dict[Any, int] = {}
     values: list[HostValue] = []
     args: list[ArgSpec] = []
     block = host.regions[0].blocks[0]
     for i, arg in enumerate(block.arguments):
         shape, dtype = _tensor_of(arg.type)
+        shape = named(shape, host_symbols, i, f"argument #{i}")
         ids[arg] = len(values)
         values.append(HostValue("input", i, shape, dtype))
         args.append(ArgSpec(f"arg{i}", "pointer", dtype, shape, "input"))
@@ -692,14 +742,20 @@ def _read_host_program(module: ir.Module) -> HostPlan:
             if callee not in order:
                 order.append(callee)
             operands = [ids[v] for v in op.operands]
-            for r in op.results:
+            for j, r in enumerate(op.results):
                 shape, dtype = _tensor_of(r.type)
+                shape = named(shape, symbols_of(op), j, f"result #{j} of a launch of @{callee}")
                 ids[r] = len(values)
                 values.append(HostValue("temp", -1, shape, dtype))
             steps.append(Launch(order.index(callee),
                                 tuple(operands) + tuple(ids[r] for r in op.results)))
         elif op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
             shape, dtype = _tensor_of(op.results[0].type)
+            if dynamic in shape:
+                raise CompilationError(
+                    f"stage 'tile': @{host_name} reshapes a value of dynamic size between "
+                    f"kernels ({op.name}); not supported yet: bind the sizes "
+                    "(tcc.compile(program, target, M=...))")
             ids[op.results[0]] = len(values)
             values.append(HostValue("view", ids[op.operands[0]], shape, dtype))
         elif op.name == "func.return":
@@ -720,9 +776,15 @@ def _read_host_program(module: ir.Module) -> HostPlan:
         if values[root].kind == "temp":  # the kernel writes into the output
             values[root] = HostValue("output", j, values[root].shape, values[root].dtype)
         results.append(r)
+    for v in values:
+        if v.kind == "temp" and any(isinstance(d, str) for d in v.shape):
+            raise CompilationError(
+                f"stage 'tile': @{host_name} has an intermediate of dynamic size "
+                f"{list(v.shape)} between kernels; tcc sizes intermediates at compile time so "
+                "far: bind the sizes (tcc.compile(program, target, M=...))")
     planned_kernels = tuple(
         PlannedKernel(name, kernels[name]["grid"], kernels[name]["num_inputs"],
-                      len(kernels[name]["arg_types"]))
+                      len(kernels[name]["arg_types"]), kernels[name]["shapes"])
         for name in order
     )
     return HostPlan(host_name, planned_kernels, tuple(args), tuple(values), tuple(steps),
@@ -733,7 +795,6 @@ def _check_static(module: ir.Module) -> None:
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     if len(funcs) != 1:
         raise CompilationError(f"source: expected one func.func (the program), found {len(funcs)}")
-    fn = funcs[0].operation
 
 
 def _is_tile_program(module: ir.Module) -> bool:

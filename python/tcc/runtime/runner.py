@@ -45,6 +45,11 @@ def _is_direct(program: ProgramArtifact) -> bool:
         range(n_in, len(program.args)))
 
 
+def _bound(shape: Sequence[int | str], symbols: dict[str, int]) -> tuple[int, ...]:
+    """``shape`` with its size symbols replaced by their values."""
+    return tuple(symbols[d] if isinstance(d, str) else d for d in shape)
+
+
 def _reshape(obj: Any, shape: tuple[int, ...]) -> Any:
     if tuple(getattr(obj, "shape", ())) == shape:
         return obj
@@ -123,7 +128,7 @@ class CompiledProgram:
         prog = self.artifact
         full = bind_arguments(prog, args, out)
         infos = describe_args(prog, full)  # type: ignore[arg-type]
-        bind_shapes(prog, full, infos)  # type: ignore[arg-type]
+        symbols = bind_shapes(prog, full, infos)  # type: ignore[arg-type]
         n_args, n_in = len(prog.args), len(prog.inputs)
 
         def source(value: int) -> int:
@@ -138,12 +143,12 @@ class CompiledProgram:
             src = source(r)
             if src >= n_args:  # a result in an intermediate: the general path says so
                 return None
-            results.append((src, prog.values[r].shape))
+            results.append((src, _bound(prog.values[r].shape, symbols)))
         steps = []
         for step in prog.steps:
             kernel = self._kernels[step.kernel]
             steps.append((kernel.artifact, kernel._load(), [source(a) for a in step.args],
-                          [prog.values[a].shape for a in step.args]))
+                          [_bound(prog.values[a].shape, symbols) for a in step.args]))
         shapes = [info.shape if info is not None else None for info in infos]
         device_index = next((v.get_device() for v, i in zip(full, infos, strict=True)
                              if i is not None), None)
@@ -158,7 +163,7 @@ class CompiledProgram:
         prog = self.artifact
         full = bind_arguments(prog, args, out)
         infos = describe_args(prog, full)  # type: ignore[arg-type]
-        bind_shapes(prog, full, infos)  # type: ignore[arg-type]
+        symbols = bind_shapes(prog, full, infos)  # type: ignore[arg-type]
         device = self.device
         stream = _current_stream(full) if stream is None else stream
         n_in = len(prog.inputs)
@@ -198,10 +203,10 @@ class CompiledProgram:
                 art = kernel.artifact
                 values = [prog.values[a] for a in step.args]
                 step_infos: list[TensorInfo | None] = [
-                    TensorInfo(ptrs[a], v.shape, "", True, True, None)
+                    TensorInfo(ptrs[a], _bound(v.shape, symbols), "", True, True, None)
                     for a, v in zip(step.args, values, strict=True)
                 ]
-                grid = compute_grid(art, [None] * len(values), {}, step_infos)
+                grid = compute_grid(art, [None] * len(values), symbols, step_infos)
                 packed = pack_args(art, [ptrs[a] for a in step.args], [None] * len(values),
                                    step_infos, device)
                 device.launch(kernel._load(), grid, art.launch.block,
@@ -214,7 +219,7 @@ class CompiledProgram:
             for ptr in owned:
                 device.free(ptr)
             del keep
-        results = [self._result(full, infos, r, n_in) for r in prog.results]
+        results = [self._result(full, symbols, r, n_in) for r in prog.results]
         return results[0] if len(results) == 1 else tuple(results)
 
     def _value_pointers(self, arg_ptrs: Sequence[int], slot_ptrs: Sequence[int],
@@ -231,10 +236,10 @@ class CompiledProgram:
                 ptrs.append(ptrs[value.index])
         return ptrs
 
-    def _result(self, full: Sequence[Any], infos: Sequence[TensorInfo | None], value_id: int,
+    def _result(self, full: Sequence[Any], symbols: dict[str, int], value_id: int,
                 n_in: int) -> Any:
         value: HostValue = self.artifact.values[value_id]
-        shape = value.shape
+        shape = _bound(value.shape, symbols)
         while value.kind == "view":
             value = self.artifact.values[value.index]
         if value.kind == "input":

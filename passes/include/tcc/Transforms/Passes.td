@@ -334,7 +334,9 @@ def TccBindShapeSymbols : Pass<"tcc-bind-shape-symbols", "::mlir::ModuleOp"> {
     equal to a static one takes that size (the runtime checks it).
 
     Writes `tcc.shape_symbols`, one entry per argument then per result, each
-    the dims' static sizes (integers) or symbols (strings `s0`, `s1`, ...,
+    the dims' static sizes (integers) or symbols (strings: the program's
+    own names for its arguments' dims where its `tcc.arg_symbols` gives
+    them, as tcc.frontend does for unbound sizes, else `s0`, `s1`, ...,
     numbered in order of first appearance among the program arguments'
     dims), on the program (the `tcc.host` function, or a program that is one
     kernel), on each kernel `func.func` (in the host's symbols) and, for its

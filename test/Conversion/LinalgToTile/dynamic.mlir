@@ -1,0 +1,104 @@
+// RUN: tcc-opt %s -split-input-file --tcc-lower-to-tile=target=sm_80 | FileCheck %s
+
+// Kernels of dynamic sizes: the memrefs keep their ? dims (the lowering passes
+// them as arguments), the grid is an expression of the size symbols the
+// host evaluates per launch, tails are masked by the memrefs' bounds.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: tile.func @exp(%{{.*}}: memref<?x64xf32>, %{{.*}}: memref<?x64xf32>)
+// CHECK-SAME: tcc.grid = ["cdiv(s0, 32)", 1, 1]
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0", 64], ["s0", 64]]
+func.func @exp(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%m) : tensor<?x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: tile.func @row_sum(%{{.*}}: memref<?x512xf32>, %{{.*}}: memref<?xf32>)
+// CHECK-SAME: tcc.grid = ["cdiv(s0, 4)", 1, 1]
+// CHECK-SAME: form = row_reduction
+func.func @row_sum(%x: tensor<?x512xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x512xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x512xf32>) outs(%f : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+// Rows over two dynamic dims: their product.
+// CHECK-LABEL: tile.func @softmax(
+// CHECK-SAME: tcc.grid = ["cdiv(s0 * s1, 2)", 1, 1]
+// CHECK-SAME: form = softmax
+func.func @softmax(%x: tensor<?x?x1000xf32>) -> tensor<?x?x1000xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x1000xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?x1000xf32>
+  %e = tensor.empty(%b, %m) : tensor<?x?x1000xf32>
+  %r = linalg.softmax dimension(2) ins(%x : tensor<?x?x1000xf32>) outs(%e : tensor<?x?x1000xf32>) -> tensor<?x?x1000xf32>
+  return %r : tensor<?x?x1000xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#kn = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+// M dynamic: the grouped program order counts its row blocks at run time.
+// CHECK-LABEL: tile.func @matmul(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x256xf16>, %{{.*}}: memref<256x512xf16>, %{{.*}}: memref<?x512xf32>)
+// CHECK-SAME: tcc.grid = ["cdiv(s0, 128) * 4", 1, 1]
+// CHECK: %[[M:.*]] = memref.dim %[[A]], %{{.*}} : memref<?x256xf16>
+// CHECK: arith.addi %[[M]]
+// CHECK: tile.dot
+func.func @matmul(%a: tensor<?x256xf16>, %w: tensor<256x512xf16>) -> tensor<?x512xf32> {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x256xf16>
+  %e = tensor.empty(%m) : tensor<?x512xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?x512xf32>) -> tensor<?x512xf32>
+  %r = linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<?x256xf16>, tensor<256x512xf16>) outs(%f : tensor<?x512xf32>) {
+  ^bb0(%x: f16, %y: f16, %o: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x512xf32>
+  return %r : tensor<?x512xf32>
+}

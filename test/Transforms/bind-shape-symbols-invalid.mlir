@@ -1,0 +1,43 @@
+// RUN: tcc-opt %s -split-input-file --tcc-bind-shape-symbols -verify-diagnostics
+
+// A size computed from the arguments' sizes is none of them: the host could
+// not allocate the result.
+func.func @computed(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %x, %c0 : tensor<?xf32>
+  %n = arith.muli %m, %c2 : index
+  // expected-error @+1 {{'tensor.empty' op has dynamic size #0 that is no argument's size (tensor.dim); tcc computes buffer sizes from the arguments' sizes only}}
+  %e = tensor.empty(%n) : tensor<?xf32>
+  return %e : tensor<?xf32>
+}
+
+// -----
+
+// Two static sizes required equal.
+#id = affine_map<(d0) -> (d0)>
+func.func @conflict(%x: tensor<?xf32>, %y: tensor<4xf32>, %z: tensor<8xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  // expected-error @+1 {{'linalg.generic' op needs sizes 4 and 8 to be equal}}
+  %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x, %y, %z : tensor<?xf32>, tensor<4xf32>, tensor<8xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// An op the pass cannot relate sizes through.
+func.func @opaque(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?xf32>
+  %n = arith.subi %m, %c1 : index
+  // expected-error @+1 {{'tensor.extract_slice' op has dynamic shapes that tcc cannot relate to the program arguments' sizes}}
+  %s = tensor.extract_slice %x[1] [%n] [1] : tensor<?xf32> to tensor<?xf32>
+  return %s : tensor<?xf32>
+}

@@ -1,0 +1,83 @@
+// RUN: tcc-opt %s -split-input-file --tcc-bind-shape-symbols | FileCheck %s
+
+// Dims read over one loop are one size: x's rows and y's are s0, and so is
+// the result (an empty sized by tensor.dim of y).
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @add
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0", 8], ["s0", 8], ["s0", 8]]
+// CHECK: linalg.generic
+// CHECK-SAME: tcc.loop_sizes = ["s0", 8]
+func.func @add(%x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %y, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%m) : tensor<?x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<?x8xf32>, tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// A dynamic dim read over the loop of a static one takes its size (the
+// runtime checks it); unrelated dynamic dims get their own symbols.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @pinned
+// CHECK-SAME: tcc.shape_symbols = {{\[}}[4, "s0"], [4, "s0"], [4, "s0"]]
+func.func @pinned(%x: tensor<?x?xf32>, %y: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%n) : tensor<4x?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<?x?xf32>, tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// A host program: each launch's results in the host's symbols, each kernel
+// in the same symbols (its arguments, then its results), its loops too.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func private @p_k0
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0", 16], ["s0"]]
+// CHECK: linalg.generic
+// CHECK-SAME: tcc.loop_sizes = ["s0", 16]
+func.func private @p_k0(%x: tensor<?x16xf32>) -> tensor<?xf32> attributes {tcc.kernel} {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #rows], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x16xf32>) outs(%f : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+// CHECK-LABEL: func.func @p
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0", 16], ["s0"]]
+// CHECK: tcc.launch @p_k0
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0"]]
+func.func @p(%x: tensor<?x16xf32>) -> tensor<?xf32> attributes {tcc.host} {
+  %r = tcc.launch @p_k0(%x) : (tensor<?x16xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A static program is left alone.
+// CHECK-LABEL: func.func @static
+// CHECK-NOT: tcc.shape_symbols
+func.func @static(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  return %x : tensor<4x8xf32>
+}

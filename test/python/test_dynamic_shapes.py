@@ -1,0 +1,198 @@
+"""Programs with sizes left unbound: one artifact per program whose kernels
+take their dynamic sizes as arguments, grids computed on the host from the
+arrays, tails masked. Each is compiled once and run on the CPU emulator at
+several sizes against float64 numpy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tcc
+import tcc.frontend as tf
+from tcc.compiler.compile import CompilationError
+from tcc.frontend import Tensor, f16, f32, program, syms
+from tcc.runtime.artifact import eval_grid_expr
+from tcc.runtime.errors import ArgumentError
+from tcc.runtime.launcher import ParamBlock, bind_shapes
+from tcc.testing.simt import run_gpu_stage
+
+M, N, K, B = syms("M N K B")
+TARGETS = ["sm_80", "gfx942"]
+
+
+@program
+def bias_gelu(x: Tensor[M, N, f32], b: Tensor[N, f32]):
+    return tf.gelu(x + b)
+
+
+@program
+def layer_norm(x: Tensor[M, N, f16], w: Tensor[N, f16], b: Tensor[N, f16]):
+    xf = x.float()
+    mu = xf.mean(-1, keepdim=True)
+    var = xf.var(-1, unbiased=False, keepdim=True)
+    return ((xf - mu) * (var + 1e-5).rsqrt() * w.float() + b.float()).to(f16)
+
+
+@program
+def softmax(x: Tensor[M, N, f32]):
+    return x.softmax(-1)
+
+
+@program
+def row_sum(x: Tensor[M, N, f32]):
+    return x.sum(-1)
+
+
+@program
+def bias_relu(x: Tensor[B, M, N, f32], b: Tensor[N, f32]):
+    return (x + b).relu()
+
+
+@program
+def linear(x: Tensor[M, K, f16], w: Tensor[N, K, f16], b: Tensor[N, f16]):
+    return x @ w.T + b
+
+
+@program
+def column_sum(x: Tensor[M, N, f32]):
+    return x.sum(0)
+
+
+def _gelu_tanh(s):
+    return 0.5 * s * (1 + np.tanh(np.sqrt(2 / np.pi) * (s + 0.044715 * s**3)))
+
+
+def _gelu(s):
+    return 0.5 * s * (1 + np.vectorize(math.erf)(s / math.sqrt(2)))
+
+
+def _layer_norm(x, w, b):
+    mu = x.mean(-1, keepdims=True)
+    var = x.var(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * w + b
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+# (program, bound sizes, the dynamic sizes of each run, inputs, float64 reference, tolerance)
+CASES = {
+    "bias_gelu": (bias_gelu, {"N": 777}, [{"M": 1}, {"M": 9}],
+                  lambda r, s: [r.standard_normal((s["M"], 777)).astype(np.float32),
+                                r.standard_normal(777).astype(np.float32)],
+                  lambda x, b: _gelu(x + b), 1e-5),
+    "layer_norm": (layer_norm, {"N": 1024}, [{"M": 1}, {"M": 3}, {"M": 37}],
+                   lambda r, s: [r.standard_normal((s["M"], 1024)).astype(np.float16),
+                                 r.standard_normal(1024).astype(np.float16),
+                                 r.standard_normal(1024).astype(np.float16)],
+                   _layer_norm, 2e-3),
+    "softmax": (softmax, {"N": 1000}, [{"M": 1}, {"M": 7}],
+                lambda r, s: [r.standard_normal((s["M"], 1000)).astype(np.float32)],
+                _softmax, 1e-5),
+    "row_sum": (row_sum, {"N": 512}, [{"M": 2}, {"M": 11}],
+                lambda r, s: [r.standard_normal((s["M"], 512)).astype(np.float32)],
+                lambda x: x.sum(-1), 1e-5),
+    "bias_relu": (bias_relu, {"N": 256}, [{"B": 1, "M": 5}, {"B": 3, "M": 2}],
+                  lambda r, s: [r.standard_normal((s["B"], s["M"], 256)).astype(np.float32),
+                                r.standard_normal(256).astype(np.float32)],
+                  lambda x, b: np.maximum(x + b, 0), 1e-6),
+    # Two kernels (w's transpose, then the GEMM with its bias): M dynamic,
+    # the intermediate static.
+    "linear": (linear, {"K": 64, "N": 128}, [{"M": 1}, {"M": 70}, {"M": 130}],
+               lambda r, s: [r.standard_normal((s["M"], 64)).astype(np.float16),
+                             r.standard_normal((128, 64)).astype(np.float16),
+                             r.standard_normal(128).astype(np.float16)],
+               lambda x, w, b: x @ w.T + b, 5e-3),
+}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_artifact_runs_at_every_size(name, target):
+    prog, bound, runs, make, ref, tol = CASES[name]
+    compiled = tcc.compile(prog, target, **bound)
+    dynamic = {d for spec in compiled.artifact.args for d in spec.shape if isinstance(d, str)}
+    assert dynamic == set(runs[0]), compiled.artifact.args
+    rng = np.random.default_rng(7)
+    for sizes in runs:
+        inputs = make(rng, sizes)
+        (got,) = run_gpu_stage(compiled, *inputs)
+        want = ref(*[a.astype(np.float64) for a in inputs])
+        assert got.shape == want.shape
+        got = got.astype(np.float64)
+        assert not np.isnan(got).any(), f"{name} {sizes}: unwritten elements"
+        err = float(np.linalg.norm(got - want) / np.linalg.norm(want))
+        assert err < tol, f"{name} at {sizes} on {target}: relative error {err}"
+
+
+def test_grid_is_an_expression_of_the_program_symbols():
+    compiled = tcc.compile(layer_norm, "sm_90", N=4096)
+    (kernel,) = compiled.artifact.kernels
+    assert [a.shape for a in compiled.artifact.args] == [("M", 4096), (4096,), (4096,),
+                                                         ("M", 4096)]
+    grid = kernel.launch.grid[0]
+    assert isinstance(grid, str) and "M" in grid
+    rows = kernel.launch.block  # noqa: F841 (the grid covers M rows whatever the block)
+    assert eval_grid_expr(grid, [], {"M": 1}) >= 1
+    assert eval_grid_expr(grid, [], {"M": 1 << 20}) >= eval_grid_expr(grid, [], {"M": 1000})
+
+
+def test_mlir_with_question_marks_compiles():
+    text = """
+func.func @bias_gelu(%x: tensor<?x4096xf32>, %b: tensor<4096xf32>) -> tensor<?x4096xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4096xf32>
+  %bb = tcc.broadcast %b dims = [0] sizes(%m) : tensor<4096xf32> -> tensor<?x4096xf32>
+  %s = tcc.add %x, %bb : tensor<?x4096xf32>
+  %y = tcc.gelu %s approximate = tanh : tensor<?x4096xf32>
+  return %y : tensor<?x4096xf32>
+}"""
+    compiled = tcc.compile(text, "sm_80")
+    assert compiled.artifact.args[0].shape == ("s0", 4096)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 4096)).astype(np.float32)
+    b = rng.standard_normal(4096).astype(np.float32)
+    (y,) = run_gpu_stage(compiled, x, b)
+    np.testing.assert_allclose(y, _gelu_tanh(x.astype(np.float64) + b), rtol=1e-5, atol=1e-6)
+
+
+def test_sizes_the_program_needs_equal_are_checked():
+    compiled = tcc.compile(bias_relu, "sm_80", N=256)
+    (kernel,) = compiled.artifact.kernels
+    x = np.zeros((2, 3, 256), np.float32)
+    b = np.zeros(256, np.float32)
+    assert bind_shapes(kernel, [x, b, np.zeros((2, 3, 256), np.float32)]) == {"B": 2, "M": 3}
+    with pytest.raises(ArgumentError, match=r"expected shape \[2, 3, 256\]"):
+        bind_shapes(kernel, [x, b, np.zeros((2, 4, 256), np.float32)])
+    with pytest.raises(ArgumentError, match="256"):
+        bind_shapes(kernel, [x, np.zeros(255, np.float32), np.zeros((2, 3, 256), np.float32)])
+
+
+def test_param_block_passes_dynamic_sizes_after_the_pointer():
+    compiled = tcc.compile(bias_relu, "sm_80", N=256)
+    (kernel,) = compiled.artifact.kernels
+    shapes = [(2, 3, 256), (256,), (2, 3, 256)]
+    block = ParamBlock(kernel, shapes).fill([0x1000, 0x2000, 0x3000], [None] * 3)
+    # x: pointer, B, M; b: pointer; out: pointer, B, M (the gpu.func's order).
+    values = [s.value for s in block.storage]
+    assert values == [0x1000, 2, 3, 0x2000, 0x3000, 2, 3]
+
+
+def test_forms_without_dynamic_sizes_say_so():
+    with pytest.raises(CompilationError, match="no kernel form takes"):
+        tcc.compile(column_sum, "sm_80", N=64)
+    @program
+    def columns(x: Tensor[64, N, f32]):
+        return x.exp()
+
+    with pytest.raises(CompilationError, match=r"dynamic size \"N\"|dynamic size \"s0\""):
+        tcc.compile(columns, "sm_80")
+
+
+def test_binding_sizes_still_specializes():
+    static = tcc.compile(layer_norm, "sm_80", M=64, N=1024)
+    assert all(isinstance(g, int) for g in static.artifact.kernels[0].launch.grid)
+    assert static.artifact.args[0].shape == (64, 1024)
