@@ -425,15 +425,36 @@ def _source_text(source: Any, sizes: Mapping[str, int]) -> str:
         return source
     if hasattr(source, "specialize") and hasattr(source, "to_module"):
         program = source.specialize(**sizes) if sizes else source
+        module = program.to_module()
+        _name_unbound_sizes(module, program)
         # With locations: each op's Python file:line, for the stages'
         # errors and remarks.
-        return program.to_module().operation.get_asm(enable_debug_info=True)
+        return module.operation.get_asm(enable_debug_info=True)
     if type(source).__name__ == "Module" and hasattr(source, "operation"):
         return str(source)
     raise TypeError(
         f"cannot compile a {type(source).__name__}: pass a tcc.frontend program, "
         "MLIR text or an mlir.ir.Module"
     )
+
+
+def _name_unbound_sizes(module: Any, program: Any) -> None:
+    """Give the program function the names of the sizes left unbound
+    (``tcc.arg_symbols``), which tcc-bind-shape-symbols takes for the
+    kernels' dynamic sizes: grids, shapes and errors then say M, not s0."""
+    from mlir import ir
+
+    named = program.arg_symbols() if hasattr(program, "arg_symbols") else []
+    if not any(n is not None for dims in named for n in dims):
+        return
+    fn = next(op.operation for op in module.body.operations
+              if op.operation.name == "func.func")
+    with module.context:
+        i64 = ir.IntegerType.get_signless(64)
+        fn.attributes["tcc.arg_symbols"] = ir.ArrayAttr.get([
+            ir.ArrayAttr.get([ir.StringAttr.get(n) if n is not None
+                              else ir.IntegerAttr.get(i64, 0) for n in dims])
+            for dims in named])
 
 
 def compile_stages(
@@ -623,7 +644,7 @@ def _regroup_dynamic_args(artifact: KernelArtifact, k: PlannedKernel) -> KernelA
         pointer = artifact.args[at]
         args.append(ArgSpec(f"arg{i}", "pointer", pointer.dtype, shape, pointer.role))
         at += count
-    return dataclasses.replace(artifact, args=tuple(args))
+    return dataclasses.replace(artifact, args=tuple(args), call_conv="sized")
 
 
 @dataclass(frozen=True)

@@ -99,16 +99,6 @@ class Program:
         fop.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get(arg_types, [t.type for t in outs])
         )
-        # Sizes left unbound: their names, for tcc-bind-shape-symbols (the
-        # kernels' dynamic sizes, grids and errors then say M, not s0).
-        named = [[d.name if isinstance(d, Sym) and d.name not in self.bindings else None
-                  for d in s.shape] for s in self.params.values()]
-        if any(n is not None for dims in named for n in dims):
-            i64 = ir.IntegerType.get_signless(64)
-            fop.attributes["tcc.arg_symbols"] = ir.ArrayAttr.get([
-                ir.ArrayAttr.get([ir.StringAttr.get(n) if n is not None
-                                  else ir.IntegerAttr.get(i64, 0) for n in dims])
-                for dims in named])
         return fop
 
     def _results(self, builder: Builder, ret: object) -> list[Tensor]:
@@ -132,6 +122,11 @@ class Program:
             err = DTypeError if t.shape == want.shape else ShapeError
             raise err(f"{self.name}: result {i} is {t!r} but the annotation says {want}")
         return outs
+
+    def arg_symbols(self) -> list[list[str | None]]:
+        """Each argument's dims: the name of a size left unbound, else None."""
+        return [[d.name if isinstance(d, Sym) and d.name not in self.bindings else None
+                 for d in s.shape] for s in self.params.values()]
 
     @property
     def ir(self) -> str:

@@ -27,7 +27,10 @@ FORMAT_VERSION = 1
 
 ArgKind = Literal["pointer", "scalar"]
 ArgRole = Literal["input", "output", "inout"]
-CallConv = Literal["bare", "descriptor"]
+# "bare": one pointer per array argument; "sized": a pointer, then one i64
+# per dimension of symbolic size (convert-tile-to-gpu's dynamic memrefs);
+# "descriptor": MLIR's memref descriptors.
+CallConv = Literal["bare", "sized", "descriptor"]
 
 # dtype name -> (numpy-compatible typestr, size in bytes). Shared by the
 # launcher's validation and packing; kept here so the format defines it.

@@ -309,8 +309,8 @@ class ParamBlock:
     scalar and tensor-map fields (:meth:`fill`), so a launch plan reuses one
     block call after call (the driver copies the parameters at launch).
 
-    ``bare``: one pointer per memref, then one i64 per dimension of
-    symbolic size (a kernel of dynamic sizes). ``descriptor``: the MLIR memref
+    ``bare``: one pointer per memref. ``sized``: the pointer, then one i64
+    per dimension of symbolic size (a kernel of dynamic sizes). ``descriptor``: the MLIR memref
     descriptor flattened (allocated ptr, aligned ptr, offset, sizes, strides).
     The artifact's TMA tensor maps follow, 128 bytes each by value (built by
     the device over their operands' pointers and shapes).
@@ -333,7 +333,7 @@ class ParamBlock:
             field = ctypes.c_void_p()
             self.pointers.append((field, i))
             self.storage.append(field)
-            if artifact.call_conv == "bare" and not all(isinstance(d, int) for d in spec.shape):
+            if artifact.call_conv == "sized":
                 shape = shapes[i]
                 assert shape is not None
                 self.storage.extend(ctypes.c_int64(d) for d, want in

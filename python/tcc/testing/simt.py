@@ -806,7 +806,8 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
     for step in prog.steps:
         art = prog.kernels[step.kernel]
         _run_kernel(gpu_ir[art.kernel_name], art.launch, warp_size,
-                    [storage[a] for a in step.args], art.args)
+                    [storage[a] for a in step.args],
+                    art.args if art.call_conv == "sized" else ())
     results = []
     for r in prog.results:
         results.append(storage[r].copy() if prog.values[r].kind != "output" else storage[r])
@@ -819,7 +820,8 @@ def _run_single(kernel: Any, warp_size: int, inputs: Sequence[np.ndarray]) -> li
         raise TypeError(f"{kernel.name} takes {len(specs)} arguments with its outputs")
     it = iter(_aligned_copy(np.ascontiguousarray(a)) for a in inputs)
     args = [next(it) if s.role == "input" else _poisoned(tuple(s.shape), s.dtype) for s in specs]
-    _run_kernel(kernel.ir["gpu"], kernel.launch, warp_size, args, specs)
+    sized = getattr(getattr(kernel, "artifact", None), "call_conv", "") == "sized"
+    _run_kernel(kernel.ir["gpu"], kernel.launch, warp_size, args, specs if sized else ())
     return [a for a, s in zip(args, specs, strict=True) if s.role != "input"]
 
 

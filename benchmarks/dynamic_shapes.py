@@ -1,0 +1,148 @@
+"""One artifact for every size: dynamic kernels against their static twins.
+
+    python benchmarks/dynamic_shapes.py build DIR       # here (MLIR): compile
+    python benchmarks/dynamic_shapes.py run DIR OUT     # the GPU machine
+    python benchmarks/dynamic_shapes.py compiles OUT    # here: 64 sizes, compiles and seconds
+
+``build`` compiles each program once with M left unbound (sm_90) and once
+per measured M with M bound (the static twin). ``run`` checks both against
+float64 on fresh random inputs into NaN-poisoned outputs and times them with
+CUDA events (triton.testing.do_bench medians), torch eager beside them, and
+prints the dynamic / static ratio per size (OUT/dynamic_shapes.json).
+``compiles`` counts what 64 values of M from 1 to 8192 cost: one compile of
+the dynamic program against one per size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import programs as P  # noqa: E402
+
+# (program, bound sizes, the M measured)
+CASES = {
+    "layer_norm": ("layer_norm", {"N": 4096}, [1, 100, 1000, 4096, 16384]),
+    "softmax_f16": ("softmax_f16", {"N": 4096}, [1, 100, 1000, 4096, 16384]),
+    "bias_gelu": ("bias_gelu", {"N": 4096}, [1, 100, 1000, 4096, 16384]),
+    "linear": ("linear", {"K": 4096, "N": 4096}, [128, 1000, 4096]),
+}
+SIZES_64 = sorted({int(round(v)) for v in np.geomspace(1, 8192, 80)})[:64]
+
+
+def build(directory: Path) -> None:
+    import tcc
+
+    directory.mkdir(parents=True, exist_ok=True)
+    programs = P._programs()
+    manifest = {}
+    for name, (kind, bound, ms) in CASES.items():
+        start = time.perf_counter()
+        dyn = tcc.compile(programs[kind], "sm_90", cache=False, **bound)
+        seconds = time.perf_counter() - start
+        dyn.artifact.save(directory / f"{name}-dynamic.tccprog")
+        entry = {"compile_s": seconds, "kernels": [list(k.launch.grid) for k in
+                                                   dyn.artifact.kernels], "static": {}}
+        print(f"{name}: dynamic {seconds:.1f} s grid {entry['kernels']}", flush=True)
+        for m in ms:
+            start = time.perf_counter()
+            st = tcc.compile(programs[kind], "sm_90", cache=False, M=m, **bound)
+            entry["static"][m] = time.perf_counter() - start
+            st.artifact.save(directory / f"{name}-{m}.tccprog")
+        manifest[name] = entry
+    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+def compiles(out: Path) -> None:
+    """64 sizes of M: one dynamic compile against 64 static ones per program."""
+    import tcc
+
+    programs = P._programs()
+    rows = {}
+    for name in ("bias_gelu", "layer_norm", "linear"):
+        kind, bound, _ = CASES[name]
+        start = time.perf_counter()
+        tcc.compile(programs[kind], "sm_90", cache=False, **bound)
+        dynamic_s = time.perf_counter() - start
+        start = time.perf_counter()
+        for m in SIZES_64:
+            tcc.compile(programs[kind], "sm_90", cache=False, M=m, **bound)
+        static_s = time.perf_counter() - start
+        rows[name] = {"sizes": len(SIZES_64), "dynamic_compiles": 1, "dynamic_s": dynamic_s,
+                      "static_compiles": len(SIZES_64), "static_s": static_s}
+        print(f"{name:12s} 64 sizes: dynamic 1 compile {dynamic_s:6.1f} s | static 64 "
+              f"compiles {static_s:6.1f} s", flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "compiles.json").write_text(json.dumps(rows, indent=1))
+
+
+def run(directory: Path, out: Path) -> None:
+    import torch
+
+    import tcc.runtime
+
+    torch.manual_seed(0)
+    manifest = json.loads((directory / "manifest.json").read_text())
+    rows = []
+    for name in manifest:
+        kind, bound, ms = CASES[name]
+        dyn = tcc.runtime.load(directory / f"{name}-dynamic.tccprog")
+        fn = P._torch(kind)
+        for m in ms:
+            static = tcc.runtime.load(directory / f"{name}-{m}.tccprog")
+            case = P._case(kind, 0.0, M=m, **bound)
+            inputs = [torch.randn(shape, device="cuda").to(getattr(torch, P.F[dt])) *
+                      (0.1 if kind == "linear" else 1.0) for shape, dt in case.inputs]
+            ref = fn(*[x.double() for x in inputs])
+            errs = {}
+            for label, prog in (("dynamic", dyn), ("static", static)):
+                want = ref.shape
+                poisoned = torch.full(want, float("nan"), device="cuda", dtype=inputs[0].dtype)
+                prog(*inputs, out=poisoned)
+                torch.cuda.synchronize()
+                got = poisoned.double()
+                errs[label] = float("nan") if got.isnan().any() else \
+                    float((got - ref).norm() / ref.norm().clamp_min(1e-30))
+            t_dyn = P.bench(lambda: dyn(*inputs))  # noqa: B023
+            t_static = P.bench(lambda: static(*inputs))  # noqa: B023
+            t_eager = P.bench(lambda: fn(*inputs))  # noqa: B023
+            row = {"program": name, "M": m, "dynamic_ms": t_dyn, "static_ms": t_static,
+                   "eager_ms": t_eager, "dynamic_over_static": t_static / t_dyn,
+                   "err_dynamic": errs["dynamic"], "err_static": errs["static"]}
+            rows.append(row)
+            print(f"{name:12s} M={m:6d} dynamic {t_dyn * 1e3:9.1f} us  static "
+                  f"{t_static * 1e3:9.1f} us  eager {t_eager * 1e3:9.1f} us  "
+                  f"static/dynamic {t_static / t_dyn:5.2f}x  err {errs['dynamic']:.1e} / "
+                  f"{errs['static']:.1e}", flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "dynamic_shapes.json").write_text(json.dumps(rows, indent=1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("directory", type=Path)
+    r = sub.add_parser("run")
+    r.add_argument("directory", type=Path)
+    r.add_argument("out", type=Path)
+    c = sub.add_parser("compiles")
+    c.add_argument("out", type=Path)
+    args = parser.parse_args()
+    if args.cmd == "build":
+        build(args.directory)
+    elif args.cmd == "run":
+        run(args.directory, args.out)
+    else:
+        compiles(args.out)
+
+
+if __name__ == "__main__":
+    main()
