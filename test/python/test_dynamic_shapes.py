@@ -196,3 +196,14 @@ def test_binding_sizes_still_specializes():
     static = tcc.compile(layer_norm, "sm_80", M=64, N=1024)
     assert all(isinstance(g, int) for g in static.artifact.kernels[0].launch.grid)
     assert static.artifact.args[0].shape == (64, 1024)
+
+
+def test_dynamic_program_artifact_round_trips(tmp_path):
+    from tcc.runtime.program import ProgramArtifact
+
+    art = tcc.compile(linear, "sm_80", K=64, N=128).artifact
+    art.save(tmp_path / "p.tccprog")
+    back = ProgramArtifact.load(tmp_path / "p.tccprog")
+    assert back.args == art.args and back.values == art.values
+    assert [k.launch.grid for k in back.kernels] == [k.launch.grid for k in art.kernels]
+    assert [k.call_conv for k in back.kernels] == [k.call_conv for k in art.kernels]

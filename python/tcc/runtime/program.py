@@ -45,7 +45,7 @@ class HostValue:
 
     kind: ValueKind
     index: int
-    shape: tuple[int, ...]
+    shape: tuple[int | str, ...]  # a str: a size symbol (dynamic programs' inputs and outputs)
     dtype: str
 
     @property
@@ -204,7 +204,8 @@ class ProgramArtifact:
                 kernels=tuple(kernels),
                 args=tuple(ArgSpec(a["name"], a["kind"], a["dtype"], tuple(a["shape"]),
                                    a["role"]) for a in h["args"]),
-                values=tuple(HostValue(k, int(i), tuple(int(d) for d in s), str(t))
+                values=tuple(HostValue(k, int(i), tuple(str(d) if isinstance(d, str) else int(d)
+                                                        for d in s), str(t))
                              for k, i, s, t in h["values"]),
                 steps=tuple(Launch(int(k), tuple(int(a) for a in args))
                             for k, args in h["steps"]),
