@@ -15,8 +15,9 @@ numpy arrays). Each distinct binding (sizes, dtypes, target) is compiled once
 (``tcc.compile``, whose disk cache serves later processes) and kept; a call
 that hits in memory goes straight to the compiled program's launch plan
 (:mod:`tcc.runtime.fastpath`) without tracing or compiling again. Sizes are
-specialized (one compile per distinct shape): kernels with sizes as
-arguments (one compile per shape class) are not built yet.
+specialized (one compile per distinct shape). ``tcc.compile`` with sizes
+left unbound builds kernels that take them as arguments (docs/dynamic-shapes.md);
+the jit does not use them yet.
 """
 
 from __future__ import annotations
