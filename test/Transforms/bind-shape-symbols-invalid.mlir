@@ -41,3 +41,19 @@ func.func @opaque(%x: tensor<?xf32>) -> tensor<?xf32> {
   %s = tensor.extract_slice %x[1] [%n] [1] : tensor<?xf32> to tensor<?xf32>
   return %s : tensor<?xf32>
 }
+
+// -----
+
+// A kernel whose sizes cannot be related: its own diagnostic, once.
+func.func private @h_k0(%x: tensor<?xf32>) -> tensor<?xf32> attributes {tcc.kernel} {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?xf32>
+  %n = arith.addi %m, %m : index
+  // expected-error @+1 {{'tensor.empty' op has dynamic size #0 that is no argument's size}}
+  %e = tensor.empty(%n) : tensor<?xf32>
+  return %e : tensor<?xf32>
+}
+func.func @h(%x: tensor<?xf32>) -> tensor<?xf32> attributes {tcc.host} {
+  %r = tcc.launch @h_k0(%x) : (tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

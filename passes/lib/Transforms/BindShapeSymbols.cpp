@@ -113,6 +113,7 @@ public:
   }
 
   DimClasses classes;
+  bool failedToCollect = false; // its own diagnostic is out
 
 private:
   LogicalResult unite(Operation *op, unsigned x, unsigned y) {
@@ -211,6 +212,8 @@ private:
       FunctionDims *kernel = callee(launch);
       if (!kernel)
         return op->emitOpError("calls no kernel function");
+      if (kernel->failedToCollect)
+        return failure();
       // Dims the kernel relates are related here.
       SmallVector<SmallVector<unsigned>> inner = kernel->signature();
       SmallVector<Value> outer(launch.getInputs());
@@ -337,8 +340,8 @@ struct TccBindShapeSymbolsPass
       if (it != kernels.end())
         return it->second.get();
       auto dims = std::make_unique<FunctionDims>(kernel);
-      if (failed(dims->collect([](tcc::LaunchOp) { return nullptr; })))
-        return nullptr;
+      dims->failedToCollect =
+          failed(dims->collect([](tcc::LaunchOp) { return nullptr; }));
       return (kernels[name] = std::move(dims)).get();
     };
     FunctionDims host(program);
