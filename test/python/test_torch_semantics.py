@@ -759,3 +759,20 @@ def test_dtype_error_names_operands():
 
     with pytest.raises(DTypeError, match="^matmul: lhs dtype f16 does not match rhs dtype f32"):
         mixed.to_module()
+
+
+def test_one_row_keepdim_chain_traces():
+    """M = 1: the keepdim statistics are [1, 1]; their elementwise chain
+    drops the unit dims once (it used to go [1, 1] -> [] -> [1, 1] without
+    end, a RecursionError)."""
+    from tcc.testing.simt import run_gpu_stage
+
+    compiled = tcc.compile(layer_norm, "sm_80", M=1, N=256)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 256)).astype(np.float32)
+    w = rng.standard_normal(256).astype(np.float32)
+    b = rng.standard_normal(256).astype(np.float32)
+    (y,) = run_gpu_stage(compiled, x, w, b)
+    xd = x.astype(np.float64)
+    ref = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5) * w + b
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)

@@ -288,6 +288,7 @@ def _elementwise(
     result_elt: DType,
     build: Callable[[ir.Type, list[ir.Value]], ir.Value],
     shape: Shape | None = None,
+    after_squeeze: bool = False,
 ) -> Tensor:
     """One elementwise op: operands converted to ``elt`` (one dtype, or one
     per operand) and broadcast to one shape (theirs, or ``shape``), in order
@@ -314,10 +315,13 @@ def _elementwise(
                     x, tuple(d for j, d in enumerate(x.shape) if pad + j not in unit), where
                 )
             squeezed.append(x)
-        res = _elementwise(where, squeezed, names, elt, result_elt, build, inner)
+        res = _elementwise(where, squeezed, names, elt, result_elt, build, inner,
+                           after_squeeze=True)
         return reshape_to(res, shape, where)
     source = _reshape_source_shape(named, shape)
-    if source is not None:
+    # (Not back to a shape with the unit dims just dropped: a [1, 1] of
+    # keepdims rows, M = 1, would go to [] and back without end.)
+    if source is not None and not (after_squeeze and 1 in source):
         moved = [
             reshape_to(x, source, where) if isinstance(x, Tensor) and x.shape == shape else x
             for x in operands
