@@ -32,7 +32,7 @@ CASES = {
     "layer_norm": ("layer_norm", {"N": 4096}, [2, 100, 1000, 4096, 16384]),
     "softmax_f16": ("softmax_f16", {"N": 4096}, [2, 100, 1000, 4096, 16384]),
     "bias_gelu": ("bias_gelu", {"N": 4096}, [2, 100, 1000, 4096, 16384]),
-    "linear": ("linear", {"K": 4096, "N": 4096}, [128, 1000, 4096]),
+    "linear": ("linear", {"K": 4096, "N": 4096}, [1, 128, 1000, 4096, 16384]),
 }
 SIZES_64 = sorted({int(round(v)) for v in np.geomspace(1, 8192, 80)})[:64]
 

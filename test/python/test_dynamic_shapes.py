@@ -207,3 +207,16 @@ def test_dynamic_program_artifact_round_trips(tmp_path):
     assert back.args == art.args and back.values == art.values
     assert [k.launch.grid for k in back.kernels] == [k.launch.grid for k in art.kernels]
     assert [k.call_conv for k in back.kernels] == [k.call_conv for k in art.kernels]
+
+
+def test_hopper_gemm_takes_a_dynamic_m():
+    """sm_90: x @ w.T + b with M free is one wgmma kernel fed by TMA (its
+    tensor maps built per launch), a persistent grid of min(tiles, SMs)."""
+    compiled = tcc.compile(linear, "sm_90", K=256, N=512)
+    (kernel,) = compiled.artifact.kernels
+    assert kernel.call_conv == "sized" and kernel.tensor_maps
+    assert kernel.launch.grid[0].startswith("min(cdiv(M, ")
+    assert "wgmma.mma_async" in kernel.asm
+    # One row of tiles at M = 1 (the block spans 256 of the 512 columns).
+    assert eval_grid_expr(kernel.launch.grid[0], [], {"M": 1}) == 2
+    assert eval_grid_expr(kernel.launch.grid[0], [], {"M": 1 << 20}) == 132

@@ -115,10 +115,9 @@ LogicalResult mlir::tcc::verifyDynamicLoops(Operation *root,
     break;
   case tile::KernelForm::matmul:
   case tile::KernelForm::fma_matmul:
-    if (sizes.size() == 3 &&
-        config.getMma() != tile::MmaKind::wgmma_m64nNk16)
+    if (sizes.size() == 3)
       allowed.push_back(0);
-    which = "M (of a matmul that is not batched, on mma.sync, MFMA or FMA)";
+    which = "M (of a matmul that is not batched)";
     break;
   default:
     break;
@@ -260,13 +259,23 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   // Operands are buffers (kernel arguments once tcc-form-kernels outlined
   // the contraction: producers other than the casts tcc-fuse-elementwise
   // already folded into its body end their own kernels).
+  // Static shapes, but for a dynamic M (the rows of a not-transposed A and
+  // of the result, not batched): the tensor maps are built per launch and
+  // the persistent walk counts its tiles at run time.
+  auto staticButRows = [](RankedTensorType type) {
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d) && (d != 0 || type.getRank() != 2))
+        return false;
+    return true;
+  };
   for (Value input : op.getDpsInputs()) {
     auto type = dyn_cast<RankedTensorType>(input.getType());
-    if (!type || !type.hasStaticShape() || (type.getShape().back() * 2) % 16)
+    if (!type || !staticButRows(type) || (type.getShape().back() * 2) % 16)
       return false;
   }
+  auto bType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   auto out = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-  return out && out.hasStaticShape();
+  return out && bType.hasStaticShape() && staticButRows(out);
 }
 
 bool mlir::tcc::wgmmaStoresThroughTma(func::FuncOp func) {
@@ -277,7 +286,12 @@ bool mlir::tcc::wgmmaStoresThroughTma(func::FuncOp func) {
   if (!returned.getDefiningOp<linalg::GenericOp>())
     return false;
   auto out = dyn_cast<RankedTensorType>(func.getResultTypes()[0]);
-  return out && out.hasStaticShape() && out.getElementTypeBitWidth() == 16 &&
+  // (Dynamic rows: the store's tensor map is built for the launch's M.)
+  bool staticButRows = out && llvm::all_of(llvm::seq<int64_t>(1, out.getRank()),
+                                           [&](int64_t d) {
+                                             return !out.isDynamicDim(d);
+                                           });
+  return out && staticButRows && out.getElementTypeBitWidth() == 16 &&
          (out.getRank() == 2 || out.getRank() == 3) &&
          (out.getShape().back() * 2) % 16 == 0;
 }

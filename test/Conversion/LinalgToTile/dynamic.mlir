@@ -1,4 +1,5 @@
 // RUN: tcc-opt %s -split-input-file --tcc-lower-to-tile=target=sm_80 | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-lower-to-tile=target=sm_90 | FileCheck %s --check-prefix=SM90
 
 // Kernels of dynamic sizes: the memrefs keep their ? dims (the lowering passes
 // them as arguments), the grid is an expression of the size symbols the
@@ -79,6 +80,13 @@ func.func @softmax(%x: tensor<?x?x1000xf32>) -> tensor<?x?x1000xf32> {
 #kn = affine_map<(d0, d1, d2) -> (d2, d1)>
 #mn = affine_map<(d0, d1, d2) -> (d0, d1)>
 // M dynamic: the grouped program order counts its row blocks at run time.
+// On sm_90 the persistent wgmma walk counts its tiles at run time and the
+// grid is about one program per SM.
+// SM90-LABEL: tile.func @matmul(
+// SM90-SAME: tcc.grid = ["min(cdiv(s0, 128) * 2, 132)", 1, 1]
+// SM90: memref.dim %arg0, %{{.*}} : memref<?x256xf16>
+// SM90: tile.tma_load
+// SM90: tile.warpgroup_dot
 // CHECK-LABEL: tile.func @matmul(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x256xf16>, %{{.*}}: memref<256x512xf16>, %{{.*}}: memref<?x512xf32>)
 // CHECK-SAME: tcc.grid = ["cdiv(s0, 128) * 4", 1, 1]

@@ -43,6 +43,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -214,6 +215,20 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   int64_t tilesN = llvm::divideCeil(program->n, blockN);
   int64_t tilesPerBatch = tilesM * tilesN;
   int64_t tiles = program->batch * tilesPerBatch;
+  // M dynamic (not batched: fitsWgmma): the walk's tile count from A's rows
+  // at run time.
+  bool dynamicM = ShapedType::isDynamic(program->m);
+  Value dynamicTilesM, tilesValue, perBatchValue;
+  if (dynamicM) {
+    Value rows = memref::DimOp::create(b, loc, kernel.getArgument(a.arg), 0);
+    dynamicTilesM = arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rows, c(blockM - 1)), c(blockM));
+    tilesValue = perBatchValue =
+        arith::MulIOp::create(b, loc, dynamicTilesM, c(tilesN));
+  } else {
+    tilesValue = c(tiles);
+    perBatchValue = c(tilesPerBatch);
+  }
   int64_t kSteps = llvm::divideCeil(program->k, blockK);
   Value pid = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
@@ -229,10 +244,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     Value batch, m0, n0;
   };
   auto originOf = [&](OpBuilder &lb, Value t) {
-    Value batch = arith::DivUIOp::create(lb, loc, t, c(tilesPerBatch));
-    Value inBatch = arith::RemUIOp::create(lb, loc, t, c(tilesPerBatch));
-    auto [pm, pn] =
-        GemmProgram::groupedProgramIds(lb, loc, inBatch, tilesM, tilesN);
+    Value batch = arith::DivUIOp::create(lb, loc, t, perBatchValue);
+    Value inBatch = arith::RemUIOp::create(lb, loc, t, perBatchValue);
+    auto [pm, pn] = GemmProgram::groupedProgramIds(lb, loc, inBatch, tilesM,
+                                                   tilesN, dynamicTilesM);
     return Origin{batch, arith::MulIOp::create(lb, loc, pm, c(blockM)),
                   arith::MulIOp::create(lb, loc, pn, c(blockN))};
   };
@@ -256,7 +271,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     auto one = scf::IfOp::create(pb, loc, leader, /*withElse=*/false);
     OpBuilder ob = OpBuilder::atBlockBegin(&one.getThenRegion().front());
     auto walk = scf::ForOp::create(
-        ob, loc, pid, c(tiles), programs, ValueRange{c(0)},
+        ob, loc, pid, tilesValue, programs, ValueRange{c(0)},
         [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
           Origin o = originOf(tb, t);
           auto kLoop = scf::ForOp::create(
@@ -311,7 +326,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   auto accType = RankedTensorType::get({blockM, blockN}, f32, mma);
   LogicalResult status = success();
   scf::ForOp::create(
-      cb, loc, pid, c(tiles), programs, ValueRange{c(0)},
+      cb, loc, pid, tilesValue, programs, ValueRange{c(0)},
       [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
         Origin o = originOf(tb, t);
         Value zero = arith::ConstantOp::create(
@@ -407,7 +422,13 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     OpBuilder eb = OpBuilder::atBlockTerminator(&roles.getElseRegion().front());
     tile::TmaStoreWaitOp::create(eb, loc);
   }
-  grid = std::min(tiles, kHopperSMs);
+  if (dynamicM) {
+    // About one program per SM, fewer when there are fewer tiles.
+    grid = blocksOf(loopExtent(op, {0}), blockM, tilesN);
+    grid.expr = "min(" + grid.expr + ", " + std::to_string(kHopperSMs) + ")";
+  } else {
+    grid = std::min(tiles, kHopperSMs);
+  }
   numWarps = warps;
   return success();
 }
