@@ -335,7 +335,7 @@ def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
 
     monkeypatch.setattr(compile_mod, "compile", counting)
     dev = RecordingDevice(pointers={"_bias_add": 3})
-    f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False)
+    f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False, shapes="static")
     x, b = tensor(np.ones((8, 16), np.float32)), tensor(np.ones(16, np.float32))
     for _ in range(3):
         f(x, b)
@@ -349,6 +349,54 @@ def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
     assert len(f.compiled) == 2
     kernel = f.compile_for(x, b)
     assert kernel.artifact.args[0].shape == (8, 16) and kernel.target == "sm_90"
+
+
+def test_jit_compiles_once_per_shape_class(monkeypatch):
+    """shapes="classes" (the default): M (a leading dim only) is dynamic,
+    one compile for every M but 1; N (a last dim) is bound."""
+    import tcc.compiler.compile as compile_mod
+
+    compiles = []
+    real = compile_mod.compile
+
+    def counting(*args, **kwargs):
+        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N")})
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_mod, "compile", counting)
+    dev = RecordingDevice(pointers={"_bias_add": 3})
+    f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False)
+    b = tensor(np.ones(16, np.float32))
+    for m in (8, 4, 100, 8, 1, 1):
+        f(tensor(np.ones((m, 16), np.float32)), b)
+    assert compiles == [{"N": 16}, {"M": 1, "N": 16}]
+    assert len(dev.launches) == 6
+    assert f.compile_for(tensor(np.ones((3, 16), np.float32)), b).artifact.args[0].shape == \
+        ("M", 16)
+    f(tensor(np.ones((8, 32), np.float32)), tensor(np.ones(32, np.float32)))
+    assert compiles[-1] == {"N": 32}
+
+
+def test_jit_specializes_what_no_form_takes_dynamic(monkeypatch):
+    """A column sum's M cannot be dynamic: that class is specialized per M,
+    and the dynamic compile is not tried again."""
+    import tcc.compiler.compile as compile_mod
+
+    def column_sum(x: Tensor[M, N, f32]):
+        return x.sum(0)
+
+    compiles = []
+    real = compile_mod.compile
+
+    def counting(*args, **kwargs):
+        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N")})
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_mod, "compile", counting)
+    f = tcc.jit(column_sum, target="sm_80", cache=False)
+    for m in (8, 16):
+        f.compile_for(np.ones((m, 64), np.float32))
+    assert compiles == [{"N": 64}, {"M": 8, "N": 64}, {"M": 16, "N": 64}]
 
 
 def test_jit_errors_name_the_argument_and_the_symbol():

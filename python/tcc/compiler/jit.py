@@ -15,9 +15,14 @@ numpy arrays). Each distinct binding (sizes, dtypes, target) is compiled once
 (``tcc.compile``, whose disk cache serves later processes) and kept; a call
 that hits in memory goes straight to the compiled program's launch plan
 (:mod:`tcc.runtime.fastpath`) without tracing or compiling again. Sizes are
-specialized (one compile per distinct shape). ``tcc.compile`` with sizes
-left unbound builds kernels that take them as arguments (docs/dynamic-shapes.md);
-the jit does not use them yet.
+compiled per *shape class* (``shapes="classes"``, the default): a size that
+only ever leads (never the last dim of an argument: rows, batch, tokens) is
+left dynamic, one compile serving every value of it, except 1, which is
+bound (a class of its own: the plan of one row, as Triton's ``== 1`` class);
+sizes in a last dim are bound (the kernels' blocks span them). A program whose
+forms refuse those dynamic sizes (a column reduction over M) is specialized
+per binding instead, once that is known. ``shapes="static"`` specializes every
+size (one compile per distinct shape). docs/dynamic-shapes.md.
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ class JitProgram:
     the module docstring). ``compiled`` holds every compiled binding."""
 
     def __init__(self, program: Any, target: str | None = None, device: Any = None,
-                 **options: Any) -> None:
+                 shapes: str = "classes", **options: Any) -> None:
         from tcc.frontend.program import Program
 
         if not isinstance(program, Program):
@@ -79,7 +84,15 @@ class JitProgram:
                 raise TypeError(f"tcc.jit: expected a tcc.frontend program or a function, "
                                 f"got {type(program).__name__}")
             program = Program(program)
+        if shapes not in ("classes", "static"):
+            raise ValueError(f"tcc.jit: shapes must be 'classes' or 'static', got {shapes!r}")
         self.program = program
+        self.shapes = shapes
+        # The symbols a shape class leaves dynamic: those of leading dims only.
+        last = {str(s.shape[-1]) for s in program.params.values() if s.shape}
+        self._leading = {str(d) for s in program.params.values() for d in s.shape
+                         if not isinstance(d, int)} - last
+        self._static_only: set[tuple[Any, ...]] = set()  # classes dynamic sizes failed for
         self.target = target
         self.options = options
         self._device = device
@@ -130,15 +143,35 @@ class JitProgram:
         compiled now if this binding is new."""
         return self._compiled(args)[0]
 
+    def shape_class(self, sizes: dict[str, int]) -> tuple[dict[str, int], tuple[Any, ...]]:
+        """The sizes a compile binds for this binding, and its class key (a
+        dynamic size shows as ``"n"``)."""
+        if self.shapes == "static":
+            return sizes, tuple(sorted(sizes.items()))
+        bound = {k: v for k, v in sizes.items() if k not in self._leading or v == 1}
+        key = tuple(sorted((k, bound.get(k, "n")) for k in sizes))
+        return bound, key
+
     def _compiled(self, args: Sequence[Any]) -> tuple[Any, CompiledProgram]:
+        from tcc.compiler.compile import CompilationError
+        from tcc.compiler.compile import compile as tcc_compile
+
         target, sizes = self.bind(args)
         dtypes = tuple(_dtype_key(a) for a in args)
-        key = (target, tuple(sorted(sizes.items())), dtypes)
+        bound, shape_key = self.shape_class(sizes)
+        key = (target, shape_key, dtypes)
+        if key in self._static_only:  # dynamic sizes refused: per binding
+            bound, key = sizes, (target, tuple(sorted(sizes.items())), dtypes)
         compiled = self.compiled.get(key)
         if compiled is None:
-            from tcc.compiler.compile import compile as tcc_compile
-
-            compiled = tcc_compile(self.program, target, **self.options, **sizes)
+            try:
+                compiled = tcc_compile(self.program, target, **self.options, **bound)
+            except CompilationError:
+                if bound == sizes:
+                    raise
+                # A form that needs these sizes static: specialize this class.
+                self._static_only.add(key)
+                return self._compiled(args)
             self.compiled[key] = compiled
             self._callables[key] = CompiledProgram(compiled.artifact, self._device)
         return compiled, self._callables[key]
@@ -177,12 +210,13 @@ def _show(shape: Sequence[Any]) -> str:
 
 
 def jit(program: Any = None, *, target: str | None = None, device: Any = None,
-        **options: Any) -> Any:
+        shapes: str = "classes", **options: Any) -> Any:
     """``tcc.jit(program)`` or ``@tcc.jit`` / ``@tcc.jit(target=..., num_stages=4)``:
     a :class:`JitProgram` over a ``tcc.frontend`` program (or a function with
-    ``Tensor`` annotations). ``options`` are ``tcc.compile``'s."""
+    ``Tensor`` annotations). ``shapes``: ``"classes"`` (one compile per shape
+    class) or ``"static"`` (per shape). ``options`` are ``tcc.compile``'s."""
     def wrap(p: Any) -> JitProgram:
-        return JitProgram(p, target=target, device=device, **options)
+        return JitProgram(p, target=target, device=device, shapes=shapes, **options)
 
     if program is None:
         return wrap
