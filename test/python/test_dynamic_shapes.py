@@ -55,6 +55,17 @@ def linear(x: Tensor[M, K, f16], w: Tensor[N, K, f16], b: Tensor[N, f16]):
 
 
 @program
+def gemm_softmax(a: Tensor[M, K, f16], b: Tensor[K, N, f16]):
+    return (a @ b).softmax(-1)
+
+
+@program
+def swiglu(x: Tensor[M, K, f16], w1: Tensor[N, K, f16], w3: Tensor[N, K, f16],
+           w2: Tensor[K, N, f16]):
+    return (tf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T
+
+
+@program
 def column_sum(x: Tensor[M, N, f32]):
     return x.sum(0)
 
@@ -106,6 +117,18 @@ CASES = {
                              r.standard_normal((128, 64)).astype(np.float16),
                              r.standard_normal(128).astype(np.float16)],
                lambda x, w, b: x @ w.T + b, 5e-3),
+    # Intermediates of M rows between kernels: buffers sized per call
+    # ("M * 256" bytes), the GEMM's f16 result, then the softmax.
+    "gemm_softmax": (gemm_softmax, {"K": 64, "N": 128}, [{"M": 1}, {"M": 70}],
+                     lambda r, s: [r.standard_normal((s["M"], 64)).astype(np.float16),
+                                   (0.3 * r.standard_normal((64, 128))).astype(np.float16)],
+                     lambda a, b: _softmax(a @ b), 5e-3),
+    "swiglu": (swiglu, {"K": 64, "N": 128}, [{"M": 3}, {"M": 33}],
+               lambda r, s: [r.standard_normal((s["M"], 64)).astype(np.float16),
+                             *[(0.2 * r.standard_normal(shape)).astype(np.float16)
+                               for shape in ((128, 64), (128, 64), (64, 128))]],
+               lambda x, w1, w3, w2: ((x @ w1.T) / (1 + np.exp(-(x @ w1.T))) * (x @ w3.T))
+               @ w2.T, 2e-2),
 }
 
 

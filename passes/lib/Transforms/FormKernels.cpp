@@ -178,8 +178,17 @@ linalg::GenericOp narrowStoredResult(Group &producer, linalg::GenericOp consumer
   OpBuilder b(contraction->getContext());
   b.setInsertionPointAfter(contraction);
   Location loc = trunc.getLoc();
+  // Its sizes: those of the tensor.empty its inits start from (dynamic ones
+  // are then tensor.dim of the program's arguments, not of a value this
+  // pass is about to move into a kernel).
+  Value init = operand.get();
+  while (auto dps = init.getDefiningOp<DestinationStyleOpInterface>())
+    init = dps.getDpsInits()[cast<OpResult>(init).getResultNumber()];
+  auto source = init.getDefiningOp<tensor::EmptyOp>();
   Value empty = tensor::EmptyOp::create(
-      b, loc, tensor::getMixedSizes(b, loc, operand.get()), narrow);
+      b, loc,
+      source ? source.getMixedSizes() : tensor::getMixedSizes(b, loc, init),
+      narrow);
   AffineMap identity = b.getMultiDimIdentityMap(wide.getRank());
   SmallVector<utils::IteratorType> parallel(wide.getRank(),
                                             utils::IteratorType::parallel);

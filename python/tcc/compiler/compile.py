@@ -797,12 +797,6 @@ def _read_host_program(module: ir.Module) -> HostPlan:
         if values[root].kind == "temp":  # the kernel writes into the output
             values[root] = HostValue("output", j, values[root].shape, values[root].dtype)
         results.append(r)
-    for v in values:
-        if v.kind == "temp" and any(isinstance(d, str) for d in v.shape):
-            raise CompilationError(
-                f"stage 'tile': @{host_name} has an intermediate of dynamic size "
-                f"{list(v.shape)} between kernels; tcc sizes intermediates at compile time so "
-                "far: bind the sizes (tcc.compile(program, target, M=...))")
     planned_kernels = tuple(
         PlannedKernel(name, kernels[name]["grid"], kernels[name]["num_inputs"],
                       len(kernels[name]["arg_types"]), kernels[name]["shapes"])

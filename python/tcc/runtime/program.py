@@ -49,11 +49,24 @@ class HostValue:
     dtype: str
 
     @property
-    def nbytes(self) -> int:
-        count = 1
+    def nbytes(self) -> int | str:
+        """The byte size: an int, or for a shape of size symbols an
+        expression of them (``"M * 16384"``, the grid-expression grammar)."""
+        count, symbols = 1, []
         for d in self.shape:
-            count *= d
-        return count * DTYPES[self.dtype][1]
+            if isinstance(d, str):
+                symbols.append(d)
+            else:
+                count *= d
+        count *= DTYPES[self.dtype][1]
+        return " * ".join([*symbols, str(count)]) if symbols else count
+
+
+def buffer_sizes(buffers: Sequence[int | str], symbols: dict[str, int]) -> list[int]:
+    """The slots' byte sizes for a call whose sizes are ``symbols``."""
+    from tcc.runtime.artifact import eval_grid_expr
+
+    return [eval_grid_expr(b, [], symbols) for b in buffers]
 
 
 @dataclass(frozen=True)
@@ -66,11 +79,12 @@ class Launch:
 
 
 def plan_buffers(values: Sequence[HostValue], steps: Sequence[Launch]) -> tuple[
-        tuple[HostValue, ...], tuple[int, ...]]:
+        tuple[HostValue, ...], tuple[int | str, ...]]:
     """Assign intermediate values (kind ``temp``, index ignored) to buffer
     slots: a slot is free again after the last step that reads a value in it
     (through views too), and a new value takes a free slot of its byte size
-    when there is one. Returns the values with their slots and the slots'
+    when there is one (for a value of dynamic size, the same expression of
+    the size symbols). Returns the values with their slots and the slots'
     byte sizes."""
     root = list(range(len(values)))
     for i, v in enumerate(values):
@@ -82,7 +96,7 @@ def plan_buffers(values: Sequence[HostValue], steps: Sequence[Launch]) -> tuple[
         for a in step.args:
             last_use[root[a]] = s
             first_def.setdefault(root[a], s)
-    slots: list[int] = []
+    slots: list[int | str] = []
     free: list[int] = []
     slot_of: dict[int, int] = {}
     releases: dict[int, list[int]] = {}
@@ -124,7 +138,9 @@ class ProgramArtifact:
     values: tuple[HostValue, ...]
     steps: tuple[Launch, ...]
     results: tuple[int, ...]  # the value of each output
-    buffers: tuple[int, ...] = ()  # byte size of each intermediate buffer slot
+    # Byte size of each intermediate buffer slot: an int, or an expression of
+    # the size symbols (a dynamic program's intermediates).
+    buffers: tuple[int | str, ...] = ()
     compiler_version: str = ""
 
     def __post_init__(self) -> None:
@@ -210,7 +226,8 @@ class ProgramArtifact:
                 steps=tuple(Launch(int(k), tuple(int(a) for a in args))
                             for k, args in h["steps"]),
                 results=tuple(int(r) for r in h["results"]),
-                buffers=tuple(int(b) for b in h["buffers"]),
+                buffers=tuple(str(b) if isinstance(b, str) else int(b)
+                              for b in h["buffers"]),
                 compiler_version=str(h["compiler_version"]),
             )
         except (ValueError, KeyError, TypeError, RecursionError, UnicodeDecodeError) as exc:

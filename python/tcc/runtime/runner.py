@@ -28,7 +28,7 @@ from tcc.runtime.launcher import (
     merge_keywords,
     pack_args,
 )
-from tcc.runtime.program import HostValue, ProgramArtifact
+from tcc.runtime.program import HostValue, ProgramArtifact, buffer_sizes
 
 
 def _is_direct(program: ProgramArtifact) -> bool:
@@ -154,7 +154,8 @@ class CompiledProgram:
                              if i is not None), None)
         if device_index is None:
             return None
-        return LaunchPlan(prog.name, self.device, prog.args, shapes, steps, prog.buffers,
+        return LaunchPlan(prog.name, self.device, prog.args, shapes, steps,
+                          buffer_sizes(prog.buffers, symbols),
                           results, device_index)
 
     def _general(self, args: Sequence[Any], out: Any = None, stream: int | None = None) -> Any:
@@ -188,7 +189,7 @@ class CompiledProgram:
                     staged.append((dptr, info))
                 arg_ptrs.append(dptr)
             slot_ptrs: list[int] = []
-            for nbytes in prog.buffers:
+            for nbytes in buffer_sizes(prog.buffers, symbols):
                 scratch = _scratch_like(nbytes, like)
                 if scratch is None:
                     ptr = device.alloc(max(nbytes, 1))

@@ -785,7 +785,10 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
         return tuple(symbols[d] if isinstance(d, str) else d for d in shape)
 
     outputs = [_poisoned(bound(spec.shape), spec.dtype) for spec in prog.outputs]
-    slots = [_aligned_empty((nbytes,), np.dtype(np.uint8)) for nbytes in prog.buffers]
+    from tcc.runtime.program import buffer_sizes
+
+    slots = [_aligned_empty((nbytes,), np.dtype(np.uint8))
+             for nbytes in buffer_sizes(prog.buffers, symbols)]
     for slot in slots:
         slot[...] = 0xFF  # NaN in every float type
     storage: list[np.ndarray] = []
@@ -795,7 +798,7 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
         elif v.kind == "output":
             base = outputs[v.index]
         elif v.kind == "temp":
-            count = int(np.prod(v.shape)) if v.shape else 1
+            count = int(np.prod(bound(v.shape))) if v.shape else 1
             base = slots[v.index].view(_numpy_dtype(v.dtype))[:count]
         else:
             base = storage[v.index]
