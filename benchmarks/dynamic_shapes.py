@@ -32,8 +32,12 @@ CASES = {
     "layer_norm": ("layer_norm", {"N": 4096}, [2, 100, 1000, 4096, 16384]),
     "softmax_f16": ("softmax_f16", {"N": 4096}, [2, 100, 1000, 4096, 16384]),
     "bias_gelu": ("bias_gelu", {"N": 4096}, [2, 100, 1000, 4096, 16384]),
-    "linear": ("linear", {"K": 4096, "N": 4096}, [1, 128, 1000, 4096, 16384]),
+    "linear": ("linear", {"K": 4096, "N": 4096}, [1, 128, 256, 1000, 4096, 16384]),
+    # Intermediates of M rows between kernels (buffers sized per call).
+    "gemm_softmax": ("gemm_softmax", {"K": 1024, "N": 4096}, [16, 128, 1000, 4096]),
+    "swiglu": ("swiglu", {"K": 1024, "N": 4096}, [16, 128, 1000, 4096]),
 }
+SMALL = 256  # tcc.jit's small shape class: M from 2 to 256
 SIZES_64 = sorted({int(round(v)) for v in np.geomspace(1, 8192, 80)})[:64]
 
 
@@ -51,6 +55,11 @@ def build(directory: Path) -> None:
         entry = {"compile_s": seconds, "kernels": [list(k.launch.grid) for k in
                                                    dyn.artifact.kernels], "static": {}}
         print(f"{name}: dynamic {seconds:.1f} s grid {entry['kernels']}", flush=True)
+        if any(m <= SMALL for m in ms):
+            # tcc.jit's small class: the same program planned for M <= 256.
+            small = tcc.compile(programs[kind], "sm_90", cache=False, dynamic_extent=SMALL,
+                                **bound)
+            small.artifact.save(directory / f"{name}-dynamic-small.tccprog")
         for m in ms:
             start = time.perf_counter()
             st = tcc.compile(programs[kind], "sm_90", cache=False, M=m, **bound)
@@ -98,8 +107,9 @@ def run(directory: Path, out: Path) -> None:
         for m in ms:
             static = tcc.runtime.load(directory / f"{name}-{m}.tccprog")
             case = P._case(kind, 0.0, M=m, **bound)
-            inputs = [torch.randn(shape, device="cuda").to(getattr(torch, P.F[dt])) *
-                      (0.1 if kind == "linear" else 1.0) for shape, dt in case.inputs]
+            scale = 0.1 if kind in ("linear", "swiglu", "gemm_softmax") else 1.0
+            inputs = [torch.randn(shape, device="cuda").to(getattr(torch, P.F[dt])) * scale
+                      for shape, dt in case.inputs]
             ref = fn(*[x.double() for x in inputs])
             errs = {}
             for label, prog in (("dynamic", dyn), ("static", static)):
@@ -116,6 +126,20 @@ def run(directory: Path, out: Path) -> None:
             row = {"program": name, "M": m, "dynamic_ms": t_dyn, "static_ms": t_static,
                    "eager_ms": t_eager, "dynamic_over_static": t_static / t_dyn,
                    "err_dynamic": errs["dynamic"], "err_static": errs["static"]}
+            small_path = directory / f"{name}-dynamic-small.tccprog"
+            if m <= SMALL and small_path.exists():
+                small = tcc.runtime.load(small_path)
+                poisoned = torch.full(ref.shape, float("nan"), device="cuda",
+                                      dtype=inputs[0].dtype)
+                small(*inputs, out=poisoned)
+                torch.cuda.synchronize()
+                got = poisoned.double()
+                row["err_small"] = float("nan") if got.isnan().any() else \
+                    float((got - ref).norm() / ref.norm().clamp_min(1e-30))
+                row["small_ms"] = P.bench(lambda: small(*inputs))  # noqa: B023
+                print(f"{'':12s} {'':8s} small class {row['small_ms'] * 1e3:9.1f} us  "
+                      f"static/small {t_static / row['small_ms']:5.2f}x  "
+                      f"err {row['err_small']:.1e}", flush=True)
             rows.append(row)
             print(f"{name:12s} M={m:6d} dynamic {t_dyn * 1e3:9.1f} us  static "
                   f"{t_static * 1e3:9.1f} us  eager {t_eager * 1e3:9.1f} us  "

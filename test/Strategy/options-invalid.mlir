@@ -7,6 +7,7 @@
 // RUN: not tcc-opt %s --tcc-set-target=arch=sm_90 --tcc-select-strategy=num-stages=100 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not tcc-opt %s --tcc-set-target=arch=sm_90 --tcc-select-strategy=mfma-shape=7 2>&1 | FileCheck %s --check-prefix=MFMA
 // RUN: not tcc-opt %s --tcc-set-target=arch=sm_90 --tcc-select-strategy=max-softmax-columns=0 2>&1 | FileCheck %s --check-prefix=SOFTMAX
+// RUN: not tcc-opt %s --tcc-set-target=arch=sm_90 --tcc-select-strategy=dynamic-extent=0 2>&1 | FileCheck %s --check-prefix=EXTENT
 // RUN: not tcc-opt %s --tcc-split-reduction=target-programs=0 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not tcc-opt %s --tcc-split-reduction=min-row-chunk=-4 2>&1 | FileCheck %s --check-prefix=ROWCHUNK
 // RUN: not tcc-opt %s --convert-tile-to-gpu=num-warps=0 2>&1 | FileCheck %s --check-prefix=GPUWARPS
@@ -20,6 +21,7 @@
 // STAGES: error: tcc-select-strategy: num-stages must be from 1 to 8, got 100
 // MFMA: error: tcc-select-strategy: mfma-shape must be one of auto, 16, 32, got '7'
 // SOFTMAX: error: tcc-select-strategy: max-softmax-columns must be a power of two from 64 to 1048576, got 0
+// EXTENT: error: tcc-select-strategy: dynamic-extent must be from 1 to 1073741824, got 0
 // SPLIT: error: tcc-split-reduction: target-programs must be from 1 to 1048576, got 0
 // ROWCHUNK: error: tcc-split-reduction: min-row-chunk must be from 1 to 1073741824, got -4
 // GPUWARPS: error: convert-tile-to-gpu: num-warps must be a power of two from 1 to 32, got 0

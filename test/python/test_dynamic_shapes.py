@@ -243,3 +243,14 @@ def test_hopper_gemm_takes_a_dynamic_m():
     # One row of tiles at M = 1 (the block spans 256 of the 512 columns).
     assert eval_grid_expr(kernel.launch.grid[0], [], {"M": 1}) == 2
     assert eval_grid_expr(kernel.launch.grid[0], [], {"M": 1 << 20}) == 132
+
+
+def test_dynamic_extent_plans_for_a_bound():
+    """dynamic_extent: the plans are made for that many rows (tcc.jit's small
+    class): a Hopper GEMM for M up to 256 takes smaller blocks."""
+    large = tcc.compile(linear, "sm_90", K=256, N=512).artifact.kernels[0]
+    small = tcc.compile(linear, "sm_90", K=256, N=512, dynamic_extent=256).artifact.kernels[0]
+    assert eval_grid_expr(small.launch.grid[0], [], {"M": 256}) > \
+        eval_grid_expr(large.launch.grid[0], [], {"M": 256})
+    with pytest.raises(ValueError, match="dynamic_extent"):
+        tcc.compile(linear, "sm_90", K=256, N=512, dynamic_extent=0)

@@ -360,21 +360,23 @@ def test_jit_compiles_once_per_shape_class(monkeypatch):
     real = compile_mod.compile
 
     def counting(*args, **kwargs):
-        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N")})
+        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N", "dynamic_extent")})
         return real(*args, **kwargs)
 
     monkeypatch.setattr(compile_mod, "compile", counting)
     dev = RecordingDevice(pointers={"_bias_add": 3})
     f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False)
     b = tensor(np.ones(16, np.float32))
-    for m in (8, 4, 100, 8, 1, 1):
+    sizes = (8, 4, 100, 8, 1, 1, 257, 4096, 256)
+    for m in sizes:
         f(tensor(np.ones((m, 16), np.float32)), b)
-    assert compiles == [{"N": 16}, {"M": 1, "N": 16}]
-    assert len(dev.launches) == 6
+    # Three classes of M: 2..256 (planned for 256), 1, and above 256.
+    assert compiles == [{"N": 16, "dynamic_extent": 256}, {"M": 1, "N": 16}, {"N": 16}]
+    assert len(dev.launches) == len(sizes)
     assert f.compile_for(tensor(np.ones((3, 16), np.float32)), b).artifact.args[0].shape == \
         ("M", 16)
     f(tensor(np.ones((8, 32), np.float32)), tensor(np.ones(32, np.float32)))
-    assert compiles[-1] == {"N": 32}
+    assert compiles[-1] == {"N": 32, "dynamic_extent": 256}
 
 
 def test_jit_specializes_what_no_form_takes_dynamic(monkeypatch):

@@ -59,6 +59,7 @@ void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
   strategyOptions.elementsPerProgram = options.elementsPerProgram;
   strategyOptions.numStages = options.numStages;
   strategyOptions.plans = options.plans;
+  strategyOptions.dynamicExtent = options.dynamicExtent;
   pm.addPass(createTccSelectStrategy(strategyOptions));
   pm.addPass(createConvertLinalgToTile());
   pm.addPass(createTccAccelerateMatmul());

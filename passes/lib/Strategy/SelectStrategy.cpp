@@ -61,7 +61,9 @@ struct TccSelectStrategyPass
         failed(tcc::checkOptionChoice(module, pass, "mfma-shape", mfmaShape,
                                  {"auto", "16", "32"})) ||
         failed(tcc::checkOptionRange(module, pass, "max-softmax-columns",
-                                maxSoftmaxColumns, 64, 1 << 20, true)))
+                                maxSoftmaxColumns, 64, 1 << 20, true)) ||
+        failed(tcc::checkOptionRange(module, pass, "dynamic-extent",
+                                dynamicExtent, 1, 1 << 30)))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs;
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>())
@@ -80,6 +82,7 @@ struct TccSelectStrategyPass
     options.numStages = numStages;
     options.mfmaShape = mfmaShape;
     options.maxSoftmaxColumns = maxSoftmaxColumns;
+    options.dynamicExtent = dynamicExtent;
     FailureOr<llvm::StringMap<tile::LoweringConfigAttr>> given =
         parsePlans(funcs);
     if (failed(given))

@@ -52,17 +52,18 @@ LogicalResult mlir::tcc::verifyKernelSignature(func::FuncOp func) {
   return success();
 }
 
-SmallVector<int64_t> mlir::tcc::planningSizes(ArrayRef<int64_t> sizes) {
+SmallVector<int64_t> mlir::tcc::planningSizes(ArrayRef<int64_t> sizes,
+                                              int64_t extent) {
   SmallVector<int64_t> planned(sizes);
   for (int64_t &size : planned)
     if (ShapedType::isDynamic(size))
-      size = kPlanningExtent;
+      size = extent;
   return planned;
 }
 
-int64_t mlir::tcc::planningProduct(ArrayRef<int64_t> sizes) {
+int64_t mlir::tcc::planningProduct(ArrayRef<int64_t> sizes, int64_t extent) {
   int64_t product = 1;
-  for (int64_t size : planningSizes(sizes))
+  for (int64_t size : planningSizes(sizes, extent))
     product *= size;
   return product;
 }

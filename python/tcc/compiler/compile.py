@@ -114,6 +114,8 @@ class Schedule:
     # Kernels' plans chosen elsewhere (tcc.tune, tcc.compile(plans=...)):
     # (kernel name, #tile.lowering_config text), sorted by name.
     plans: tuple[tuple[str, str], ...] = ()
+    # The size a dynamic extent is planned for (a shape class's bound).
+    dynamic_extent: int = 16384
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -125,6 +127,8 @@ class Schedule:
         }
         if self.plans:
             d["plans"] = [list(p) for p in self.plans]
+        if self.dynamic_extent != 16384:
+            d["dynamic_extent"] = self.dynamic_extent
         return d
 
     def plans_option(self) -> str:
@@ -272,6 +276,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     mfma_shape: str = "auto",
     plans: Mapping[str, str] | None = None,
     tuned: bool = True,
+    dynamic_extent: int = 16384,
     cache: KernelCache | Literal[False] | None = None,
     **sizes: int,
 ) -> Kernel:
@@ -296,7 +301,10 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
     4>"}``; the names are ``.kernels[i].name``), replacing the heuristics'
     choice for those kernels; with ``tuned`` (the default) and no ``plans``,
     the plans ``tcc tune`` recorded for this program, target and compiler
-    are used (tcc.tune.TuningDB). ``cache=False`` bypasses the artifact cache.
+    are used (tcc.tune.TuningDB). ``dynamic_extent``: the size the plans
+    are made for where a size is left unbound (docs/dynamic-shapes.md; the
+    kernel is correct for every size). ``cache=False`` bypasses the
+    artifact cache.
     """
     if target not in _WARP_SIZE:
         raise ValueError(
@@ -310,6 +318,8 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
                          f"got {elements_per_program}")
     if not 1 <= num_stages <= 8:
         raise ValueError(f"num_stages must be from 1 to 8, got {num_stages}")
+    if not isinstance(dynamic_extent, int) or not 1 <= dynamic_extent <= 1 << 30:
+        raise ValueError(f"dynamic_extent must be an int from 1 to 2**30, got {dynamic_extent!r}")
     if mfma_shape not in ("auto", "16", "32"):
         raise ValueError(f"mfma_shape must be 'auto', '16' or '32', got {mfma_shape!r}")
     text = _source_text(source, sizes)
@@ -324,6 +334,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         num_stages=num_stages,
         mfma_shape=mfma_shape,
         plans=_check_plans(plans),
+        dynamic_extent=dynamic_extent,
     )
     key = cache_key(
         text, target=target, schedule=schedule.as_dict(), compiler_version=compiler_fingerprint()
@@ -493,7 +504,9 @@ def run_stages(
         f"elements-per-program={schedule.elements_per_program} "
         f"swizzle={int(schedule.swizzle)} "
         f"num-stages={schedule.num_stages} mfma-shape={schedule.mfma_shape}"
-        + (f' plans="{schedule.plans_option()}"' if schedule.plans else "") + "}",
+        + (f' plans="{schedule.plans_option()}"' if schedule.plans else "")
+        + (f" dynamic-extent={schedule.dynamic_extent}"
+           if schedule.dynamic_extent != 16384 else "") + "}",
         "gpu": "tcc-tile-to-gpu",
     }
     stages: dict[str, str] = {"source": text}

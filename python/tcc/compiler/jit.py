@@ -17,9 +17,11 @@ that hits in memory goes straight to the compiled program's launch plan
 (:mod:`tcc.runtime.fastpath`) without tracing or compiling again. Sizes are
 compiled per *shape class* (``shapes="classes"``, the default): a size that
 only ever leads (never the last dim of an argument: rows, batch, tokens) is
-left dynamic, one compile serving every value of it, except 1, which is
-bound (a class of its own: the plan of one row, as Triton's ``== 1`` class);
-sizes in a last dim are bound (the kernels' blocks span them). A program whose
+left dynamic, one compile serving a class of its values: 1 (bound: the plan
+of one row, as Triton's ``== 1`` class), 2 to 256 (planned for 256: a GEMM's
+blocks for few rows) and above (planned for large sizes), so at most three
+compiles for any number of sizes; sizes in a last dim are bound (the
+kernels' blocks span them). A program whose
 forms refuse those dynamic sizes (a column reduction over M) is specialized
 per binding instead, once that is known. ``shapes="static"`` specializes every
 size (one compile per distinct shape). docs/dynamic-shapes.md.
@@ -34,6 +36,9 @@ from tcc.runtime.errors import ArgumentError
 from tcc.runtime.fastpath import LaunchPlan, _Refused, signature
 from tcc.runtime.launcher import describe
 from tcc.runtime.runner import CompiledProgram
+
+# The largest size of the small shape class (its kernels are planned for it).
+SMALL_CLASS = 256
 
 
 def device_target(value: Any) -> str | None:
@@ -149,7 +154,8 @@ class JitProgram:
         if self.shapes == "static":
             return sizes, tuple(sorted(sizes.items()))
         bound = {k: v for k, v in sizes.items() if k not in self._leading or v == 1}
-        key = tuple(sorted((k, bound.get(k, "n")) for k in sizes))
+        key = tuple(sorted((k, bound.get(k, "small" if v <= SMALL_CLASS else "large"))
+                           for k, v in sizes.items()))
         return bound, key
 
     def _compiled(self, args: Sequence[Any]) -> tuple[Any, CompiledProgram]:
@@ -164,8 +170,12 @@ class JitProgram:
             bound, key = sizes, (target, tuple(sorted(sizes.items())), dtypes)
         compiled = self.compiled.get(key)
         if compiled is None:
+            options = dict(self.options)
+            dynamic = [k for k in sizes if k not in bound]
+            if dynamic and all(sizes[k] <= SMALL_CLASS for k in dynamic):
+                options.setdefault("dynamic_extent", SMALL_CLASS)
             try:
-                compiled = tcc_compile(self.program, target, **self.options, **bound)
+                compiled = tcc_compile(self.program, target, **options, **bound)
             except CompilationError:
                 if bound == sizes:
                     raise

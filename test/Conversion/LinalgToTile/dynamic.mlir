@@ -1,5 +1,6 @@
 // RUN: tcc-opt %s -split-input-file --tcc-lower-to-tile=target=sm_80 | FileCheck %s
 // RUN: tcc-opt %s -split-input-file --tcc-lower-to-tile=target=sm_90 | FileCheck %s --check-prefix=SM90
+// RUN: tcc-opt %s -split-input-file --tcc-lower-to-tile="target=sm_90 dynamic-extent=256" | FileCheck %s --check-prefix=SMALL
 
 // Kernels of dynamic sizes: the memrefs keep their ? dims (the lowering passes
 // them as arguments), the grid is an expression of the size symbols the
@@ -85,6 +86,11 @@ func.func @softmax(%x: tensor<?x?x1000xf32>) -> tensor<?x?x1000xf32> {
 // SM90-LABEL: tile.func @matmul(
 // SM90-SAME: tcc.grid = ["min(cdiv(s0, 128) * 2, 132)", 1, 1]
 // SM90: memref.dim %arg0, %{{.*}} : memref<?x256xf16>
+// Planned for M up to 256 (dynamic-extent, tcc.jit's small class): smaller
+// blocks, more programs.
+// SMALL-LABEL: tile.func @matmul(
+// SMALL-SAME: tcc.grid = ["min(cdiv(s0, 128) * 4, 132)", 1, 1]
+// SMALL-SAME: block = [128, 128, 64]
 // SM90: tile.tma_load
 // SM90: tile.warpgroup_dot
 // CHECK-LABEL: tile.func @matmul(

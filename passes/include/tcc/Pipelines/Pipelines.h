@@ -48,6 +48,11 @@ struct LowerToTileOptions : public PassPipelineOptions<LowerToTileOptions> {
                      "tcc-promote-shared-memory for kernels without a "
                      "config; 1: synchronous staging)"),
       llvm::cl::init(3)};
+  PassOptions::Option<int64_t> dynamicExtent{
+      *this, "dynamic-extent",
+      llvm::cl::desc("the size a dynamic extent is planned for "
+                     "(tcc-select-strategy)"),
+      llvm::cl::init(16384)};
   PassOptions::Option<std::string> plans{
       *this, "plans",
       llvm::cl::desc("kernels' plans chosen elsewhere (tcc-select-strategy "

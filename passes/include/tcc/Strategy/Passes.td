@@ -95,6 +95,10 @@ def TccSelectStrategy : Pass<"tcc-select-strategy", "::mlir::ModuleOp"> {
            "KERNEL a kernel function's name; each replaces the heuristics' "
            "(and a written) plan of that kernel, on the root op of the form "
            "it names">,
+    Option<"dynamicExtent", "dynamic-extent", "int64_t", "16384",
+           "The size the heuristics plan a dynamic (run-time) extent for: "
+           "the kernel is correct for every size, and planned for this one "
+           "(a shape class's bound: tcc.jit plans its small class for 256)">,
     Option<"maxSoftmaxColumns", "max-softmax-columns", "int64_t", "16384",
            "Longest row a softmax or row program keeps in registers (longer "
            "rows are walked in chunks)">,

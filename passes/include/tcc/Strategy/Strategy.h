@@ -41,10 +41,13 @@ LogicalResult verifyKernelSignature(func::FuncOp func);
 /// The size the heuristics plan a dynamic extent for: a kernel with
 /// dynamic sizes is correct for every size, and planned for large ones.
 constexpr int64_t kPlanningExtent = 16384;
-/// `sizes` with each dynamic size replaced by kPlanningExtent.
-SmallVector<int64_t> planningSizes(ArrayRef<int64_t> sizes);
-/// The product of planningSizes(sizes).
-int64_t planningProduct(ArrayRef<int64_t> sizes);
+/// `sizes` with each dynamic size replaced by `extent` (tcc-select-strategy's
+/// dynamic-extent, kPlanningExtent by default).
+SmallVector<int64_t> planningSizes(ArrayRef<int64_t> sizes,
+                                   int64_t extent = kPlanningExtent);
+/// The product of planningSizes(sizes, extent).
+int64_t planningProduct(ArrayRef<int64_t> sizes,
+                        int64_t extent = kPlanningExtent);
 /// The loop sizes of kernel root `root` (a linalg op, or a softmax: its
 /// input's dims), dynamic ones as ShapedType::kDynamic.
 SmallVector<int64_t> rootLoopSizes(Operation *root);

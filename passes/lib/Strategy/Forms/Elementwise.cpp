@@ -99,7 +99,7 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   // Dynamic sizes: planned as large ones, never a flat stream (its
   // gathers' index arithmetic needs every extent).
   bool dynamic = llvm::any_of(ranges, ShapedType::isDynamic);
-  ranges = planningSizes(ranges);
+  ranges = planningSizes(ranges, options.dynamicExtent);
   if (ranges.empty())
     return op.emitOpError("rank-0 kernels are not supported by "
                           "convert-linalg-to-tile");

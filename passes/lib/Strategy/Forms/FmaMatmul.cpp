@@ -42,7 +42,8 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
     return op.emitOpError() << "num-warps = " << warps
                             << ": an FMA GEMM program needs 1, 2, 4, 8 or "
                                "16 warps";
-  SmallVector<int64_t> ranges = planningSizes(op.getStaticLoopRanges());
+  SmallVector<int64_t> ranges = planningSizes(op.getStaticLoopRanges(),
+                                                options.dynamicExtent);
   int64_t m = ranges[ranges.size() - 3];
   // One coverage of the accumulator layout along N; two down the rows once
   // M exceeds one.

@@ -26,6 +26,7 @@ struct StrategyOptions {
   int64_t numStages = 3;
   std::string mfmaShape = "auto";
   int64_t maxSoftmaxColumns = 16384;
+  int64_t dynamicExtent = kPlanningExtent; // what a dynamic extent is planned as
 };
 
 /// One kernel form. `match` returns the kernel's root op when this form

@@ -128,7 +128,8 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   auto op = cast<linalg::GenericOp>(root);
   if (failed(verifyGemmBody(op)))
     return failure();
-  SmallVector<int64_t> ranges = planningSizes(op.getStaticLoopRanges());
+  SmallVector<int64_t> ranges = planningSizes(op.getStaticLoopRanges(),
+                                                options.dynamicExtent);
   unsigned lead = ranges.size() == 4; // the batch dim
   int64_t m = ranges[lead], n = ranges[lead + 1];
   if (fitsWgmma(op, options.target))

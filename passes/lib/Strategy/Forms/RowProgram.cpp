@@ -69,7 +69,7 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
                               : f.getWidth() / 8;
   }
   return configureRows(root, tile::KernelForm::row_program,
-                       planningProduct(space.rows),
+                       planningProduct(space.rows, options.dynamicExtent),
                        space.columns, bytes, readBytes ? readBytes : bytes,
                        options);
 }

@@ -38,7 +38,8 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &) {
 FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operation *>,
           const StrategyOptions &options) {
   auto op = cast<linalg::GenericOp>(root);
-  SmallVector<int64_t> ranges = planningSizes(op.getStaticLoopRanges());
+  SmallVector<int64_t> ranges = planningSizes(op.getStaticLoopRanges(),
+                                                options.dynamicExtent);
   // The accumulator has the output's element type; the block is sized for
   // the widest of it and the inputs.
   BlockSchedule s = chooseRowBlock(

@@ -34,7 +34,8 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   if (ShapedType::isDynamic(n))
     return op.emitOpError("softmax rows of dynamic length are not supported "
                           "by convert-linalg-to-tile: bind the last dim");
-  int64_t m = planningProduct(type.getShape().drop_back());
+  int64_t m = planningProduct(type.getShape().drop_back(),
+                              options.dynamicExtent);
   int64_t blockN = llvm::PowerOf2Ceil(n);
   unsigned warpSize = options.target.getWarpSize();
   if (blockN > options.maxSoftmaxColumns) {
