@@ -4,13 +4,16 @@
     python benchmarks/dynamic_shapes.py run DIR OUT     # the GPU machine
     python benchmarks/dynamic_shapes.py compiles OUT    # here: 64 sizes, compiles and seconds
 
-``build`` compiles each program once with M left unbound (sm_90) and once
-per measured M with M bound (the static twin). ``run`` checks both against
+``build`` compiles each program once with M left unbound (sm_90), once per
+tcc.jit shape class of the measured M (planned for the class) and once per
+measured M with M bound (the static twin). ``run`` checks both against
 float64 on fresh random inputs into NaN-poisoned outputs and times them with
 CUDA events (triton.testing.do_bench medians), torch eager beside them, and
 prints the dynamic / static ratio per size (OUT/dynamic_shapes.json).
 ``compiles`` counts what 64 values of M from 1 to 8192 cost: one compile of
-the dynamic program against one per size.
+the dynamic program against one per size. ``sweep-build DIR`` / ``sweep-run
+DIR OUT`` time each GEMM program's dynamic artifact planned for several
+``dynamic_extent`` values at many M (where tcc.jit's class bounds come from).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import programs as P  # noqa: E402
+from tcc.compiler.jit import CLASSES, size_class  # noqa: E402
 
 # (program, bound sizes, the M measured)
 CASES = {
@@ -37,7 +41,6 @@ CASES = {
     "gemm_softmax": ("gemm_softmax", {"K": 1024, "N": 4096}, [16, 128, 1000, 4096]),
     "swiglu": ("swiglu", {"K": 1024, "N": 4096}, [16, 128, 1000, 4096]),
 }
-SMALL = 256  # tcc.jit's small shape class: M from 2 to 256
 SIZES_64 = sorted({int(round(v)) for v in np.geomspace(1, 8192, 80)})[:64]
 
 
@@ -55,11 +58,11 @@ def build(directory: Path) -> None:
         entry = {"compile_s": seconds, "kernels": [list(k.launch.grid) for k in
                                                    dyn.artifact.kernels], "static": {}}
         print(f"{name}: dynamic {seconds:.1f} s grid {entry['kernels']}", flush=True)
-        if any(m <= SMALL for m in ms):
-            # tcc.jit's small class: the same program planned for M <= 256.
-            small = tcc.compile(programs[kind], "sm_90", cache=False, dynamic_extent=SMALL,
-                                **bound)
-            small.artifact.save(directory / f"{name}-dynamic-small.tccprog")
+        for c in sorted({size_class(m) for m in ms}):
+            # tcc.jit's shape class of these sizes: the program planned for it.
+            art = tcc.compile(programs[kind], "sm_90", cache=False,
+                              dynamic_extent=CLASSES[c][1], **bound).artifact
+            art.save(directory / f"{name}-class{c}.tccprog")
         for m in ms:
             start = time.perf_counter()
             st = tcc.compile(programs[kind], "sm_90", cache=False, M=m, **bound)
@@ -67,6 +70,56 @@ def build(directory: Path) -> None:
             st.artifact.save(directory / f"{name}-{m}.tccprog")
         manifest[name] = entry
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
+
+
+SWEEP_EXTENTS = [64, 256, 1024, 4096, 16384]
+SWEEP_M = [16, 128, 256, 512, 1000, 2048, 4096, 16384]
+SWEEP = ("linear", "gemm_softmax", "swiglu")
+
+
+def sweep_build(directory: Path) -> None:
+    import tcc
+
+    directory.mkdir(parents=True, exist_ok=True)
+    programs = P._programs()
+    for name in SWEEP:
+        kind, bound, _ = CASES[name]
+        for extent in SWEEP_EXTENTS:
+            art = tcc.compile(programs[kind], "sm_90", cache=False, dynamic_extent=extent,
+                              **bound).artifact
+            art.save(directory / f"{name}-e{extent}.tccprog")
+            print(f"{name} extent {extent}: grids {[k.launch.grid[0] for k in art.kernels]}",
+                  flush=True)
+
+
+def sweep_run(directory: Path, out: Path) -> None:
+    import torch
+
+    import tcc.runtime
+
+    torch.manual_seed(0)
+    rows = []
+    for name in SWEEP:
+        kind, bound, _ = CASES[name]
+        progs = {e: tcc.runtime.load(directory / f"{name}-e{e}.tccprog") for e in SWEEP_EXTENTS}
+        for m in SWEEP_M:
+            case = P._case(kind, 0.0, M=m, **bound)
+            inputs = [torch.randn(shape, device="cuda").to(getattr(torch, P.F[dt])) * 0.1
+                      for shape, dt in case.inputs]
+            ref = P._torch(kind)(*[x.double() for x in inputs])
+            times = {}
+            for e, prog in progs.items():
+                got = prog(*inputs).double()
+                err = float((got - ref).norm() / ref.norm())
+                assert err < 2e-2, (name, m, e, err)
+                times[e] = P.bench(lambda: prog(*inputs))  # noqa: B023
+            best = min(times, key=times.get)  # type: ignore[arg-type]
+            rows.append({"program": name, "M": m, "us": {e: t * 1e3 for e, t in times.items()}})
+            print(f"{name:12s} M={m:6d} " + "  ".join(f"e{e}:{t * 1e3:7.1f}" for e, t in
+                                                     times.items()) + f"  best e{best}",
+                  flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "dynamic_extent_sweep.json").write_text(json.dumps(rows, indent=1))
 
 
 def compiles(out: Path) -> None:
@@ -126,20 +179,22 @@ def run(directory: Path, out: Path) -> None:
             row = {"program": name, "M": m, "dynamic_ms": t_dyn, "static_ms": t_static,
                    "eager_ms": t_eager, "dynamic_over_static": t_static / t_dyn,
                    "err_dynamic": errs["dynamic"], "err_static": errs["static"]}
-            small_path = directory / f"{name}-dynamic-small.tccprog"
-            if m <= SMALL and small_path.exists():
+            small_path = directory / f"{name}-class{size_class(m)}.tccprog"
+            if small_path.exists():
                 small = tcc.runtime.load(small_path)
                 poisoned = torch.full(ref.shape, float("nan"), device="cuda",
                                       dtype=inputs[0].dtype)
                 small(*inputs, out=poisoned)
                 torch.cuda.synchronize()
                 got = poisoned.double()
-                row["err_small"] = float("nan") if got.isnan().any() else \
+                row["err_class"] = float("nan") if got.isnan().any() else \
                     float((got - ref).norm() / ref.norm().clamp_min(1e-30))
-                row["small_ms"] = P.bench(lambda: small(*inputs))  # noqa: B023
-                print(f"{'':12s} {'':8s} small class {row['small_ms'] * 1e3:9.1f} us  "
-                      f"static/small {t_static / row['small_ms']:5.2f}x  "
-                      f"err {row['err_small']:.1e}", flush=True)
+                row["class_ms"] = P.bench(lambda: small(*inputs))  # noqa: B023
+                row["class"] = size_class(m)
+                print(f"{name:12s} M={m:6d} jit class {size_class(m)} "
+                      f"{row['class_ms'] * 1e3:9.1f} us  "
+                      f"static/class {t_static / row['class_ms']:5.2f}x  "
+                      f"err {row['err_class']:.1e}", flush=True)
             rows.append(row)
             print(f"{name:12s} M={m:6d} dynamic {t_dyn * 1e3:9.1f} us  static "
                   f"{t_static * 1e3:9.1f} us  eager {t_eager * 1e3:9.1f} us  "
@@ -159,11 +214,20 @@ def main() -> None:
     r.add_argument("out", type=Path)
     c = sub.add_parser("compiles")
     c.add_argument("out", type=Path)
+    sb = sub.add_parser("sweep-build")
+    sb.add_argument("directory", type=Path)
+    sr = sub.add_parser("sweep-run")
+    sr.add_argument("directory", type=Path)
+    sr.add_argument("out", type=Path)
     args = parser.parse_args()
     if args.cmd == "build":
         build(args.directory)
     elif args.cmd == "run":
         run(args.directory, args.out)
+    elif args.cmd == "sweep-build":
+        sweep_build(args.directory)
+    elif args.cmd == "sweep-run":
+        sweep_run(args.directory, args.out)
     else:
         compiles(args.out)
 

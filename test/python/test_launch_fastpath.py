@@ -353,7 +353,7 @@ def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
 
 def test_jit_compiles_once_per_shape_class(monkeypatch):
     """shapes="classes" (the default): M (a leading dim only) is dynamic,
-    one compile for every M but 1; N (a last dim) is bound."""
+    one compile per class of M; N (a last dim) is bound."""
     import tcc.compiler.compile as compile_mod
 
     compiles = []
@@ -367,16 +367,17 @@ def test_jit_compiles_once_per_shape_class(monkeypatch):
     dev = RecordingDevice(pointers={"_bias_add": 3})
     f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False)
     b = tensor(np.ones(16, np.float32))
-    sizes = (8, 4, 100, 8, 1, 1, 257, 4096, 256)
+    sizes = (8, 4, 100, 8, 1, 1, 257, 4096, 256, 2048, 8192)
     for m in sizes:
         f(tensor(np.ones((m, 16), np.float32)), b)
-    # Three classes of M: 2..256 (planned for 256), 1, and above 256.
-    assert compiles == [{"N": 16, "dynamic_extent": 256}, {"M": 1, "N": 16}, {"N": 16}]
+    # Three classes of M: up to 256 (planned for 64), to 2048 (for 1024), above.
+    assert compiles == [{"N": 16, "dynamic_extent": 64}, {"N": 16, "dynamic_extent": 1024},
+                        {"N": 16}]
     assert len(dev.launches) == len(sizes)
     assert f.compile_for(tensor(np.ones((3, 16), np.float32)), b).artifact.args[0].shape == \
         ("M", 16)
     f(tensor(np.ones((8, 32), np.float32)), tensor(np.ones(32, np.float32)))
-    assert compiles[-1] == {"N": 32, "dynamic_extent": 256}
+    assert compiles[-1] == {"N": 32, "dynamic_extent": 64}
 
 
 def test_jit_specializes_what_no_form_takes_dynamic(monkeypatch):

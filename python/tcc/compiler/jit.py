@@ -17,11 +17,10 @@ that hits in memory goes straight to the compiled program's launch plan
 (:mod:`tcc.runtime.fastpath`) without tracing or compiling again. Sizes are
 compiled per *shape class* (``shapes="classes"``, the default): a size that
 only ever leads (never the last dim of an argument: rows, batch, tokens) is
-left dynamic, one compile serving a class of its values: 1 (bound: the plan
-of one row, as Triton's ``== 1`` class), 2 to 256 (planned for 256: a GEMM's
-blocks for few rows) and above (planned for large sizes), so at most three
-compiles for any number of sizes; sizes in a last dim are bound (the
-kernels' blocks span them). A program whose
+left dynamic, one compile serving a class of its values (:data:`CLASSES`: up
+to 256, up to 2048, above; each planned for its own ``dynamic_extent``), so at
+most three compiles for any number of sizes; sizes in a last dim are bound
+(the kernels' blocks span them). A program whose
 forms refuse those dynamic sizes (a column reduction over M) is specialized
 per binding instead, once that is known. ``shapes="static"`` specializes every
 size (one compile per distinct shape). docs/dynamic-shapes.md.
@@ -37,8 +36,17 @@ from tcc.runtime.fastpath import LaunchPlan, _Refused, signature
 from tcc.runtime.launcher import describe
 from tcc.runtime.runner import CompiledProgram
 
-# The largest size of the small shape class (its kernels are planned for it).
-SMALL_CLASS = 256
+# tcc.jit's shape classes of a dynamic size: (largest member, the
+# dynamic_extent its kernels are planned for). From the H200 sweep of GEMM
+# programs (docs/dynamic-shapes.md, "Where the classes come from"): plans for
+# 64 rows are fastest up to 256 rows, for 1024 from 512 to 2048, for large M
+# above.
+CLASSES: tuple[tuple[float, int], ...] = ((256, 64), (2048, 1024), (float("inf"), 16384))
+
+
+def size_class(size: int) -> int:
+    """The index in :data:`CLASSES` of ``size``'s class."""
+    return next(i for i, (top, _) in enumerate(CLASSES) if size <= top)
 
 
 def device_target(value: Any) -> str | None:
@@ -153,8 +161,8 @@ class JitProgram:
         dynamic size shows as ``"n"``)."""
         if self.shapes == "static":
             return sizes, tuple(sorted(sizes.items()))
-        bound = {k: v for k, v in sizes.items() if k not in self._leading or v == 1}
-        key = tuple(sorted((k, bound.get(k, "small" if v <= SMALL_CLASS else "large"))
+        bound = {k: v for k, v in sizes.items() if k not in self._leading}
+        key = tuple(sorted((k, bound.get(k, f"class{size_class(v)}"))
                            for k, v in sizes.items()))
         return bound, key
 
@@ -172,8 +180,10 @@ class JitProgram:
         if compiled is None:
             options = dict(self.options)
             dynamic = [k for k in sizes if k not in bound]
-            if dynamic and all(sizes[k] <= SMALL_CLASS for k in dynamic):
-                options.setdefault("dynamic_extent", SMALL_CLASS)
+            if dynamic:  # planned for the largest class among them
+                extent = CLASSES[max(size_class(sizes[k]) for k in dynamic)][1]
+                if extent != CLASSES[-1][1]:
+                    options.setdefault("dynamic_extent", extent)
             try:
                 compiled = tcc_compile(self.program, target, **options, **bound)
             except CompilationError:
