@@ -109,8 +109,12 @@ Extent mlir::tcc::loopExtent(Operation *root, ArrayRef<int64_t> dims) {
       extent.factor *= sizes[d];
       continue;
     }
-    // verifyDynamicLoops made sure the names are there.
-    extent.symbols.push_back(cast<StringAttr>(named[d]).getValue().str());
+    // verifyDynamicLoops made sure the names are there; a dynamic dim the
+    // program ties to a static size has that size.
+    if (auto size = dyn_cast<IntegerAttr>(named[d]))
+      extent.factor *= size.getInt();
+    else
+      extent.symbols.push_back(cast<StringAttr>(named[d]).getValue().str());
   }
   return extent;
 }
