@@ -163,16 +163,9 @@ def run(directory: Path, out: Path) -> None:
             scale = 0.1 if kind in ("linear", "swiglu", "gemm_softmax") else 1.0
             inputs = [torch.randn(shape, device="cuda").to(getattr(torch, P.F[dt])) * scale
                       for shape, dt in case.inputs]
-            ref = fn(*[x.double() for x in inputs])
-            errs = {}
-            for label, prog in (("dynamic", dyn), ("static", static)):
-                want = ref.shape
-                poisoned = torch.full(want, float("nan"), device="cuda", dtype=inputs[0].dtype)
-                prog(*inputs, out=poisoned)
-                torch.cuda.synchronize()
-                got = poisoned.double()
-                errs[label] = float("nan") if got.isnan().any() else \
-                    float((got - ref).norm() / ref.norm().clamp_min(1e-30))
+            ref = fn(*[x.double() for x in inputs]).double()
+            errs = {label: P.check(prog, fn, inputs, ref)[0]
+                    for label, prog in (("dynamic", dyn), ("static", static))}
             t_dyn = P.bench(lambda: dyn(*inputs))  # noqa: B023
             t_static = P.bench(lambda: static(*inputs))  # noqa: B023
             t_eager = P.bench(lambda: fn(*inputs))  # noqa: B023
@@ -182,13 +175,7 @@ def run(directory: Path, out: Path) -> None:
             small_path = directory / f"{name}-class{size_class(m)}.tccprog"
             if small_path.exists():
                 small = tcc.runtime.load(small_path)
-                poisoned = torch.full(ref.shape, float("nan"), device="cuda",
-                                      dtype=inputs[0].dtype)
-                small(*inputs, out=poisoned)
-                torch.cuda.synchronize()
-                got = poisoned.double()
-                row["err_class"] = float("nan") if got.isnan().any() else \
-                    float((got - ref).norm() / ref.norm().clamp_min(1e-30))
+                row["err_class"] = P.check(small, fn, inputs, ref)[0]
                 row["class_ms"] = P.bench(lambda: small(*inputs))  # noqa: B023
                 row["class"] = size_class(m)
                 print(f"{name:12s} M={m:6d} jit class {size_class(m)} "

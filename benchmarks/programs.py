@@ -299,12 +299,13 @@ def check(program: object, fn: Callable, inputs: list,
     import torch
 
     spec = program.artifact.outputs[0]  # type: ignore[attr-defined]
-    poisoned = torch.full(tuple(spec.shape), float("nan"), device="cuda",
+    if ref is None:
+        ref = fn(*[x.double() for x in inputs]).double()
+    # Shaped like the reference: a dynamic program's output spec has symbols.
+    poisoned = torch.full(tuple(ref.shape), float("nan"), device="cuda",  # type: ignore[attr-defined]
                           dtype=getattr(torch, F[spec.dtype]))
     program(*inputs, out=poisoned)  # type: ignore[operator]
     torch.cuda.synchronize()
-    if ref is None:
-        ref = fn(*[x.double() for x in inputs]).double()
     got = poisoned.double()
     if got.isnan().any():
         return float("nan"), poisoned

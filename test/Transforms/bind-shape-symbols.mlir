@@ -81,3 +81,39 @@ func.func @p(%x: tensor<?x16xf32>) -> tensor<?xf32> attributes {tcc.host} {
 func.func @static(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>
 }
+
+// -----
+
+// The program's own names (tcc.arg_symbols, as tcc.frontend writes for sizes
+// left unbound): dims it names alike share the symbol even where no op ties
+// them (the runtime checks them equal); unnamed ones get generated names.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @named
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["M"], ["M"], ["s2"], ["M"], ["M"], ["s2"]]
+func.func @named(%x: tensor<?xf32>, %y: tensor<?xf32>, %z: tensor<?xf32>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+    attributes {tcc.arg_symbols = [["M"], ["M"], [0]]} {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?xf32>
+  %n = tensor.dim %y, %c0 : tensor<?xf32>
+  %k = tensor.dim %z, %c0 : tensor<?xf32>
+  %ex = tensor.empty(%m) : tensor<?xf32>
+  %ey = tensor.empty(%n) : tensor<?xf32>
+  %ez = tensor.empty(%k) : tensor<?xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%ex : tensor<?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%y : tensor<?xf32>) outs(%ey : tensor<?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %c = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%z : tensor<?xf32>) outs(%ez : tensor<?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  return %a, %b, %c : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}

@@ -158,7 +158,6 @@ def test_grid_is_an_expression_of_the_program_symbols():
                                                          ("M", 4096)]
     grid = kernel.launch.grid[0]
     assert isinstance(grid, str) and "M" in grid
-    rows = kernel.launch.block  # noqa: F841 (the grid covers M rows whatever the block)
     assert eval_grid_expr(grid, [], {"M": 1}) >= 1
     assert eval_grid_expr(grid, [], {"M": 1 << 20}) >= eval_grid_expr(grid, [], {"M": 1000})
 

@@ -139,27 +139,22 @@ LogicalResult mlir::tcc::emitNotOneKernel(func::FuncOp func,
     auto shaped = dyn_cast<ShapedType>(type);
     return shaped && !shaped.hasStaticShape();
   };
-  if (llvm::any_of(ops, [&](Operation *op) {
-        return llvm::any_of(op->getOperandTypes(), isDynamic);
-      })) {
-    InFlightDiagnostic diag =
-        func.emitOpError()
-        << "has dynamic sizes that no kernel form takes (elementwise ops, "
-           "row reductions, softmax and row programs take dynamic rows, "
-           "matmuls a dynamic M; column reductions and transposes need "
-           "static sizes): bind the sizes (compile a specialization)";
-    for (Operation *op : ops)
-      diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
-    return diag;
-  }
-  InFlightDiagnostic diag =
-      func.emitOpError()
-      << "needs " << ops.size()
-      << " kernels; convert-linalg-to-tile builds one kernel per function "
-         "(an elementwise op, a row program of row reductions and the "
-         "elementwise ops around them, a matmul with an elementwise "
-         "epilogue, or a softmax): run tcc-form-kernels first to split a "
-         "program into kernels";
+  bool dynamic = llvm::any_of(ops, [&](Operation *op) {
+    return llvm::any_of(op->getOperandTypes(), isDynamic);
+  });
+  InFlightDiagnostic diag = func.emitOpError();
+  if (dynamic)
+    diag << "has dynamic sizes that no kernel form takes (elementwise ops, "
+            "row reductions, softmax and row programs take dynamic rows, "
+            "matmuls a dynamic M; column reductions and transposes need "
+            "static sizes): bind the sizes (compile a specialization)";
+  else
+    diag << "needs " << ops.size()
+         << " kernels; convert-linalg-to-tile builds one kernel per function "
+            "(an elementwise op, a row program of row reductions and the "
+            "elementwise ops around them, a matmul with an elementwise "
+            "epilogue, or a softmax): run tcc-form-kernels first to split a "
+            "program into kernels";
   for (Operation *op : ops)
     diag.attachNote(op->getLoc()) << "kernel op: " << op->getName();
   return diag;

@@ -365,7 +365,10 @@ struct TccBindShapeSymbolsPass
             if (axis < dims.size())
               if (auto s = dyn_cast<StringAttr>(dims[axis]))
                 name = s.getValue().str();
-        if (name.empty() || used.contains(name))
+        // A name the program gives to dims the ops do not tie is still one
+        // size (the program says so): those classes share the symbol, and
+        // the runtime checks them equal. Generated names avoid given ones.
+        if (name.empty())
           for (unsigned k = names.size(); name.empty() || used.contains(name); ++k)
             name = "s" + std::to_string(k);
         used.insert(name);

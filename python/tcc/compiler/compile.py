@@ -368,42 +368,7 @@ def _named_inputs(artifact: ProgramArtifact, source: Any) -> ProgramArtifact:
     names = iter(params)
     args = tuple(dataclasses.replace(a, name=next(names)) if a.role == "input" else a
                  for a in artifact.args)
-    # Dynamic sizes by the program's symbol names (M, not s0).
-    renames: dict[str, str] = {}
-    bindings = getattr(source, "bindings", {})
-    for spec, arg in zip(params.values(), inputs, strict=True):
-        for want, got in zip(getattr(spec, "shape", ()), arg.shape, strict=False):
-            name = getattr(want, "name", None)
-            if isinstance(got, str) and isinstance(name, str) and name not in bindings \
-                    and _SYMBOL.fullmatch(name) and name not in _GRID_WORDS:
-                renames.setdefault(got, name)
-    artifact = dataclasses.replace(artifact, args=args)
-    return _rename_symbols(artifact, renames) if renames else artifact
-
-
-_SYMBOL = re.compile(r"[A-Za-z_]\w*")
-_GRID_WORDS = {"cdiv", "min", "max", "shape", "numel"}
-
-
-def _rename_symbols(artifact: ProgramArtifact, renames: Mapping[str, str]) -> ProgramArtifact:
-    """``artifact`` with its size symbols renamed (shapes and grid rules)."""
-    def shape(dims: tuple[int | str, ...]) -> tuple[int | str, ...]:
-        return tuple(renames.get(d, d) if isinstance(d, str) else d for d in dims)
-
-    def expr(e: int | str) -> int | str:
-        return e if isinstance(e, int) else _SYMBOL.sub(lambda m: renames.get(m[0], m[0]), e)
-
-    def spec(a: ArgSpec) -> ArgSpec:
-        return dataclasses.replace(a, shape=shape(a.shape))
-
-    kernels = tuple(
-        dataclasses.replace(
-            k, args=tuple(spec(a) for a in k.args),
-            launch=dataclasses.replace(k.launch, grid=tuple(expr(g) for g in k.launch.grid)))
-        for k in artifact.kernels)
-    return dataclasses.replace(
-        artifact, kernels=kernels, args=tuple(spec(a) for a in artifact.args),
-        values=tuple(dataclasses.replace(v, shape=shape(v.shape)) for v in artifact.values))
+    return dataclasses.replace(artifact, args=args)
 
 
 _KERNEL_NAME = re.compile(r"[A-Za-z_][\w$.]*")
@@ -543,7 +508,7 @@ def run_stages(
             # promotion passes act on its shared-memory staging.
             del pipelines["linalg"]
         else:
-            _check_static(module)
+            _check_one_program(module)
         plan: HostPlan | None = None
         kernel_ir: dict[str, dict[str, str]] = {}
         for stage, pipeline in pipelines.items():
@@ -819,7 +784,7 @@ def _read_host_program(module: ir.Module) -> HostPlan:
                     tuple(results))
 
 
-def _check_static(module: ir.Module) -> None:
+def _check_one_program(module: ir.Module) -> None:
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     if len(funcs) != 1:
         raise CompilationError(f"source: expected one func.func (the program), found {len(funcs)}")

@@ -62,6 +62,11 @@ class HostValue:
         return " * ".join([*symbols, str(count)]) if symbols else count
 
 
+def bound_shape(shape: Sequence[int | str], symbols: dict[str, int]) -> tuple[int, ...]:
+    """``shape`` with its size symbols replaced by their values."""
+    return tuple(symbols[d] if isinstance(d, str) else d for d in shape)
+
+
 def buffer_sizes(buffers: Sequence[int | str], symbols: dict[str, int]) -> list[int]:
     """The slots' byte sizes for a call whose sizes are ``symbols``."""
     from tcc.runtime.artifact import eval_grid_expr

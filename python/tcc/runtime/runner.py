@@ -28,7 +28,7 @@ from tcc.runtime.launcher import (
     merge_keywords,
     pack_args,
 )
-from tcc.runtime.program import HostValue, ProgramArtifact, buffer_sizes
+from tcc.runtime.program import HostValue, ProgramArtifact, bound_shape, buffer_sizes
 
 
 def _is_direct(program: ProgramArtifact) -> bool:
@@ -43,11 +43,6 @@ def _is_direct(program: ProgramArtifact) -> bool:
     expected += [("output", i) for i in range(len(program.args) - n_in)]
     return kinds == expected and list(program.results) == list(
         range(n_in, len(program.args)))
-
-
-def _bound(shape: Sequence[int | str], symbols: dict[str, int]) -> tuple[int, ...]:
-    """``shape`` with its size symbols replaced by their values."""
-    return tuple(symbols[d] if isinstance(d, str) else d for d in shape)
 
 
 def _reshape(obj: Any, shape: tuple[int, ...]) -> Any:
@@ -143,12 +138,12 @@ class CompiledProgram:
             src = source(r)
             if src >= n_args:  # a result in an intermediate: the general path says so
                 return None
-            results.append((src, _bound(prog.values[r].shape, symbols)))
+            results.append((src, bound_shape(prog.values[r].shape, symbols)))
         steps = []
         for step in prog.steps:
             kernel = self._kernels[step.kernel]
             steps.append((kernel.artifact, kernel._load(), [source(a) for a in step.args],
-                          [_bound(prog.values[a].shape, symbols) for a in step.args]))
+                          [bound_shape(prog.values[a].shape, symbols) for a in step.args]))
         shapes = [info.shape if info is not None else None for info in infos]
         device_index = next((v.get_device() for v, i in zip(full, infos, strict=True)
                              if i is not None), None)
@@ -204,7 +199,7 @@ class CompiledProgram:
                 art = kernel.artifact
                 values = [prog.values[a] for a in step.args]
                 step_infos: list[TensorInfo | None] = [
-                    TensorInfo(ptrs[a], _bound(v.shape, symbols), "", True, True, None)
+                    TensorInfo(ptrs[a], bound_shape(v.shape, symbols), "", True, True, None)
                     for a, v in zip(step.args, values, strict=True)
                 ]
                 grid = compute_grid(art, [None] * len(values), symbols, step_infos)
@@ -240,7 +235,7 @@ class CompiledProgram:
     def _result(self, full: Sequence[Any], symbols: dict[str, int], value_id: int,
                 n_in: int) -> Any:
         value: HostValue = self.artifact.values[value_id]
-        shape = _bound(value.shape, symbols)
+        shape = bound_shape(value.shape, symbols)
         while value.kind == "view":
             value = self.artifact.values[value.index]
         if value.kind == "input":

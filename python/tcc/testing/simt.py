@@ -781,12 +781,9 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
                             f"expected {list(spec.shape)}")
         arrays.append(_aligned_copy(a))
 
-    def bound(shape: Sequence[int | str]) -> tuple[int, ...]:
-        return tuple(symbols[d] if isinstance(d, str) else d for d in shape)
+    from tcc.runtime.program import bound_shape, buffer_sizes
 
-    outputs = [_poisoned(bound(spec.shape), spec.dtype) for spec in prog.outputs]
-    from tcc.runtime.program import buffer_sizes
-
+    outputs = [_poisoned(bound_shape(spec.shape, symbols), spec.dtype) for spec in prog.outputs]
     slots = [_aligned_empty((nbytes,), np.dtype(np.uint8))
              for nbytes in buffer_sizes(prog.buffers, symbols)]
     for slot in slots:
@@ -798,11 +795,11 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
         elif v.kind == "output":
             base = outputs[v.index]
         elif v.kind == "temp":
-            count = int(np.prod(bound(v.shape))) if v.shape else 1
+            count = int(np.prod(bound_shape(v.shape, symbols))) if v.shape else 1
             base = slots[v.index].view(_numpy_dtype(v.dtype))[:count]
         else:
             base = storage[v.index]
-        storage.append(base.reshape(bound(v.shape)))
+        storage.append(base.reshape(bound_shape(v.shape, symbols)))
     # The program's gpu stage is its one kernel's (tests edit it to break it).
     gpu_ir = ({prog.kernels[0].kernel_name: compiled.ir["gpu"]} if len(prog.kernels) == 1
               else {part.name: part.ir["gpu"] for part in compiled.kernels})

@@ -354,6 +354,9 @@ public:
   /// rows stay in L2).
   /// `dynamicBlocksM`, when set, is the run-time row block count (M
   /// dynamic) and `blocksM` unused.
+  /// cdiv(rows of `a`, blockM) at run time: a dynamic M's row blocks.
+  static Value runTimeRowBlocks(OpBuilder &b, Location loc, Value a,
+                                int64_t blockM);
   static std::pair<Value, Value> groupedProgramIds(OpBuilder &b, Location loc,
                                                    Value pid, int64_t blocksM,
                                                    int64_t blocksN,

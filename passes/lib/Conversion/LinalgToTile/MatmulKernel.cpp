@@ -58,6 +58,14 @@ std::pair<Value, Value> GemmProgram::groupedProgramIds(OpBuilder &b,
   return {pidM, pidN};
 }
 
+Value GemmProgram::runTimeRowBlocks(OpBuilder &b, Location loc, Value a,
+                                    int64_t blockM) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value rows = memref::DimOp::create(b, loc, a, 0);
+  return arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, rows, c(blockM - 1)), c(blockM));
+}
+
 FailureOr<GemmProgram> GemmProgram::get(linalg::GenericOp op) {
   FailureOr<double> init = verifyGemmBody(op);
   if (failed(init))
@@ -92,9 +100,7 @@ FailureOr<Value> GemmProgram::begin(OpBuilder &b, Location loc,
     FailureOr<Value> a = lookupInput(op.getDpsInputs()[0], inputArgs, op);
     if (failed(a))
       return failure();
-    Value rows = memref::DimOp::create(b, loc, *a, 0);
-    dynamicBlocksM = arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rows, c(blockM - 1)), c(blockM));
+    dynamicBlocksM = runTimeRowBlocks(b, loc, *a, blockM);
     programs = blocksOf(loopExtent(op, {0}), blockM, blocksN);
   } else {
     programs = batch * blocks;

@@ -43,7 +43,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -220,9 +219,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   bool dynamicM = ShapedType::isDynamic(program->m);
   Value dynamicTilesM, tilesValue, perBatchValue;
   if (dynamicM) {
-    Value rows = memref::DimOp::create(b, loc, kernel.getArgument(a.arg), 0);
-    dynamicTilesM = arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rows, c(blockM - 1)), c(blockM));
+    dynamicTilesM = GemmProgram::runTimeRowBlocks(
+        b, loc, kernel.getArgument(a.arg), blockM);
     tilesValue = perBatchValue =
         arith::MulIOp::create(b, loc, dynamicTilesM, c(tilesN));
   } else {
