@@ -159,3 +159,24 @@ def test_odd_last_dim_bias_streams_16_byte_vectors_sm90():
     assert re.search(r"ld\.global(\.nc)?\.v4\.(f32|b32)", asm)
     assert re.search(r"st\.global\.v4\.(f32|b32)", asm)
     assert re.search(r"ld\.global(\.nc)?\.(f32|b32)\s", asm)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_row_bias_wider_than_the_block_wraps_once(target):
+    # Rows of 1531 > the block's 1024 (and > gfx942's): the gather takes the
+    # column (n0 % 1531) + j wrapped once (min(c, c - 1531)), promised in
+    # bounds; blocks straddle row ends and the stream's tail.
+    k = tcc.compile(row_bias, target, M=203, N=1531, cache=False)
+    assert flat_gather_plans(k) == 1
+    assert "arith.minui" in k.ir["tile"] and "{in_bounds}" in k.ir["tile"]
+    rng = np.random.default_rng(7)
+    x, b = randn(rng, 203, 1531), randn(rng, 1531)
+    check(k, (x, b), f64(x) + f64(b), 1e-6)
+
+
+def test_wrapped_row_bias_has_no_remainder_per_element_sm90():
+    # One 32-bit remainder per thread (the block's start), none per element.
+    k = tcc.compile(row_bias, "sm_90", M=8192, N=7777, cache=False)
+    asm = k.kernels[0].asm
+    assert asm.count("mul.hi.u32") == 1
+    assert "min.u32" in asm

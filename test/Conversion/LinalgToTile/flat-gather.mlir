@@ -4,7 +4,7 @@
 // broadcast operand a tile.memref_gather at its offset of the flat index.
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy --convert-linalg-to-tile --tcc-coalesce --canonicalize | FileCheck %s
 
-// A row bias: offset i % 777.
+// A row bias: offset i % 777, in bounds by construction.
 // CHECK: #[[B:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
 // CHECK: #[[S:.*]] = #tile.slice<{dim = 0, parent = #[[B]]}>
 // CHECK-LABEL: tile.func @row_bias(
@@ -23,7 +23,7 @@
 // CHECK: %[[I:.*]] = tile.expand_dims %[[I1]] {axis = 0 : i32} : tensor<1024xi32, #[[S]]> -> tensor<1x1024xi32, #[[B]]>
 // CHECK: %[[N:.*]] = tile.splat %c777_i32 : i32 -> tensor<1x1024xi32, #[[B]]>
 // CHECK: %[[K:.*]] = arith.remui %[[I]], %[[N]] : tensor<1x1024xi32, #[[B]]>
-// CHECK: %[[G:.*]] = tile.memref_gather %arg1[%[[K]]] : memref<777xf32>, tensor<1x1024xi32, #[[B]]> -> tensor<1x1024xf32, #[[B]]>
+// CHECK: %[[G:.*]] = tile.memref_gather %arg1[%[[K]]] {in_bounds} : memref<777xf32>, tensor<1x1024xi32, #[[B]]> -> tensor<1x1024xf32, #[[B]]>
 // CHECK: %[[R:.*]] = arith.addf %[[X]], %[[G]] : tensor<1x1024xf32, #[[B]]>
 // CHECK: %[[YV:.*]] = memref.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [1, 777000]
 // CHECK: tile.memref_store %[[YV]][%c0, %[[N0]]], %[[R]] : memref<1x777000xf32>, tensor<1x1024xf32, #[[B]]>
@@ -43,7 +43,8 @@ func.func @row_bias(%x: tensor<1000x777xf32>, %b: tensor<777xf32>) -> tensor<100
 // -----
 
 // A column bias on 7x13 (91 elements): offset i / 13; one block of 128 on
-// one warp (a row of lanes covers it).
+// one warp (a row of lanes covers it). The block runs past the stream and
+// i / 13 is not reduced, so the gather tests its indices (no in_bounds).
 // CHECK: #[[B:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
 // CHECK-LABEL: tile.func @column_bias(
 // CHECK-SAME: tcc.grid = array<i64: 1, 1, 1>
@@ -122,7 +123,7 @@ func.func @scalar(%x: tensor<37x777xf32>, %s: tensor<f32>) -> tensor<37x777xf32>
 // CHECK-SAME: tcc.grid = array<i64: 32, 1, 1>
 // CHECK: tile.memref_load %{{.*}} : memref<1x65536xf16> -> tensor<1x2048xf16, #{{.*}}>
 // CHECK: arith.remui %{{.*}}, %{{.*}} : tensor<1x2048xi32, #{{.*}}>
-// CHECK: tile.memref_gather %arg1[%{{.*}}] : memref<1024xf16>
+// CHECK: tile.memref_gather %arg1[%{{.*}}] {in_bounds} : memref<1024xf16>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
 func.func @forced(%x: tensor<64x1024xf16>, %b: tensor<1024xf16>) -> tensor<64x1024xf16> {
@@ -135,4 +136,33 @@ func.func @forced(%x: tensor<64x1024xf16>, %b: tensor<1024xf16>) -> tensor<64x10
     linalg.yield %s : f16
   } -> tensor<64x1024xf16>
   return %0 : tensor<64x1024xf16>
+}
+
+// -----
+
+// A row bias wider than the block ([8192, 7777] + [7777], blocks of 1024):
+// the column of n0 + j is (n0 % 7777) + j wrapped once, the unsigned min of
+// c and c - 7777 (no remainder per element).
+// CHECK-LABEL: tile.func @wide_row_bias(
+// CHECK-SAME: block = [1, 1024], num_warps = 4, view = flat_gather
+// CHECK: %[[P:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[C0:.*]] = arith.remui %[[P]], %c7777_i32 : i32
+// CHECK: %[[J:.*]] = tile.arange {end = 1024 : i32, start = 0 : i32}
+// CHECK: %[[CS:.*]] = tile.splat %[[C0]] : i32 -> tensor<1024xi32, #{{.*}}>
+// CHECK: %[[C1:.*]] = arith.addi %[[J]], %[[CS]]
+// CHECK: %[[C:.*]] = tile.expand_dims %[[C1]] {axis = 0 : i32}
+// CHECK: %[[W:.*]] = arith.subi %[[C]], %{{.*}} : tensor<1x1024xi32, #{{.*}}>
+// CHECK: %[[K:.*]] = arith.minui %[[C]], %[[W]] : tensor<1x1024xi32, #{{.*}}>
+// CHECK: tile.memref_gather %arg1[%[[K]]] {in_bounds} : memref<7777xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @wide_row_bias(%x: tensor<8192x7777xf32>, %b: tensor<7777xf32>) -> tensor<8192x7777xf32> {
+  %e = tensor.empty() : tensor<8192x7777xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<8192x7777xf32>, tensor<7777xf32>) outs(%e : tensor<8192x7777xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8192x7777xf32>
+  return %0 : tensor<8192x7777xf32>
 }

@@ -100,3 +100,30 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
   %0 = "linalg.softmax"(%x, %e) <{dimension = 1 : i64}> {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, walk = staged>} : (tensor<4x5001xf32>, tensor<4x5001xf32>) -> tensor<4x5001xf32>
   return %0 : tensor<4x5001xf32>
 }
+
+// -----
+
+// A staged f16 row: the max walk stays in f16 (exact; packed f16x2 maxima
+// on NVIDIA), its per-position maxima extended to f32 once before the row's
+// reduction; the sum and the quotients are computed in f32.
+// CHECK-LABEL: tile.func @staged_f16
+// CHECK-SAME: walk = staged
+// CHECK:         tile.async_wait {pending = 0 : i32}
+// CHECK:         %[[X0:.*]] = tile.shared_load %{{.*}} -> tensor<1x2048xf16, #{{.*}}>
+// CHECK:         %[[M0:.*]] = arith.select %{{.*}}, %[[X0]], %{{.*}} : tensor<1x2048xi1, #{{.*}}>, tensor<1x2048xf16, #{{.*}}>
+// CHECK:         %[[MAX0:.*]] = arith.maximumf %{{.*}}, %[[M0]] : tensor<1x2048xf16, #{{.*}}>
+// CHECK:         %[[MID:.*]] = scf.for %{{.*}} iter_args(%[[C:.*]] = %[[MAX0]]) -> (tensor<1x2048xf16, #{{.*}}>)
+// CHECK-NOT:       arith.extf
+// CHECK:           arith.maximumf %[[C]], %{{.*}} : tensor<1x2048xf16, #{{.*}}>
+// CHECK:         %[[LAST:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[MID]]) -> (tensor<1x2048xf16, #{{.*}}>)
+// CHECK:         %[[WIDE:.*]] = arith.extf %[[LAST]] : tensor<1x2048xf16, #{{.*}}> to tensor<1x2048xf32, #{{.*}}>
+// CHECK:         tile.reduce %[[WIDE]]
+// CHECK:         scf.for
+// CHECK:           arith.extf
+// CHECK:           math.exp2 %{{.*}} : tensor<1x2048xf32, #{{.*}}>
+// CHECK:         tile.return
+func.func @staged_f16(%x: tensor<4x5001xf16>) -> tensor<4x5001xf16> {
+  %e = tensor.empty() : tensor<4x5001xf16>
+  %0 = "linalg.softmax"(%x, %e) <{dimension = 1 : i64}> {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, walk = staged>} : (tensor<4x5001xf16>, tensor<4x5001xf16>) -> tensor<4x5001xf16>
+  return %0 : tensor<4x5001xf16>
+}

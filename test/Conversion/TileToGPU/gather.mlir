@@ -74,6 +74,35 @@ tile.func @column(%c: memref<7xf32>, %y: memref<128xf32>) attributes {grid_rank 
 
 // -----
 
+// Indices in bounds by construction that no range analysis proves: the
+// flat stream's wrapped row columns, min(c, c - 128) for c = (n0 % 128) + j
+// (ElementwiseKernel.cpp). The gather says so (`in_bounds`): plain loads,
+// no test.
+#b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+// CHECK-LABEL: gpu.func @wrapped_in_bounds(
+// CHECK: arith.minui %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK-NOT: scf.if
+// CHECK-COUNT-4: memref.load %arg0[%{{.*}}] : memref<128xf32>
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+tile.func @wrapped_in_bounds(%c: memref<128xf32>, %y: memref<128xf32>) attributes {grid_rank = 1 : i32} {
+  %c128 = arith.constant 128 : i32
+  %c0 = arith.constant 0 : index
+  %pid = tile.program_id 0 : i32
+  %start = arith.remui %pid, %c128 : i32
+  %j = tile.arange {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #b>
+  %s = tile.splat %start : i32 -> tensor<128xi32, #b>
+  %cols = arith.addi %j, %s : tensor<128xi32, #b>
+  %n = tile.splat %c128 : i32 -> tensor<128xi32, #b>
+  %w = arith.subi %cols, %n : tensor<128xi32, #b>
+  %k = arith.minui %cols, %w : tensor<128xi32, #b>
+  %g = tile.memref_gather %c[%k] {in_bounds} : memref<128xf32>, tensor<128xi32, #b> -> tensor<128xf32, #b>
+  tile.memref_store %y[%c0], %g : memref<128xf32>, tensor<128xf32, #b>
+  tile.return
+}
+
+// -----
+
 // A row program's gather of a [S, D] table over [B * S, D] rows: (row % 8) *
 // 64 + column, consecutive along the thread's 4 columns. Each run is one
 // aligned vector.load when its first index is a multiple of 4 and the run

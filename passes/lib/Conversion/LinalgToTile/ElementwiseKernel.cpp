@@ -316,11 +316,34 @@ LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
     flat = kb.broadcastCols(cols);
     return flat;
   };
+  // (n0 + j) % extent for every element j of the block, given BN <= extent:
+  // c = (n0 % extent) + j, less extent where c >= extent.
+  auto wrappedColumns = [&](int64_t extent) -> Value {
+    Value start = arith::IndexCastOp::create(b, loc, i32, n0);
+    start = arith::RemUIOp::create(
+        b, loc, start,
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(extent)));
+    Value cols = tile::ArangeOp::create(b, loc, kb.colsType(i32), 0u,
+                                        uint32_t(schedule.blockN));
+    cols = arith::AddIOp::create(b, loc, cols,
+                                 kb.splat(start, kb.colsType(i32)));
+    cols = kb.broadcastCols(cols);
+    // c - extent wraps around below zero (unsigned) exactly where c is
+    // already in range, so the unsigned min of the two is the column.
+    Value wrapped = arith::SubIOp::create(b, loc, cols, constant(extent));
+    return arith::MinUIOp::create(b, loc, cols, wrapped);
+  };
   // Elements between consecutive iteration dims.
   SmallVector<int64_t> iterStride(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
     iterStride[d] = iterStride[d + 1] * ranges[d + 1];
+  // Whether every offset gatherOffsets builds lies inside its operand: each
+  // term is reduced modulo its extent, or the block has no element past the
+  // stream (then i / stride < extent for the outermost run too).
+  bool offsetsInBounds = true;
   auto gatherOffsets = [&](AffineMap map) -> Value {
+    offsetsInBounds = total % schedule.blockN == 0;
+    bool everyTermReduced = true;
     SmallVector<int64_t> dims;
     for (AffineExpr e : map.getResults())
       dims.push_back(cast<AffineDimExpr>(e).getPosition());
@@ -338,17 +361,30 @@ LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
       k = j - 1;
       if (extent == 1)
         continue;
-      Value term = flatIndex();
-      if (iterStride[last] != 1)
-        term = arith::DivUIOp::create(b, loc, term,
-                                      constant(iterStride[last]));
-      if (extent * iterStride[last] < total)
-        term = arith::RemUIOp::create(b, loc, term, constant(extent));
+      Value term;
+      if (iterStride[last] == 1 && extent < total &&
+          schedule.blockN <= extent) {
+        // i % extent for i = n0 + j, j < BN <= extent: the program's
+        // (n0 % extent) + j wraps at most once, so one conditional
+        // subtraction per element replaces a remainder (seven instructions
+        // per element on NVIDIA).
+        term = wrappedColumns(extent);
+      } else {
+        term = flatIndex();
+        if (iterStride[last] != 1)
+          term = arith::DivUIOp::create(b, loc, term,
+                                        constant(iterStride[last]));
+        if (extent * iterStride[last] < total)
+          term = arith::RemUIOp::create(b, loc, term, constant(extent));
+        else
+          everyTermReduced = false;
+      }
       if (operandStride != 1)
         term = arith::MulIOp::create(b, loc, term, constant(operandStride));
       offsets = offsets ? arith::AddIOp::create(b, loc, offsets, term) : term;
       operandStride *= extent;
     }
+    offsetsInBounds |= everyTermReduced;
     return offsets ? offsets : constant(0);
   };
 
@@ -365,10 +401,12 @@ LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
           b, loc, kb.blockType(element),
           viewAs2D(b, loc, viewFlat(b, loc, *memref)), ValueRange{m0, n0},
           Value(), Value());
-    else
+    else {
+      Value offsets = gatherOffsets(map);
       tile = tile::MemRefGatherOp::create(b, loc, kb.blockType(element),
-                                          viewFlat(b, loc, *memref),
-                                          gatherOffsets(map));
+                                          viewFlat(b, loc, *memref), offsets,
+                                          offsetsInBounds);
+    }
     mapping.map(op.getMatchingBlockArgument(input), tile);
   }
   Block &body = op.getRegion().front();

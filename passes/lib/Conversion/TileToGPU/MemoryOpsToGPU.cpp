@@ -285,7 +285,8 @@ static Value loadByRuns(
 
 /// Element by element: `index < size ? memref[index] : 0`, one scalar load
 /// each (the bounds test folds away where the index's range is known, as
-/// `i % n` on an n-element memref). Where the contiguity analysis proves a
+/// `i % n` on an n-element memref, and is not emitted for an `in_bounds`
+/// gather). Where the contiguity analysis proves a
 /// thread's run of indices consecutive, the run is one vector.load when its
 /// first index is a multiple of the run (the memref's base is 16-byte
 /// aligned: the launcher checks its arguments) and the run is in bounds.
@@ -305,11 +306,16 @@ struct MemRefGatherLowering : public TilePattern<tile::MemRefGatherOp> {
         index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), index);
       return index;
     };
+    bool inBoundsByBuild = op.getInBounds();
     auto elementsOf = [&](OpBuilder &b, Location loc, int64_t first,
                           int64_t count) {
       SmallVector<Value> elems;
       for (int64_t e = first; e < first + count; ++e) {
         Value index = indexAt(b, loc, e);
+        if (inBoundsByBuild) {
+          elems.push_back(memref::LoadOp::create(b, loc, memref, index));
+          continue;
+        }
         Value inBounds = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ult, index, size);
         auto ifOp = scf::IfOp::create(

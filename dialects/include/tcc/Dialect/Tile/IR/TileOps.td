@@ -251,9 +251,14 @@ def Tile_MemRefGatherOp : Tile_Op<"memref_gather", []> {
     memref (unsigned: negative ones too) are not read and give zero. Each
     element is its own scalar load: for small operands that stay in the
     caches (a bias broadcast over a flat stream, view = flat_gather).
+
+    `in_bounds` is the builder's promise that every index lies inside the
+    memref (as `vector.transfer_read`'s): the lowering tests none of them.
+    Without it, each index the lowering cannot prove in range is tested.
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$memref,
-                       Tile_IntTensor:$indices);
+                       Tile_IntTensor:$indices,
+                       UnitAttr:$in_bounds);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $memref `[` $indices `]` attr-dict `:` type($memref) `,` type($indices)
