@@ -105,7 +105,8 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
 
 // A staged f16 row: the max walk stays in f16 (exact; packed f16x2 maxima
 // on NVIDIA), its per-position maxima extended to f32 once before the row's
-// reduction; the sum and the quotients are computed in f32.
+// reduction; the sum and the quotients are computed in f32, each quotient
+// one exp2 with log2 of the sum folded into its exponent.
 // CHECK-LABEL: tile.func @staged_f16
 // CHECK-SAME: walk = staged
 // CHECK:         tile.async_wait {pending = 0 : i32}
@@ -121,6 +122,16 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
 // CHECK:         scf.for
 // CHECK:           arith.extf
 // CHECK:           math.exp2 %{{.*}} : tensor<1x2048xf32, #{{.*}}>
+// The quotients: exp2((x - M) * log2 e - log2 S), no reciprocal.
+// CHECK:         %[[L:.*]] = math.log2 %{{.*}} : tensor<1xf32, #{{.*}}>
+// CHECK:         %[[NL:.*]] = arith.negf %[[L]]
+// CHECK-NOT:     arith.divf
+// CHECK:         scf.for
+// CHECK:           %[[D:.*]] = arith.subf
+// CHECK:           %[[T:.*]] = math.fma %[[D]], %{{.*}}, %{{.*}} : tensor<1x2048xf32, #{{.*}}>
+// CHECK:           %[[Y:.*]] = math.exp2 %[[T]]
+// CHECK:           arith.truncf %[[Y]] : tensor<1x2048xf32, #{{.*}}> to tensor<1x2048xf16, #{{.*}}>
+// CHECK:           tile.memref_store
 // CHECK:         tile.return
 func.func @staged_f16(%x: tensor<4x5001xf16>) -> tensor<4x5001xf16> {
   %e = tensor.empty() : tensor<4x5001xf16>

@@ -528,15 +528,33 @@ static LogicalResult buildOnlineSoftmaxKernel(
         expOfDifference(b, loc, online[0], kb.broadcastRows(rowMax)));
     rowSum = reduceRows(kb, merged, combineAdd);
   }
-  Value inverse = arith::DivFOp::create(
-      b, loc,
-      kb.splat(constant(APFloat::getOne(semantics)), kb.rowsType(f32)),
-      rowSum);
   Value maxBlock = kb.broadcastRows(rowMax);
-  Value inverseBlock = kb.broadcastRows(inverse);
+  // The quotient exp(x - M) / S. For a 16-bit result it is one exp2,
+  // exp2((x - M) * log2 e - log2 S) (an fma, no multiply by 1 / S: the
+  // exponent's extra rounding is far below the result's half ulp); an f32
+  // result keeps the exact exp and one reciprocal per row.
+  Value quotientTerm;
+  bool foldSum = f32 != elementType;
+  if (foldSum) {
+    quotientTerm = kb.broadcastRows(arith::NegFOp::create(
+        b, loc, math::Log2Op::create(b, loc, rowSum)));
+  } else {
+    quotientTerm = kb.broadcastRows(arith::DivFOp::create(
+        b, loc,
+        kb.splat(constant(APFloat::getOne(semantics)), kb.rowsType(f32)),
+        rowSum));
+  }
+  Value log2e = splat(APFloat(semantics, "1.4426950408889634"));
   walk(ValueRange{}, [&](Value k, bool masked, ValueRange) {
-    Value e = expOfDifference(b, loc, loadChunk(k, masked), maxBlock);
-    Value y = arith::MulFOp::create(b, loc, e, inverseBlock);
+    Value y;
+    if (foldSum) {
+      Value d = arith::SubFOp::create(b, loc, loadChunk(k, masked), maxBlock);
+      y = math::Exp2Op::create(
+          b, loc, math::FmaOp::create(b, loc, d, log2e, quotientTerm));
+    } else {
+      Value e = expOfDifference(b, loc, loadChunk(k, masked), maxBlock);
+      y = arith::MulFOp::create(b, loc, e, quotientTerm);
+    }
     if (f32 != elementType)
       y = arith::TruncFOp::create(b, loc, kb.blockType(elementType), y);
     tile::MemRefStoreOp::create(b, loc, y2d, ValueRange{m0, k}, y, Value());
