@@ -16,6 +16,7 @@ import tcc.frontend as tf
 from tcc.frontend import (
     DTypeError,
     MaxMin,
+    ShapeError,
     Tensor,
     bf16,
     f16,
@@ -669,6 +670,38 @@ def test_symbolic_reshapes_to_shapes_of_one_type_stay_apart(ctx):
     # flat view and its size M*N are gone).
     assert text.count("tcc.reshape") == 1 and "arith.muli" not in text
     assert "return %arg0, %" in text
+
+
+def test_size_arithmetic_on_x_shape():
+    # torch-style size arithmetic on x.shape: products of symbols are sizes,
+    # a quotient only where it is whole for every binding; with the sizes
+    # bound, x.shape is ints and any arithmetic works.
+    assert str(B * S) == "B*S" and str(4 * B * S) == "4*B*S"
+    assert (B * S * 8) // 4 == 2 * B * S and (B * S) // S == B
+    with pytest.raises(ShapeError, match=r"D // 4 is not a whole size .* D=\.\.\."):
+        D // 4
+    with pytest.raises(ShapeError, match=r"B \* 1.5: sizes combine with non-negative ints"):
+        B * 1.5
+
+    @program
+    def heads(x: Tensor[B, S, D, f32]):
+        b, s, d = x.shape
+        return x.view(b, s, 4, d // 4).transpose(1, 2).reshape(b * 4, s, d // 4)
+
+    with pytest.raises(ShapeError, match="D // 4"):
+        heads.ir  # noqa: B018  (traced symbolically: D unbound)
+    x = randn(2, 3, 8)
+    (y,) = run(heads, x, B=2, S=3, D=8)
+    close(y, x.reshape(2, 3, 4, 2).transpose(0, 2, 1, 3).reshape(8, 3, 2))
+
+    @program
+    def rows(x: Tensor[B, S, D, f32]):
+        b, s, d = x.shape
+        return x.view(b * s, d).sum(-1)
+
+    assert "tensor<?x?xf32>" in rows.ir  # traced with B * S symbolic
+    (y,) = run(rows, x, B=2, S=3, D=8)
+    close(y, x.reshape(6, 8).astype(np.float64).sum(-1))
 
 
 def test_symbolic_var_counts_elements_at_run_time():

@@ -24,6 +24,36 @@ class Sym:
     def __repr__(self) -> str:
         return self.name
 
+    # Size arithmetic as a traced torch program does it on ``x.shape``
+    # (``x.view(b * s, d)``, ``d // heads``): products are sizes (product
+    # symbols); a quotient only where it is a whole size for every binding.
+    def __mul__(self, other: object) -> Dim:
+        return product((self, _size_operand(other, "*", self)))
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: object) -> Dim:
+        den = _size_operand(other, "//", self)
+        whole = quotient(self, den)
+        if whole is None or den == 0:
+            raise ShapeError(
+                f"size {self} // {den} is not a whole size for every value of "
+                f"{self}; bind the sizes it depends on (e.g. tcc.compile(program, "
+                f"target, {', '.join(f'{n}=...' for n in factors(self)[1])}))"
+            )
+        return whole
+
+
+def _size_operand(value: object, op: str, sym_: Sym) -> Dim:
+    if isinstance(value, Sym) or (
+        isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    ):
+        return value
+    raise ShapeError(
+        f"size {sym_} {op} {value!r}: sizes combine with non-negative ints and "
+        "symbols only"
+    )
+
 
 Dim = int | Sym
 Shape = tuple[Dim, ...]
