@@ -341,6 +341,36 @@ def test_staged_softmax_rows_of_any_length(n, dtype, target):
                                atol=1e-7 if dtype == "f16" else 1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
+def test_staged_softmax_is_accurate_far_from_zero(dtype):
+    # The staged walks take exp2(x * log2 e - c), c = M * log2 e rounded once
+    # per row: for rows near +-30000 (f16) or +-3e5 (f32) c's rounding is
+    # far above an ulp of the quotients, and must cancel between the sum and
+    # the quotients. Errors stay at the output type's rounding.
+    n = 6141
+    src = f"""
+    func.func @softmax(%x: tensor<4x{n}x{dtype}>) -> tensor<4x{n}x{dtype}> {{
+      %y = tcc.softmax %x dim = 1 : tensor<4x{n}x{dtype}>
+      return %y : tensor<4x{n}x{dtype}>
+    }}"""
+    plan = "#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 4, walk = staged>"
+    k = tcc_compile(src, "sm_80", cache=False, plans={"softmax": plan})
+    big = 30000.0 if dtype == "f16" else 3e5
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, n)) * 3 + np.array([[big], [-big], [big / 7], [0.0]])
+    x = x.astype(np.float16 if dtype == "f16" else np.float32)
+    (y,) = run_gpu_stage(k, x)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    ref = e / e.sum(1, keepdims=True)
+    # f16: within 1.5 ulps of each quotient (and its subnormals' spacing);
+    # f32: 1e-5 relative.
+    if dtype == "f16":
+        ulp = np.spacing(ref.astype(np.float16)).astype(np.float64)
+        assert (np.abs(y.astype(np.float64) - ref) <= 1.5 * ulp).all()
+    else:
+        np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-30)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_rank3_bias_relu_and_flat_odd_streams(target):
     # [B, S, D] + bias[D] with an odd D (77) runs as one flat stream with the

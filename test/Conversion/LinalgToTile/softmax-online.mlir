@@ -105,8 +105,10 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
 
 // A staged f16 row: the max walk stays in f16 (exact; packed f16x2 maxima
 // on NVIDIA), its per-position maxima extended to f32 once before the row's
-// reduction; the sum and the quotients are computed in f32, each quotient
-// one exp2 with log2 of the sum folded into its exponent.
+// reduction; the sum and the quotients are computed in f32 as exp2(x *
+// log2 e - c), an fma with one shift c = M * log2 e per row (its rounding
+// cancels between the sum and the quotients), each quotient with -log2 S
+// added to its exponent (no reciprocal).
 // CHECK-LABEL: tile.func @staged_f16
 // CHECK-SAME: walk = staged
 // CHECK:         tile.async_wait {pending = 0 : i32}
@@ -118,18 +120,22 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
 // CHECK:           arith.maximumf %[[C]], %{{.*}} : tensor<1x2048xf16, #{{.*}}>
 // CHECK:         %[[LAST:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[MID]]) -> (tensor<1x2048xf16, #{{.*}}>)
 // CHECK:         %[[WIDE:.*]] = arith.extf %[[LAST]] : tensor<1x2048xf16, #{{.*}}> to tensor<1x2048xf32, #{{.*}}>
-// CHECK:         tile.reduce %[[WIDE]]
+// CHECK:         %[[ROWMAX:.*]] = tile.reduce %[[WIDE]]
+// CHECK:         %[[C:.*]] = arith.mulf %[[ROWMAX]], %{{.*}} : tensor<1xf32, #{{.*}}>
+// CHECK:         %[[NC:.*]] = arith.negf %[[C]] : tensor<1xf32, #{{.*}}>
 // CHECK:         scf.for
-// CHECK:           arith.extf
-// CHECK:           math.exp2 %{{.*}} : tensor<1x2048xf32, #{{.*}}>
-// The quotients: exp2((x - M) * log2 e - log2 S), no reciprocal.
+// CHECK:           %[[XS:.*]] = arith.extf
+// CHECK-NOT:       arith.subf
+// CHECK:           %[[T:.*]] = math.fma %[[XS]], %{{.*}}, %{{.*}} : tensor<1x2048xf32, #{{.*}}>
+// CHECK:           math.exp2 %[[T]] : tensor<1x2048xf32, #{{.*}}>
+// The quotients: exp2(fma(x, log2 e, -c) - log2 S), no reciprocal.
 // CHECK:         %[[L:.*]] = math.log2 %{{.*}} : tensor<1xf32, #{{.*}}>
 // CHECK:         %[[NL:.*]] = arith.negf %[[L]]
 // CHECK-NOT:     arith.divf
 // CHECK:         scf.for
-// CHECK:           %[[D:.*]] = arith.subf
-// CHECK:           %[[T:.*]] = math.fma %[[D]], %{{.*}}, %{{.*}} : tensor<1x2048xf32, #{{.*}}>
-// CHECK:           %[[Y:.*]] = math.exp2 %[[T]]
+// CHECK:           %[[T2:.*]] = math.fma %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x2048xf32, #{{.*}}>
+// CHECK:           %[[E:.*]] = arith.addf %[[T2]], %{{.*}} : tensor<1x2048xf32, #{{.*}}>
+// CHECK:           %[[Y:.*]] = math.exp2 %[[E]]
 // CHECK:           arith.truncf %[[Y]] : tensor<1x2048xf32, #{{.*}}> to tensor<1x2048xf16, #{{.*}}>
 // CHECK:           tile.memref_store
 // CHECK:         tile.return

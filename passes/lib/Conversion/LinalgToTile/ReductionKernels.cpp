@@ -478,6 +478,14 @@ static LogicalResult buildOnlineSoftmaxKernel(
   Value lowest = splat(APFloat::getLargest(semantics, true));
   Value zeros = splat(APFloat::getZero(semantics));
   Value rowMax, rowSum;
+  APFloat log2eValue(semantics, "1.4426950408889634");
+  Value log2e = splat(log2eValue);
+  // exp2(x * log2 e + negShift) (staged: the row's shift, below).
+  Value negShift;
+  auto shiftedExp = [&](Value x, Value shift) -> Value {
+    return math::Exp2Op::create(b, loc,
+                                math::FmaOp::create(b, loc, x, log2e, shift));
+  };
   if (staged) {
     // The max walk stays in the element type: the max of 16-bit floats is
     // one of them, and packed f16x2/bf16x2 maxima take half the
@@ -494,10 +502,18 @@ static LogicalResult buildOnlineSoftmaxKernel(
       positionMax =
           arith::ExtFOp::create(b, loc, kb.blockType(f32), positionMax);
     rowMax = reduceRows(kb, positionMax, combineMax);
-    Value maxBlock = kb.broadcastRows(rowMax);
+    // Both staged walks take exp2(x * log2 e - c) with one c per row, c =
+    // M * log2 e rounded once: an fma per element instead of a subtraction
+    // and a multiply. c's rounding shifts every exponent of the row alike,
+    // so it cancels between the sum and the quotients.
+    negShift = kb.broadcastRows(arith::NegFOp::create(
+        b, loc,
+        arith::MulFOp::create(
+            b, loc, rowMax,
+            kb.splat(constant(log2eValue), kb.rowsType(f32)))));
     SmallVector<Value> sumTile =
         walk(zeros, [&](Value k, bool masked, ValueRange carried) {
-          Value e = expOfDifference(b, loc, loadChunk(k, masked), maxBlock);
+          Value e = shiftedExp(loadChunk(k, masked), negShift);
           return SmallVector<Value>{
               arith::AddFOp::create(b, loc, carried[0], e)};
         });
@@ -544,15 +560,22 @@ static LogicalResult buildOnlineSoftmaxKernel(
         kb.splat(constant(APFloat::getOne(semantics)), kb.rowsType(f32)),
         rowSum));
   }
-  Value log2e = splat(APFloat(semantics, "1.4426950408889634"));
   walk(ValueRange{}, [&](Value k, bool masked, ValueRange) {
+    Value x = loadChunk(k, masked);
     Value y;
-    if (foldSum) {
-      Value d = arith::SubFOp::create(b, loc, loadChunk(k, masked), maxBlock);
+    if (foldSum && staged) {
+      y = math::Exp2Op::create(
+          b, loc,
+          arith::AddFOp::create(
+              b, loc, math::FmaOp::create(b, loc, x, log2e, negShift),
+              quotientTerm));
+    } else if (foldSum) {
+      Value d = arith::SubFOp::create(b, loc, x, maxBlock);
       y = math::Exp2Op::create(
           b, loc, math::FmaOp::create(b, loc, d, log2e, quotientTerm));
     } else {
-      Value e = expOfDifference(b, loc, loadChunk(k, masked), maxBlock);
+      Value e = staged ? shiftedExp(x, negShift)
+                       : expOfDifference(b, loc, x, maxBlock);
       y = arith::MulFOp::create(b, loc, e, quotientTerm);
     }
     if (f32 != elementType)
