@@ -105,15 +105,18 @@ def _compile(args: argparse.Namespace) -> int:
     else:
         with open(args.output, "w") as f:
             f.write(output)
-        if args.emit == "asm" and args.output.endswith(".s"):
-            # One code object per kernel: k.hsaco, or k.<kernel>.hsaco when
-            # the program is several kernels.
+        stem, dot, ext = args.output.rpartition(".")
+        if args.emit == "asm" and dot and ext in ("s", "ptx"):
+            # One code object per kernel beside the assembly: k.hsaco (AMD)
+            # or k.cubin (NVIDIA), k.<kernel>.hsaco / .cubin when the program
+            # is several kernels.
             parts = kernel.kernels
+            kind = "cubin" if args.target.startswith("sm_") else "hsaco"
             for part in parts:
                 if part.binary is None:
                     continue
                 suffix = "" if len(parts) == 1 else f".{part.name}"
-                with open(f"{args.output[:-2]}{suffix}.hsaco", "wb") as f:
+                with open(f"{stem}{suffix}.{kind}", "wb") as f:
                     f.write(part.binary)
     return 0
 

@@ -132,7 +132,7 @@ class RecordingDevice:
 
     copy_dtoh = copy_htod
 
-    def load_module(self, image):
+    def load_kernel(self, asm, binary):
         self.loads += 1
         return "module"
 

@@ -60,8 +60,8 @@ class FakeDevice:
     def __init__(self):
         self.buffers, self.launches, self.freed, self.opt_ins = {}, [], [], []
 
-    def load_module(self, image):
-        self.image = image
+    def load_kernel(self, asm, binary):
+        self.image = binary if binary is not None else asm.encode()
         return "module"
 
     def get_function(self, module, name):

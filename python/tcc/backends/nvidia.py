@@ -2,9 +2,11 @@
 
 ``gpu-module-to-binary{format=isa}`` runs LLVM's NVPTX backend in process and
 links MLIR's embedded libdevice, so ``math`` ops that convert to ``__nv_*``
-calls are resolved (and inlined) before PTX is printed. No cubin is produced:
-the CUDA driver JIT-compiles PTX (``cuModuleLoadData``), and format=bin would
-need ptxas on this machine.
+calls are resolved (and inlined) before PTX is printed. ptxas (the
+``nvidia-cuda-nvcc`` wheel, tcc.backends.ptxas) then assembles the PTX into a
+cubin for the artifact; the runtime loads the cubin on a GPU of the target's
+architecture and JIT-compiles the PTX elsewhere (or where there is no cubin:
+``TCC_CUBIN=0``, or no ptxas installed).
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from mlir.dialects import gpu
 from mlir.passmanager import PassManager
 
 from tcc.backends.base import CompileError, Target, check_unresolved
+from tcc.backends.ptxas import assemble_cubin, cubin_available
 from tcc.targets import archs_of
 
 
 class NvidiaTarget(Target):
     vendor = "nvidia"
     archs = archs_of("nvidia")
+    cubin = True  # assemble a cubin when ptxas is installed (Schedule.cubin)
 
     def gpu_target_attr(self) -> str:
         # The lowest PTX ISA version that knows the architecture (the
@@ -97,4 +101,9 @@ class NvidiaTarget(Target):
             raise CompileError(f"expected one gpu.module, got {len(ptx)} PTX objects")
         # An unresolved callee appears as an .extern .func declaration in PTX.
         check_unresolved(ptx[0], f"PTX for {self.arch}", r"\.extern\s+\.func[^;]*?(__nv_\w+)")
-        return ptx[0], None
+        if not (self.cubin and cubin_available()):
+            return ptx[0], None
+        try:
+            return ptx[0], assemble_cubin(ptx[0])
+        except RuntimeError as exc:
+            raise CompileError(f"cubin assembly for {self.arch} failed: {exc}") from exc

@@ -48,7 +48,9 @@ def fingerprint_of(package: Path) -> str:
     from importlib import metadata
 
     digest = hashlib.sha256(COMPILER_VERSION.encode())
-    for dist in ("xtc-mlir-python-bindings", "xtc-mlir-dev", "xtc-llvm-dev"):
+    # nvidia-cuda-nvcc: its ptxas assembles the cubins (absent: PTX only).
+    for dist in ("xtc-mlir-python-bindings", "xtc-mlir-dev", "xtc-llvm-dev",
+                 "nvidia-cuda-nvcc"):
         try:
             digest.update(f"{dist}={metadata.version(dist)};".encode())
         except metadata.PackageNotFoundError:

@@ -116,6 +116,8 @@ class Schedule:
     plans: tuple[tuple[str, str], ...] = ()
     # The size a dynamic extent is planned for (a shape class's bound).
     dynamic_extent: int = 16384
+    # NVIDIA artifacts carry a cubin beside their PTX (TCC_CUBIN=0: PTX only).
+    cubin: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -129,6 +131,8 @@ class Schedule:
             d["plans"] = [list(p) for p in self.plans]
         if self.dynamic_extent != 16384:
             d["dynamic_extent"] = self.dynamic_extent
+        if not self.cubin:
+            d["cubin"] = 0
         return d
 
     def plans_option(self) -> str:
@@ -335,6 +339,7 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
         mfma_shape=mfma_shape,
         plans=_check_plans(plans),
         dynamic_extent=dynamic_extent,
+        cubin=os.environ.get("TCC_CUBIN", "1") != "0",
     )
     key = cache_key(
         text, target=target, schedule=schedule.as_dict(), compiler_version=compiler_fingerprint()
@@ -460,6 +465,8 @@ def run_stages(
     from tcc.backends import get_target
 
     backend = get_target(target)
+    if backend.vendor == "nvidia":
+        backend.cubin = schedule.cubin  # type: ignore[attr-defined]
     # The tile stage records the target on the module (tcc-set-target, from
     # KnownTargets.def); the passes read warp size, bank model, MMA kinds,
     # cp.async, math lowering and shared memory from it.

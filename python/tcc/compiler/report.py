@@ -5,7 +5,9 @@ grid and block, registers, spills and stack bytes (NVIDIA: ``ptxas -v`` of
 its PTX, from the nvidia-cuda-nvcc wheel or the PATH; AMD: the hsaco's
 ``.amdhsa`` metadata: VGPRs, AGPRs, SGPRs, spills), shared memory (static
 from the assembler, dynamic from the launch spec), the theoretical occupancy
-on the target and what limits it, the plan and its MMA instruction, and the
+on the target and what limits it, the bank conflicts of its shared-memory
+accesses (tcc.analysis.kernel_conflicts: extra wavefronts per request of the
+costly ones, 0 when conflict-free), the plan and its MMA instruction, and the
 bytes one launch must move (every argument read or written once), with the
 flops of a matmul plan and the arithmetic intensity against the target's
 ridge point (memory- or compute-bound on its roofline).
@@ -18,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from tcc.analysis.kernel_conflicts import kernel_conflicts
 from tcc.runtime.artifact import DTYPES
 from tcc.tune.space import parse, plan_in
 
@@ -69,6 +72,9 @@ class KernelReport:
     mma: str | None
     bytes_moved: int
     flops: int | None
+    # Extra wavefronts of its shared-memory accesses (tcc.analysis), as
+    # KernelConflicts.summary() gives them; "?" when the tile IR is not kept.
+    bank_conflicts: str = "?"
 
     @property
     def intensity(self) -> float | None:
@@ -85,8 +91,8 @@ class ProgramReport:
         limits = LIMITS.get(self.target)
         ridge = limits.peak_flops / limits.peak_bytes if limits else None
         rows = ["| kernel | grid | block | regs | spills | stack | smem static+dyn | occupancy "
-                "| plan | MB moved | GFLOP | flop/byte |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "| bank conflicts | plan | MB moved | GFLOP | flop/byte |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for k in self.kernels:
             def opt(v: object) -> str:
                 return "-" if v is None else str(v)
@@ -99,7 +105,8 @@ class ProgramReport:
             rows.append(
                 f"| {k.name} | {'x'.join(map(str, k.grid))} | {'x'.join(map(str, k.block))} | "
                 f"{opt(k.registers)} | {opt(k.spill_bytes)} | {opt(k.stack_bytes)} | "
-                f"{opt(k.shared_static)}+{k.shared_dynamic} | {occ} | {plan} | "
+                f"{opt(k.shared_static)}+{k.shared_dynamic} | {occ} | {k.bank_conflicts} | "
+                f"{plan} | "
                 f"{k.bytes_moved / 1e6:.2f} | {'-' if k.flops is None else f'{k.flops / 1e9:.2f}'}"
                 f" | {intensity} |")
         text = "\n".join(rows)
@@ -186,9 +193,11 @@ def report(compiled: Any) -> ProgramReport:
     for part in compiled.kernels:
         art = part.artifact
         try:
-            plan = plan_in(part.ir.get("tile", ""))
+            tile_ir = part.ir.get("tile", "")
+            plan = plan_in(tile_ir)
         except Exception:  # noqa: BLE001  (IR not kept, e.g. a loaded artifact)
-            plan = None
+            tile_ir, plan = "", None
+        conflicts = kernel_conflicts(tile_ir, art.vendor).summary() if tile_ir else "?"
         mma = parse(plan).get("mma") if plan else None
         registers = spills = stack = static = None
         if art.vendor == "nvidia":
@@ -218,5 +227,5 @@ def report(compiled: Any) -> ProgramReport:
         rows.append(KernelReport(
             part.name, grid, tuple(art.launch.block), registers, spills, stack, static,
             dynamic, occupancy, limiter, plan, mma, sum(_nbytes(a) for a in art.args),
-            _matmul_flops(plan, art.args)))
+            _matmul_flops(plan, art.args), conflicts))
     return ProgramReport(target, tuple(rows), "\n".join(notes))

@@ -1,7 +1,9 @@
 """CUDA driver-API launcher backend (cuda-python's ``cuda.bindings.driver``).
 
 Imported lazily by the launcher; importing this module does not touch the
-driver. PTX images are JIT-compiled by the driver (``cuModuleLoadData``).
+driver. An artifact's cubin is loaded on a GPU of its architecture; its PTX
+is JIT-compiled by the driver (``cuModuleLoadData``) on any other, where it
+has no cubin, or where the driver refuses the cubin.
 """
 
 from __future__ import annotations
@@ -86,6 +88,8 @@ class CudaDevice:
         self._ctx = self._call("cuDevicePrimaryCtxRetain", self._dev)
         self._call("cuCtxSetCurrent", self._ctx)
         self._tensor_maps: dict[tuple[Any, ...], bytes] = {}
+        self._capability: tuple[int, int] | None = None
+        self.loaded = ""  # what the last load_kernel loaded (cubin or ptx)
         self.launch_mode = "bindings"
         self._ctypes_launch = self._ctypes_graph_launch = None
         if os.environ.get("TCC_LAUNCH") == "ctypes":
@@ -108,6 +112,35 @@ class CudaDevice:
         if not image.endswith(b"\0"):
             image += b"\0"
         return self._call("cuModuleLoadData", image)
+
+    @property
+    def compute_capability(self) -> tuple[int, int]:
+        if self._capability is None:
+            attr = self._drv.CUdevice_attribute
+            self._capability = (
+                self._call("cuDeviceGetAttribute",
+                           attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, self._dev),
+                self._call("cuDeviceGetAttribute",
+                           attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, self._dev))
+        return self._capability
+
+    def load_kernel(self, ptx: str, cubin: bytes | None) -> Any:
+        """The module of one kernel: its cubin where this GPU is of the
+        architecture it was assembled for (no JIT), else its PTX. A cubin
+        the driver refuses (e.g. from a newer ptxas than the driver) falls
+        back to the PTX; ``self.loaded`` records which was loaded."""
+        major, minor = self.compute_capability
+        if cubin is not None and self.arch == f"sm_{major}{minor}":
+            try:
+                module = self.load_module(cubin)
+            except LaunchError as exc:
+                self.loaded = f"ptx (the cubin was refused: {exc})"
+            else:
+                self.loaded = "cubin"
+                return module
+        else:
+            self.loaded = "ptx"
+        return self.load_module(ptx.encode())
 
     def get_function(self, module: Any, name: str) -> Any:
         return self._call("cuModuleGetFunction", module, name.encode())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tcc.runtime.errors import LaunchError, RuntimeUnavailableError
+from tcc.runtime.errors import ArgumentError, LaunchError, RuntimeUnavailableError
 
 
 def _import_hip(arch: str) -> Any:
@@ -52,6 +52,12 @@ class HipDevice:
 
     def load_module(self, image: bytes) -> Any:
         return self._call("hipModuleLoadData", image)
+
+    def load_kernel(self, asm: str, binary: bytes | None) -> Any:
+        """The module of one kernel: its hsaco (AMDGCN text is not loadable)."""
+        if binary is None:
+            raise ArgumentError("an AMD kernel needs its hsaco code object")
+        return self.load_module(binary)
 
     def get_function(self, module: Any, name: str) -> Any:
         return self._call("hipModuleGetFunction", module, name.encode())

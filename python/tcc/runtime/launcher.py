@@ -48,7 +48,7 @@ class Device(Protocol):
 
     vendor: str
 
-    def load_module(self, image: bytes) -> Any: ...
+    def load_kernel(self, asm: str, binary: bytes | None) -> Any: ...
     def get_function(self, module: Any, name: str) -> Any: ...
     def allow_dynamic_shared(self, function: Any, nbytes: int) -> None: ...
     def launch(
@@ -475,9 +475,9 @@ class CompiledKernel:
                     "an lld 19-22: Debian 12's lld-19 package, Ubuntu's lld-20 or newer; "
                     "or set TCC_LD_LLD)"
                 )
-            image = art.binary if art.binary is not None else art.asm.encode()
             device = self.device
-            function = device.get_function(device.load_module(image), art.kernel_name)
+            module = device.load_kernel(art.asm, art.binary)
+            function = device.get_function(module, art.kernel_name)
             if art.launch.shared_mem_bytes > _STATIC_SHARED_LIMIT:
                 device.allow_dynamic_shared(function, art.launch.shared_mem_bytes)
             self._function = function

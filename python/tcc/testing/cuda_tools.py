@@ -6,26 +6,13 @@ and read SASS on a machine without a GPU."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+from tcc.backends.ptxas import find_tool
 
-def find_tool(name: str) -> Path | None:
-    """The executable ``name`` from the nvidia wheels, else the PATH."""
-    try:
-        import nvidia  # the wheels' namespace package
-    except ImportError:
-        roots: list[str] = []
-    else:
-        roots = list(nvidia.__path__)
-    for root in roots:
-        for candidate in sorted(Path(root).glob(f"*/bin/{name}")):
-            if candidate.is_file():
-                return candidate
-    found = shutil.which(name)
-    return Path(found) if found else None
+__all__ = ["assemble", "find_tool", "ptxas_report"]
 
 
 def ptxas_report(ptx: str, arch: str, cubin: Path | None = None) -> str:
