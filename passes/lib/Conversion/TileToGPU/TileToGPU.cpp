@@ -593,17 +593,6 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
                      rewriter.getUnitAttr());
     gpuFunc.setKnownBlockSizeAttr(
         rewriter.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-    // A static grid (what the launch spec launches) bounds the block ids:
-    // the range analysis then folds the bounds tests of blocks that cannot
-    // run past their memrefs (a flat stream whose total is a multiple of
-    // its block: no masks at all). Grids of run-time sizes give no bound.
-    if (auto grid = func->getAttrOfType<DenseI64ArrayAttr>("tcc.grid");
-        grid && grid.size() == 3 &&
-        llvm::all_of(grid.asArrayRef(), [](int64_t g) {
-          return g >= 1 && g <= std::numeric_limits<int32_t>::max();
-        }))
-      gpuFunc.setKnownGridSizeAttr(rewriter.getDenseI32ArrayAttr(
-          {int32_t(grid[0]), int32_t(grid[1]), int32_t(grid[2])}));
     gpuFunc->setAttr("tcc.num_warps", rewriter.getI32IntegerAttr(info.numWarps));
     gpuFunc->setAttr("tcc.threads", rewriter.getI32IntegerAttr(threads));
     gpuFunc->setAttr("tcc.grid_rank", func.getGridRankAttr());
