@@ -246,6 +246,9 @@ class _FakeCudaTensor:
     def is_contiguous(self):
         return self._contiguous
 
+    def get_device(self):
+        return 0
+
     @property
     def __cuda_array_interface__(self):  # the slow path must not be taken
         raise AssertionError("describe() built __cuda_array_interface__")

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tcc.runtime import dlpack
 from tcc.runtime.artifact import DTYPES, ArgSpec, KernelArtifact, eval_grid_expr
 from tcc.runtime.errors import ArgumentError
 
@@ -94,6 +95,7 @@ class TensorInfo:
     contiguous: bool
     on_device: bool
     obj: Any
+    device: int = 0  # the GPU ordinal of a device array
 
 
 def _c_contiguous(shape: Sequence[int], strides: Sequence[int] | None, itemsize: int) -> bool:
@@ -119,7 +121,7 @@ def describe(value: Any) -> TensorInfo | None:
         # __cuda_array_interface__ (which dominated the launch time).
         return TensorInfo(
             int(value.data_ptr()), tuple(value.shape), _torch_typestr(value),
-            bool(value.is_contiguous()), True, value,
+            bool(value.is_contiguous()), True, value, int(value.get_device()),
         )
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
@@ -128,18 +130,54 @@ def describe(value: Any) -> TensorInfo | None:
         return TensorInfo(
             int(cai["data"][0]), shape, cai["typestr"],
             _c_contiguous(shape, cai.get("strides"), itemsize), True, value,
+            int(getattr(getattr(value, "device", None), "id", 0)),  # cupy's ordinal
         )
     if hasattr(value, "data_ptr") and hasattr(value, "is_contiguous"):  # torch without CAI
         if not getattr(value, "is_cuda", False):
+            if str(value.dtype) == "torch.bfloat16":
+                # numpy has no bfloat16: the tensor's memory as 2-byte records.
+                import torch
+
+                return describe(value.view(torch.int16).numpy().view("V2"))
             return describe(value.numpy())
         typestr = _torch_typestr(value)
         return TensorInfo(
             int(value.data_ptr()), tuple(value.shape), typestr,
-            bool(value.is_contiguous()), True, value,
+            bool(value.is_contiguous()), True, value, int(value.get_device()),
         )
-    if hasattr(value, "__dlpack_device__") and value.__dlpack_device__()[0] == 1:  # kDLCPU
-        return describe(np.from_dlpack(value))
+    if hasattr(value, "__dlpack_device__"):
+        kind, ordinal = value.__dlpack_device__()[:2]
+        if kind == dlpack.KDL_CPU:
+            return describe(np.from_dlpack(value))
+        if kind in (dlpack.KDL_CUDA, dlpack.KDL_CUDA_MANAGED, dlpack.KDL_ROCM):
+            # A GPU array offering DLPack only: its capsule's fields.
+            view = dlpack.read_capsule(value.__dlpack__())
+            return TensorInfo(view.ptr, view.shape, view.typestr,
+                              dlpack.compact(view.shape, view.strides), True, value,
+                              int(ordinal))
     return None
+
+
+def device_of(where: str, specs: Sequence[ArgSpec], infos: Sequence[TensorInfo | None],
+              launches_on: int = 0) -> int | None:
+    """The GPU ordinal the device arrays of a call sit on (None: host arrays
+    only). Arguments on different GPUs, or on another GPU than the one the
+    runtime launches on, are an ArgumentError naming them."""
+    first: tuple[str, int] | None = None
+    for spec, info in zip(specs, infos, strict=True):
+        if info is None or not info.on_device:
+            continue
+        if first is None:
+            first = (spec.name, info.device)
+        elif info.device != first[1]:
+            raise ArgumentError(
+                f"{where}: argument {spec.name!r} is on GPU {info.device} but "
+                f"{first[0]!r} on GPU {first[1]}: every array of a call must sit on one GPU")
+    if first is not None and first[1] != launches_on:
+        raise ArgumentError(
+            f"{where}: the arrays sit on GPU {first[1]} (argument {first[0]!r}); tcc's "
+            f"runtime launches on GPU {launches_on} only (CUDA_VISIBLE_DEVICES selects it)")
+    return None if first is None else first[1]
 
 
 _TORCH_TYPESTRS: dict[Any, str] = {}
@@ -427,6 +465,9 @@ def _allocate_like(spec: ArgSpec, shape: tuple[int, ...], like: Any) -> Any:
         import cupy
 
         return cupy.empty(shape, dtype=np.dtype(DTYPES[spec.dtype][0]))
+    if (spec.dtype == "bf16" and isinstance(like, np.ndarray)
+            and like.dtype.name == "bfloat16"):
+        return np.empty(shape, dtype=like.dtype)  # ml_dtypes' bfloat16 in, out
     return np.empty(shape, dtype=np.dtype(DTYPES[spec.dtype][0]))
 
 
@@ -519,8 +560,7 @@ class CompiledKernel:
         infos = describe_args(art, full)
         bind_shapes(art, full, infos)
         shapes = arg_shapes(art, infos)
-        device_index = next((v.get_device() for v, i in zip(full, infos, strict=True)
-                             if i is not None), None)
+        device_index = device_of(art.kernel_name, art.args, infos)
         if device_index is None:
             return None
         results = [(i, shapes[i]) for i, s in enumerate(art.args) if s.role != "input"]
@@ -535,6 +575,7 @@ class CompiledKernel:
         full = self.bind(args, out)
         infos = describe_args(art, full)  # once per launch: it is the costly part
         symbols = bind_shapes(art, full, infos)  # validates everything before any launch
+        device_of(art.kernel_name, art.args, infos)
         grid = compute_grid(art, full, symbols, infos)
         function = self._load()
         device = self.device

@@ -24,6 +24,7 @@ from tcc.runtime.launcher import (
     bind_shapes,
     compute_grid,
     describe_args,
+    device_of,
     get_device,
     merge_keywords,
     pack_args,
@@ -145,8 +146,7 @@ class CompiledProgram:
             steps.append((kernel.artifact, kernel._load(), [source(a) for a in step.args],
                           [bound_shape(prog.values[a].shape, symbols) for a in step.args]))
         shapes = [info.shape if info is not None else None for info in infos]
-        device_index = next((v.get_device() for v, i in zip(full, infos, strict=True)
-                             if i is not None), None)
+        device_index = device_of(prog.name, prog.args, infos)  # type: ignore[arg-type]
         if device_index is None:
             return None
         return LaunchPlan(prog.name, self.device, prog.args, shapes, steps,
@@ -160,6 +160,7 @@ class CompiledProgram:
         full = bind_arguments(prog, args, out)
         infos = describe_args(prog, full)  # type: ignore[arg-type]
         symbols = bind_shapes(prog, full, infos)  # type: ignore[arg-type]
+        device_of(prog.name, prog.args, infos)  # type: ignore[arg-type]
         device = self.device
         stream = _current_stream(full) if stream is None else stream
         n_in = len(prog.inputs)
