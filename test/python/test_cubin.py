@@ -99,3 +99,16 @@ def test_the_cuda_backend_loads_the_cubin_on_its_architecture_only(capability, r
     assert fake.device.load_kernel("// ptx", b"\x7fELF....") == "module"
     assert fake.device.loaded.startswith(loaded)
     assert fake.images[-1] == (b"\x7fELF...." if loaded == "cubin" else b"// ptx")
+
+
+def test_cli_writes_the_cubin_beside_the_ptx(tmp_path):
+    from tcc.cli import main as cli_main
+
+    src = tmp_path / "scale.mlir"
+    src.write_text(SRC)
+    out = tmp_path / "k.ptx"
+    assert cli_main(["compile", str(src), "--target", "sm_90", "-o", str(out),
+                     "--no-cache"]) == 0
+    assert ".target sm_90a" in out.read_text()
+    assert (tmp_path / "k.cubin").read_bytes()[:4] == b"\x7fELF"
+    assert not (tmp_path / "k.hsaco").exists()
