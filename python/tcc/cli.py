@@ -81,13 +81,15 @@ def _compile(args: argparse.Namespace) -> int:
     from tcc.frontend.errors import FrontendError
 
     source, sizes = _load_source(args.file, args.size)
-    if args.dump_dir or args.timing:
+    if args.dump_dir or args.timing or args.print_ir_after_all:
         import os
 
         if args.dump_dir:
             os.environ["TCC_DUMP_DIR"] = args.dump_dir
         if args.timing:
             os.environ["TCC_TIMING"] = "1"
+        if args.print_ir_after_all:
+            os.environ["TCC_PRINT_IR_AFTER_ALL"] = "1"
     try:
         kernel = tcc_compile(
             source, args.target, num_warps=args.num_warps, num_stages=args.num_stages,
@@ -236,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument("--report", action="store_true",
                       help="print a table per kernel (registers, spills, shared memory, "
                            "occupancy, plan, bytes and flops per launch) instead of --emit")
+    comp.add_argument("--print-ir-after-all", action="store_true",
+                      help="print the IR after every pass to stderr (as "
+                           "TCC_PRINT_IR_AFTER_ALL=1; bypasses the cache)")
     comp.add_argument("--timing", action="store_true",
                       help="print each stage's pass timings to stderr (as TCC_TIMING=1; "
                            "bypasses the cache so that the passes run)")

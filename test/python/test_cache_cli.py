@@ -128,6 +128,24 @@ def test_timing_prints_each_stages_pass_timings(tmp_path):
     assert "Execution time report" not in quiet.stderr
 
 
+def test_print_ir_after_all_prints_every_pass(tmp_path):
+    """`tcc compile --print-ir-after-all` (TCC_PRINT_IR_AFTER_ALL=1): the IR
+    after every pass of every stage on stderr, compiled even when cached."""
+    src = tmp_path / "add.mlir"
+    src.write_text(GOOD)
+    env = {"TCC_CACHE_DIR": str(tmp_path / "cache")}
+    assert _cli("compile", str(src), "-o", str(tmp_path / "k.s"), env=env).returncode == 0
+    out = _cli("compile", str(src), "--print-ir-after-all", "-o", str(tmp_path / "k.s"),
+               env=env)
+    assert out.returncode == 0, out.stderr
+    for stage in ("linalg", "tile", "gpu"):
+        assert f"tcc: stage '{stage}'" in out.stderr
+    assert "// -----// IR Dump After TccFormKernels" in out.stderr
+    assert "// -----// IR Dump After ConvertLinalgToTile" in out.stderr
+    quiet = _cli("compile", str(src), "-o", str(tmp_path / "k.s"), env=env)
+    assert "IR Dump After" not in quiet.stderr
+
+
 def test_package_is_typed():
     from pathlib import Path as P
 

@@ -154,7 +154,8 @@ class KernelCache:
         (or a ``TCC_DUMP_DIR`` to dump into, or ``TCC_TIMING=1`` pass timings to
         print) builds every time, still storing it."""
         always = any(os.environ.get(v, "") not in ("", "0")
-                     for v in ("TCC_ALWAYS_COMPILE", "TCC_TIMING")) or bool(
+                     for v in ("TCC_ALWAYS_COMPILE", "TCC_TIMING",
+                               "TCC_PRINT_IR_AFTER_ALL")) or bool(
             os.environ.get("TCC_DUMP_DIR"))
         art = None if always else self.get(key)
         if art is None:

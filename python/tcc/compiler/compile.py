@@ -488,6 +488,9 @@ def run_stages(
     dump_dir = Path(os.environ["TCC_DUMP_DIR"]) if os.environ.get("TCC_DUMP_DIR") else None
     # TCC_TIMING=1: each stage's pass timings on stderr (`tcc compile --timing`).
     timing = os.environ.get("TCC_TIMING", "") not in ("", "0")
+    # TCC_PRINT_IR_AFTER_ALL=1: the IR after every pass on stderr
+    # (`tcc compile --print-ir-after-all`, as tcc-opt's --mlir-print-ir-after-all).
+    print_ir = os.environ.get("TCC_PRINT_IR_AFTER_ALL", "") not in ("", "0")
     if dump_dir is not None:
         (dump_dir / "passes").mkdir(parents=True, exist_ok=True)
         (dump_dir / "0-source.mlir").write_text(text)
@@ -528,6 +531,9 @@ def run_stages(
                     # The IR after every pass of the stage, one file per pass.
                     pm.enable_ir_printing(print_after_all=True,
                                           tree_printing_dir_path=str(dump_dir / "passes" / stage))
+                elif print_ir:
+                    print(f"tcc: stage {stage!r} ({pipeline}):", file=sys.stderr, flush=True)
+                    pm.enable_ir_printing(print_after_all=True)
                 if timing:
                     # MLIR's execution time report, on stderr when the pass
                     # manager goes (below), one per stage.

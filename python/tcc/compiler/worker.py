@@ -193,7 +193,7 @@ def _describe_exit(code: int | None) -> str:
 
 # The caller's settings each compile takes along (the worker's environment is
 # the one it started with).
-_FORWARDED = ("TCC_DUMP_DIR", "TCC_TIMING", "TCC_VERBOSE_ERRORS")
+_FORWARDED = ("TCC_DUMP_DIR", "TCC_TIMING", "TCC_PRINT_IR_AFTER_ALL", "TCC_VERBOSE_ERRORS")
 _TCC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 Caught = tuple[type[Warning], str, str, int]
 
