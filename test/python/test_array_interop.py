@@ -108,5 +108,36 @@ def test_the_gpu_of_a_call_comes_from_its_arrays():
     assert device_of("k", SPECS, [host, host, host]) is None
     with pytest.raises(ArgumentError, match=r"k: argument 'b' is on GPU 1 but 'x' on GPU 0"):
         device_of("k", SPECS, [info_on(0), info_on(1), info_on(0)])
-    with pytest.raises(ArgumentError, match=r"sit on GPU 2 \(argument 'x'\).* GPU 0 only"):
-        device_of("k", SPECS, [info_on(2), info_on(2), info_on(2)])
+    assert device_of("k", SPECS, [info_on(2), info_on(2), info_on(2)]) == 2
+
+
+def test_a_kernel_loads_and_runs_on_its_arrays_gpu(monkeypatch):
+    from tcc.runtime import launcher
+    from tcc.runtime.artifact import KernelArtifact, LaunchSpec
+
+    class Fake:
+        vendor = "nvidia"
+
+        def __init__(self, index):
+            self.index, self.loads, self.activations = index, 0, 0
+
+        def activate(self):
+            self.activations += 1
+
+        def load_kernel(self, asm, binary):
+            self.loads += 1
+            return f"module{self.index}"
+
+        def get_function(self, module, name):
+            return (module, name)
+
+    fakes = {0: Fake(0), 1: Fake(1)}
+    monkeypatch.setattr(launcher, "get_device", lambda vendor, arch, index=0: fakes[index])
+    art = KernelArtifact(target="sm_90", vendor="nvidia", kernel_name="k", asm="// ptx",
+                         binary=None, launch=LaunchSpec(block=(128, 1, 1), grid=(1, 1, 1)),
+                         args=tuple(SPECS))
+    kernel = launcher.CompiledKernel(art)
+    assert kernel._load(1) == ("module1", "k") and kernel._load(1) == ("module1", "k")
+    assert kernel._load(None) == ("module0", "k")  # host arrays only: GPU 0
+    assert [f.loads for f in fakes.values()] == [1, 1]  # once per GPU
+    assert fakes[1].activations == 1 and kernel.device_for(1) is fakes[1]

@@ -65,6 +65,11 @@ class _Graph:
             pass
 
 
+# Every CudaDevice of the process: with more than one, each makes its context
+# current before it launches, allocates or loads (activate()).
+_OPENED: list[CudaDevice] = []
+
+
 class CudaDevice:
     """The primary context of one CUDA device, and the calls tcc needs on it."""
 
@@ -87,6 +92,7 @@ class CudaDevice:
         self._dev = self._call("cuDeviceGet", device)
         self._ctx = self._call("cuDevicePrimaryCtxRetain", self._dev)
         self._call("cuCtxSetCurrent", self._ctx)
+        _OPENED.append(self)
         self._tensor_maps: dict[tuple[Any, ...], bytes] = {}
         self._capability: tuple[int, int] | None = None
         self.loaded = ""  # what the last load_kernel loaded (cubin or ptx)
@@ -112,6 +118,12 @@ class CudaDevice:
         if not image.endswith(b"\0"):
             image += b"\0"
         return self._call("cuModuleLoadData", image)
+
+    def activate(self) -> None:
+        """Make this GPU's context current, where the process drives several
+        (one GPU: its context stays current from the start)."""
+        if len(_OPENED) > 1:
+            self._call("cuCtxSetCurrent", self._ctx)
 
     @property
     def compute_capability(self) -> tuple[int, int]:

@@ -178,6 +178,7 @@ class LaunchPlan:
 
             self._launch = launch
         self._tensor_map = getattr(device, "tensor_map", None)
+        self._activate = getattr(device, "activate", None)
 
     # -- per call ----------------------------------------------------------
     def scratch(self, stream: int) -> list[int]:
@@ -254,6 +255,8 @@ class LaunchPlan:
         """Queue every launch on ``stream``. ``ptrs``: the arguments' pointers,
         then the intermediate buffers'; ``values``: the arguments."""
         launch = self._launch
+        if self._activate is not None:
+            self._activate()
         for step in self.steps:
             for field, src in step.pointers:
                 field.value = ptrs[src]

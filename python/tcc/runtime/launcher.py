@@ -65,24 +65,33 @@ class Device(Protocol):
     def synchronize(self, stream: int = 0) -> None: ...
 
 
-_DEVICES: dict[tuple[str, str], Device] = {}
+_DEVICES: dict[tuple[str, str, int], Device] = {}
 
 
-def get_device(vendor: str, arch: str) -> Device:
-    """The (cached) driver backend for ``vendor``; raises RuntimeUnavailableError."""
-    key = (vendor, arch)
+def get_device(vendor: str, arch: str, index: int = 0) -> Device:
+    """The (cached) driver backend for ``vendor`` on GPU ``index``; raises
+    RuntimeUnavailableError."""
+    key = (vendor, arch, index)
     if key not in _DEVICES:
         if vendor == "nvidia":
             from tcc.runtime.cuda import CudaDevice
 
-            _DEVICES[key] = CudaDevice(arch)
+            _DEVICES[key] = CudaDevice(arch, index)
         elif vendor == "amd":
             from tcc.runtime.hip import HipDevice
 
-            _DEVICES[key] = HipDevice(arch)
+            _DEVICES[key] = HipDevice(arch, index)
         else:
             raise ValueError(f"unknown GPU vendor {vendor!r}")
     return _DEVICES[key]
+
+
+def activate(device: Device) -> None:
+    """Make ``device`` current where the backend has several (its context
+    for the launches, allocations and module loads that follow)."""
+    make_current = getattr(device, "activate", None)
+    if make_current is not None:
+        make_current()
 
 
 @dataclass
@@ -158,11 +167,10 @@ def describe(value: Any) -> TensorInfo | None:
     return None
 
 
-def device_of(where: str, specs: Sequence[ArgSpec], infos: Sequence[TensorInfo | None],
-              launches_on: int = 0) -> int | None:
+def device_of(where: str, specs: Sequence[ArgSpec],
+              infos: Sequence[TensorInfo | None]) -> int | None:
     """The GPU ordinal the device arrays of a call sit on (None: host arrays
-    only). Arguments on different GPUs, or on another GPU than the one the
-    runtime launches on, are an ArgumentError naming them."""
+    only); arguments on different GPUs are an ArgumentError naming them."""
     first: tuple[str, int] | None = None
     for spec, info in zip(specs, infos, strict=True):
         if info is None or not info.on_device:
@@ -173,10 +181,6 @@ def device_of(where: str, specs: Sequence[ArgSpec], infos: Sequence[TensorInfo |
             raise ArgumentError(
                 f"{where}: argument {spec.name!r} is on GPU {info.device} but "
                 f"{first[0]!r} on GPU {first[1]}: every array of a call must sit on one GPU")
-    if first is not None and first[1] != launches_on:
-        raise ArgumentError(
-            f"{where}: the arrays sit on GPU {first[1]} (argument {first[0]!r}); tcc's "
-            f"runtime launches on GPU {launches_on} only (CUDA_VISIBLE_DEVICES selects it)")
     return None if first is None else first[1]
 
 
@@ -496,18 +500,32 @@ class CompiledKernel:
 
     def __init__(self, artifact: KernelArtifact, device: Device | None = None) -> None:
         self.artifact = artifact
-        self._device = device
-        self._function: Any = None
+        self._device = device  # given: every call runs there (tests' fakes)
+        self._devices: dict[int, Device] = {}
+        self._functions: dict[int, Any] = {}
         self._fast: Any = None
 
     @property
     def device(self) -> Device:
-        if self._device is None:
-            self._device = get_device(self.artifact.vendor, self.artifact.target)
-        return self._device
+        return self.device_for(0)
 
-    def _load(self) -> Any:
-        if self._function is None:
+    def device_for(self, index: int | None) -> Device:
+        """The backend of GPU ``index`` (the arrays' GPU; None: host arrays
+        only, GPU 0)."""
+        if self._device is not None:
+            return self._device
+        index = index or 0
+        device = self._devices.get(index)
+        if device is None:
+            device = get_device(self.artifact.vendor, self.artifact.target, index)
+            self._devices[index] = device
+        return device
+
+    def _load(self, index: int | None = 0) -> Any:
+        """The kernel's function on GPU ``index`` (its module loaded there once)."""
+        index = index or 0
+        function = self._functions.get(index)
+        if function is None:
             art = self.artifact
             if art.vendor == "amd" and art.binary is None:
                 raise ArgumentError(
@@ -516,13 +534,14 @@ class CompiledKernel:
                     "an lld 19-22: Debian 12's lld-19 package, Ubuntu's lld-20 or newer; "
                     "or set TCC_LD_LLD)"
                 )
-            device = self.device
+            device = self.device_for(index)
+            activate(device)
             module = device.load_kernel(art.asm, art.binary)
             function = device.get_function(module, art.kernel_name)
             if art.launch.shared_mem_bytes > _STATIC_SHARED_LIMIT:
                 device.allow_dynamic_shared(function, art.launch.shared_mem_bytes)
-            self._function = function
-        return self._function
+            self._functions[index] = function
+        return function
 
     def bind(self, args: Sequence[Any], out: Any = None) -> list[Any]:
         """Full argument list in kernel order (outputs allocated if needed)."""
@@ -564,8 +583,8 @@ class CompiledKernel:
         if device_index is None:
             return None
         results = [(i, shapes[i]) for i, s in enumerate(art.args) if s.role != "input"]
-        return LaunchPlan(art.kernel_name, self.device, art.args, shapes,
-                          [(art, self._load(), range(len(art.args)), shapes)], (),
+        return LaunchPlan(art.kernel_name, self.device_for(device_index), art.args, shapes,
+                          [(art, self._load(device_index), range(len(art.args)), shapes)], (),
                           results, device_index)  # type: ignore[arg-type]
 
     def _general(self, args: Sequence[Any], out: Any = None, stream: int | None = None) -> Any:
@@ -575,10 +594,11 @@ class CompiledKernel:
         full = self.bind(args, out)
         infos = describe_args(art, full)  # once per launch: it is the costly part
         symbols = bind_shapes(art, full, infos)  # validates everything before any launch
-        device_of(art.kernel_name, art.args, infos)
+        index = device_of(art.kernel_name, art.args, infos)
         grid = compute_grid(art, full, symbols, infos)
-        function = self._load()
-        device = self.device
+        function = self._load(index)
+        device = self.device_for(index)
+        activate(device)
         stream = _current_stream(full) if stream is None else stream
 
         pointers: list[int | None] = []

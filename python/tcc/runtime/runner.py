@@ -20,12 +20,12 @@ from tcc.runtime.launcher import (
     Device,
     TensorInfo,
     _current_stream,
+    activate,
     bind_arguments,
     bind_shapes,
     compute_grid,
     describe_args,
     device_of,
-    get_device,
     merge_keywords,
     pack_args,
 )
@@ -89,9 +89,11 @@ class CompiledProgram:
 
     @property
     def device(self) -> Device:
-        if self._device is None:
-            self._device = get_device(self.artifact.vendor, self.artifact.target)
-        return self._device
+        return self.device_for(0)
+
+    def device_for(self, index: int | None) -> Device:
+        """The backend of GPU ``index`` (None: host arrays only, GPU 0)."""
+        return self._device if self._device is not None else self._kernels[0].device_for(index)
 
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None,
                  **inputs: Any) -> Any:
@@ -140,16 +142,17 @@ class CompiledProgram:
             if src >= n_args:  # a result in an intermediate: the general path says so
                 return None
             results.append((src, bound_shape(prog.values[r].shape, symbols)))
-        steps = []
-        for step in prog.steps:
-            kernel = self._kernels[step.kernel]
-            steps.append((kernel.artifact, kernel._load(), [source(a) for a in step.args],
-                          [bound_shape(prog.values[a].shape, symbols) for a in step.args]))
-        shapes = [info.shape if info is not None else None for info in infos]
         device_index = device_of(prog.name, prog.args, infos)  # type: ignore[arg-type]
         if device_index is None:
             return None
-        return LaunchPlan(prog.name, self.device, prog.args, shapes, steps,
+        steps = []
+        for step in prog.steps:
+            kernel = self._kernels[step.kernel]
+            steps.append((kernel.artifact, kernel._load(device_index),
+                          [source(a) for a in step.args],
+                          [bound_shape(prog.values[a].shape, symbols) for a in step.args]))
+        shapes = [info.shape if info is not None else None for info in infos]
+        return LaunchPlan(prog.name, self.device_for(device_index), prog.args, shapes, steps,
                           buffer_sizes(prog.buffers, symbols),
                           results, device_index)
 
@@ -160,8 +163,9 @@ class CompiledProgram:
         full = bind_arguments(prog, args, out)
         infos = describe_args(prog, full)  # type: ignore[arg-type]
         symbols = bind_shapes(prog, full, infos)  # type: ignore[arg-type]
-        device_of(prog.name, prog.args, infos)  # type: ignore[arg-type]
-        device = self.device
+        index = device_of(prog.name, prog.args, infos)  # type: ignore[arg-type]
+        device = self.device_for(index)
+        activate(device)
         stream = _current_stream(full) if stream is None else stream
         n_in = len(prog.inputs)
         like = next((v for v, i in zip(full, infos, strict=True) if i is not None and i.on_device),
@@ -206,7 +210,7 @@ class CompiledProgram:
                 grid = compute_grid(art, [None] * len(values), symbols, step_infos)
                 packed = pack_args(art, [ptrs[a] for a in step.args], [None] * len(values),
                                    step_infos, device)
-                device.launch(kernel._load(), grid, art.launch.block,
+                device.launch(kernel._load(index), grid, art.launch.block,
                               art.launch.shared_mem_bytes, stream, packed.address)
             if staged or owned:
                 device.synchronize(stream)
