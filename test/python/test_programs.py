@@ -310,6 +310,17 @@ def test_chunked_softmax_rows_with_nan_ties_and_a_late_max(target):
     np.testing.assert_allclose(y[1:], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-12)
 
 
+def staged_softmax(rows, n, dtype, target):
+    """A rows x n softmax compiled with the staged walk over 2048-wide chunks."""
+    src = f"""
+    func.func @softmax(%x: tensor<{rows}x{n}x{dtype}>) -> tensor<{rows}x{n}x{dtype}> {{
+      %y = tcc.softmax %x dim = 1 : tensor<{rows}x{n}x{dtype}>
+      return %y : tensor<{rows}x{n}x{dtype}>
+    }}"""
+    plan = "#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 4, walk = staged>"
+    return tcc_compile(src, target, cache=False, plans={"softmax": plan})
+
+
 @pytest.mark.parametrize(("n", "dtype", "target"), [
     (6141, "f16", "sm_80"), (6145, "f16", "sm_80"), (4097, "f32", "sm_80"),
     (6142, "f32", "sm_80"), (6144, "f32", "sm_80"),
@@ -321,13 +332,7 @@ def test_staged_softmax_rows_of_any_length(n, dtype, target):
     # aligned starts than for shifted ones (6141 f16: 3 chunks from an
     # aligned start, 4 from a shifted one) and rows of whole chunks; 9 rows
     # start at every offset from 16 bytes.
-    src = f"""
-    func.func @softmax(%x: tensor<9x{n}x{dtype}>) -> tensor<9x{n}x{dtype}> {{
-      %y = tcc.softmax %x dim = 1 : tensor<9x{n}x{dtype}>
-      return %y : tensor<9x{n}x{dtype}>
-    }}"""
-    plan = "#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 4, walk = staged>"
-    k = tcc_compile(src, target, cache=False, plans={"softmax": plan})
+    k = staged_softmax(9, n, dtype, target)
     assert "tile.shared_load" in k.ir["tile"]
     x = (np.random.default_rng(n).standard_normal((9, n)) * 4).astype(
         np.float16 if dtype == "f16" else np.float32)
@@ -348,13 +353,7 @@ def test_staged_softmax_is_accurate_far_from_zero(dtype):
     # far above an ulp of the quotients, and must cancel between the sum and
     # the quotients. Errors stay at the output type's rounding.
     n = 6141
-    src = f"""
-    func.func @softmax(%x: tensor<4x{n}x{dtype}>) -> tensor<4x{n}x{dtype}> {{
-      %y = tcc.softmax %x dim = 1 : tensor<4x{n}x{dtype}>
-      return %y : tensor<4x{n}x{dtype}>
-    }}"""
-    plan = "#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 4, walk = staged>"
-    k = tcc_compile(src, "sm_80", cache=False, plans={"softmax": plan})
+    k = staged_softmax(4, n, dtype, "sm_80")
     big = 30000.0 if dtype == "f16" else 3e5
     rng = np.random.default_rng(3)
     x = rng.standard_normal((4, n)) * 3 + np.array([[big], [-big], [big / 7], [0.0]])

@@ -113,7 +113,7 @@ def _params(body: str) -> dict[str, object]:
 
 def _slot(dims: str, elem: str) -> tuple[tuple[int, int], int] | None:
     shape = [int(d) for d in dims.rstrip("x").split("x")]
-    inner = [d for d in shape[1:]]  # the leading dim counts slots
+    inner = shape[1:]  # the leading dim counts slots
     while len(inner) > 2 and inner[0] == 1:
         inner = inner[1:]
     if len(inner) != 2 or elem not in _ELEM_BYTES:

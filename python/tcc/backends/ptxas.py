@@ -48,18 +48,24 @@ def ptx_arch(ptx: str) -> str:
     return match.group(1)
 
 
-def assemble_cubin(ptx: str) -> bytes:
-    """The cubin ptxas makes of ``ptx`` for the architecture it targets.
-    Raises FileNotFoundError without ptxas and RuntimeError with ptxas's
-    message when it rejects the PTX."""
+def run_ptxas(ptx: str, arch: str, flags: tuple[str, ...] = ()) -> tuple[bytes, str]:
+    """ptxas on ``ptx`` for ``arch`` with ``flags``: (the cubin, ptxas's
+    output, e.g. its ``-v`` resource report). Raises FileNotFoundError without
+    ptxas and RuntimeError with ptxas's message when it rejects the PTX."""
     ptxas = find_tool("ptxas")
     if ptxas is None:
         raise FileNotFoundError("ptxas not found: install nvidia-cuda-nvcc")
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
         src.write_text(ptx)
-        done = subprocess.run([str(ptxas), f"-arch={ptx_arch(ptx)}", "-o", str(out), str(src)],
+        done = subprocess.run([str(ptxas), f"-arch={arch}", *flags, "-o", str(out), str(src)],
                               capture_output=True, text=True, check=False)
         if done.returncode:
             raise RuntimeError(f"ptxas rejected the PTX:\n{done.stderr.strip()}")
-        return out.read_bytes()
+        return out.read_bytes(), done.stderr + done.stdout
+
+
+def assemble_cubin(ptx: str) -> bytes:
+    """The cubin ptxas makes of ``ptx`` for the architecture it targets
+    (raises as :func:`run_ptxas`)."""
+    return run_ptxas(ptx, ptx_arch(ptx))[0]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tcc.analysis.kernel_conflicts import kernel_conflicts
+from tcc.backends.ptxas import ptx_arch
 from tcc.runtime.artifact import DTYPES
 from tcc.tune.space import parse, plan_in
 
@@ -201,8 +202,11 @@ def report(compiled: Any) -> ProgramReport:
         mma = parse(plan).get("mma") if plan else None
         registers = spills = stack = static = None
         if art.vendor == "nvidia":
-            ptx_target = re.search(r"^\.target\s+(\w+)", art.asm, re.MULTILINE)
-            res, note = _nvidia_resources(art.asm, ptx_target.group(1) if ptx_target else target)
+            try:
+                arch = ptx_arch(art.asm)
+            except ValueError:
+                arch = target
+            res, note = _nvidia_resources(art.asm, arch)
             if note and note not in notes:
                 notes.append(note)
             registers, static, stack = res.get("registers"), res.get("smem"), res.get("stack")

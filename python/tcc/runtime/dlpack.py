@@ -91,14 +91,3 @@ def read_capsule(capsule: Any) -> DLPackView:
         managed.contents.deleter(managed)
     return view
 
-
-def compact(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> bool:
-    """Whether element ``strides`` are row-major compact for ``shape``."""
-    if strides is None:
-        return True
-    expected = 1
-    for dim, stride in zip(reversed(shape), reversed(strides), strict=True):
-        if dim != 1 and stride != expected:
-            return False
-        expected *= dim
-    return True

@@ -162,7 +162,8 @@ def describe(value: Any) -> TensorInfo | None:
             # A GPU array offering DLPack only: its capsule's fields.
             view = dlpack.read_capsule(value.__dlpack__())
             return TensorInfo(view.ptr, view.shape, view.typestr,
-                              dlpack.compact(view.shape, view.strides), True, value,
+                              # DLPack strides count elements: itemsize 1.
+                              _c_contiguous(view.shape, view.strides, 1), True, value,
                               int(ordinal))
     return None
 

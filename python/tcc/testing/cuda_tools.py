@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tcc.backends.ptxas import find_tool
+from tcc.backends.ptxas import find_tool, run_ptxas
 
 __all__ = ["assemble", "find_tool", "ptxas_report"]
 
@@ -19,18 +19,10 @@ def ptxas_report(ptx: str, arch: str, cubin: Path | None = None) -> str:
     """``ptxas -v`` of ``ptx`` for ``arch``: its resource report (registers,
     spills, stack, shared memory), the cubin written to ``cubin`` when given.
     Raises FileNotFoundError without ptxas and RuntimeError when it fails."""
-    ptxas = find_tool("ptxas")
-    if ptxas is None:
-        raise FileNotFoundError("ptxas not found: install nvidia-cuda-nvcc (the test extra)")
-    with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "k.ptx"
-        src.write_text(ptx)
-        out = cubin if cubin is not None else Path(tmp) / "k.cubin"
-        report = subprocess.run([str(ptxas), f"-arch={arch}", "-v", "-o", str(out), str(src)],
-                                capture_output=True, text=True, check=False)
-    if report.returncode:
-        raise RuntimeError(f"ptxas failed:\n{report.stderr}")
-    return report.stderr + report.stdout
+    binary, report = run_ptxas(ptx, arch, ("-v",))
+    if cubin is not None:
+        cubin.write_bytes(binary)
+    return report
 
 
 def assemble(ptx: str, arch: str) -> tuple[str, str]:
