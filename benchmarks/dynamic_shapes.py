@@ -1,7 +1,7 @@
 """One artifact for every size: dynamic kernels against their static twins.
 
     python benchmarks/dynamic_shapes.py build DIR       # here (MLIR): compile
-    python benchmarks/dynamic_shapes.py run DIR OUT     # the GPU machine
+    python benchmarks/dynamic_shapes.py run DIR OUT [--check-only]  # the GPU machine
     python benchmarks/dynamic_shapes.py compiles OUT    # here: 64 sizes, compiles and seconds
 
 ``build`` compiles each program once with M left unbound (sm_90), once per
@@ -145,7 +145,7 @@ def compiles(out: Path) -> None:
     (out / "compiles.json").write_text(json.dumps(rows, indent=1))
 
 
-def run(directory: Path, out: Path) -> None:
+def run(directory: Path, out: Path, check_only: bool = False) -> int:
     import torch
 
     import tcc.runtime
@@ -153,6 +153,7 @@ def run(directory: Path, out: Path) -> None:
     torch.manual_seed(0)
     manifest = json.loads((directory / "manifest.json").read_text())
     rows = []
+    failures = 0
     for name in manifest:
         kind, bound, ms = CASES[name]
         dyn = tcc.runtime.load(directory / f"{name}-dynamic.tccprog")
@@ -166,13 +167,22 @@ def run(directory: Path, out: Path) -> None:
             ref = fn(*[x.double() for x in inputs]).double()
             errs = {label: P.check(prog, fn, inputs, ref)[0]
                     for label, prog in (("dynamic", dyn), ("static", static))}
+            small_path = directory / f"{name}-class{size_class(m)}.tccprog"
+            if check_only:
+                if small_path.exists():
+                    errs["class"] = P.check(tcc.runtime.load(small_path), fn, inputs, ref)[0]
+                tol = next(c.tol for c in P.CASES.values() if c.kind == kind)
+                bad = [k for k, e in errs.items() if not e <= tol]  # NaN: unwritten
+                failures += bool(bad)
+                print(f"{'FAIL' if bad else 'ok  '} {name:12s} M={m:6d} " + " ".join(
+                    f"{k} {e:.1e}" for k, e in errs.items()), flush=True)
+                continue
             t_dyn = P.bench(lambda: dyn(*inputs))  # noqa: B023
             t_static = P.bench(lambda: static(*inputs))  # noqa: B023
             t_eager = P.bench(lambda: fn(*inputs))  # noqa: B023
             row = {"program": name, "M": m, "dynamic_ms": t_dyn, "static_ms": t_static,
                    "eager_ms": t_eager, "dynamic_over_static": t_static / t_dyn,
                    "err_dynamic": errs["dynamic"], "err_static": errs["static"]}
-            small_path = directory / f"{name}-class{size_class(m)}.tccprog"
             if small_path.exists():
                 small = tcc.runtime.load(small_path)
                 row["err_class"] = P.check(small, fn, inputs, ref)[0]
@@ -187,8 +197,11 @@ def run(directory: Path, out: Path) -> None:
                   f"{t_static * 1e3:9.1f} us  eager {t_eager * 1e3:9.1f} us  "
                   f"static/dynamic {t_static / t_dyn:5.2f}x  err {errs['dynamic']:.1e} / "
                   f"{errs['static']:.1e}", flush=True)
+    if check_only:
+        return 1 if failures else 0
     out.mkdir(parents=True, exist_ok=True)
     (out / "dynamic_shapes.json").write_text(json.dumps(rows, indent=1))
+    return 0
 
 
 def main() -> None:
@@ -199,6 +212,8 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("directory", type=Path)
     r.add_argument("out", type=Path)
+    r.add_argument("--check-only", action="store_true",
+                   help="check every artifact at every M, no timing (compute-sanitizer)")
     c = sub.add_parser("compiles")
     c.add_argument("out", type=Path)
     sb = sub.add_parser("sweep-build")
@@ -210,7 +225,7 @@ def main() -> None:
     if args.cmd == "build":
         build(args.directory)
     elif args.cmd == "run":
-        run(args.directory, args.out)
+        sys.exit(run(args.directory, args.out, args.check_only))
     elif args.cmd == "sweep-build":
         sweep_build(args.directory)
     elif args.cmd == "sweep-run":

@@ -9,7 +9,7 @@ against torch on the same inputs.
     # here (CPU, MLIR): compile the programs into DIR
     PYTHONPATH=build/dev/python_packages python benchmarks/launch_overhead.py build DIR
     # on the GPU machine (tcc.runtime, torch, triton):
-    PYTHONPATH=python python3 benchmarks/launch_overhead.py run DIR [OUT]
+    PYTHONPATH=python python3 benchmarks/launch_overhead.py run DIR [OUT] [--check-only]
 """
 
 # (no `from __future__ import annotations`: the frontend programs below are
@@ -152,7 +152,7 @@ def _breakdown(vadd, x, y, out) -> list[tuple[str, float]]:  # noqa: ANN001
     return result
 
 
-def run(directory: Path, out_dir: Path | None) -> None:
+def run(directory: Path, out_dir: Path | None, check_only: bool = False) -> int:
     import torch
 
     from tcc.runtime import load
@@ -186,6 +186,10 @@ def run(directory: Path, out_dir: Path | None) -> None:
     torch.cuda.synchronize()
     ok = {k: bool(torch.allclose(a.float(), b.float(), rtol=1e-4, atol=1e-4))
           for k, (a, b) in checks.items()}
+    if check_only:  # e.g. under compute-sanitizer: no timing loops
+        for k, good in ok.items():
+            print(f"{'ok  ' if good else 'FAIL'} {k}")
+        return 0 if all(ok.values()) else 1
 
     rows: list[tuple[str, int, float]] = []  # (call, kernels, host us per call)
     rows.append(("torch.add(x, y)", 1, _host_us(lambda: torch.add(x, y))))
@@ -235,6 +239,7 @@ def run(directory: Path, out_dir: Path | None) -> None:
         (out_dir / "launch_overhead.md").write_text(text + "\n")
         (out_dir / "launch_overhead.json").write_text(json.dumps(
             {"correct": ok, "rows": rows, "calls": CALLS, "repeats": REPEATS}, indent=1))
+    return 0 if all(ok.values()) else 1
 
 
 if __name__ == "__main__":
@@ -242,6 +247,8 @@ if __name__ == "__main__":
     if verb == "build":
         build(Path(sys.argv[2]))
     elif verb == "run":
-        run(Path(sys.argv[2]), Path(sys.argv[3]) if len(sys.argv) > 3 else None)
+        rest = [a for a in sys.argv[3:] if a != "--check-only"]
+        sys.exit(run(Path(sys.argv[2]), Path(rest[0]) if rest else None,
+                     "--check-only" in sys.argv[3:]))
     else:
         print(__doc__)

@@ -320,7 +320,7 @@ def bench(call: Callable[[], object]) -> float:
 
 
 def run(directory: Path, out: Path, profile_kernels: bool = False,
-        check_only: bool = False, baseline: Path | None = None) -> None:
+        check_only: bool = False, baseline: Path | None = None) -> int:
     import torch
 
     import tcc.runtime
@@ -341,7 +341,7 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
         err, poisoned = check(program, fn, inputs, ref)
         ok = err <= max(case.tol, 1e-12)
         if check_only:  # correctness only (e.g. under compute-sanitizer)
-            print(f"{name:34s} {'ok ' if ok else 'BAD'} err={err:.1e}", flush=True)
+            print(f"{'ok  ' if ok else 'FAIL'} {name:34s} err={err:.1e}", flush=True)
             rows.append({"name": name, "ok": ok, "rel_err": err})
             continue
         out_buf = torch.empty_like(poisoned)
@@ -385,7 +385,7 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
     (out / "programs.json").write_text(json.dumps(rows, indent=1))
     if check_only:
         print(f"{sum(r['ok'] for r in rows)}/{len(rows)} programs correct")
-        return
+        return 0 if all(r["ok"] for r in rows) else 1
     with_baseline = any("baseline" in r["rate"] for r in rows)
     extra = (" baseline | tcc/baseline |", "---|---|") if with_baseline else ("", "")
     lines = ["| program | kernels | correct (rel err) | tcc | torch eager | torch.compile | "
@@ -409,6 +409,7 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
         print(f"plot: {plot_programs(rows, out / 'programs.png')}")
     except ImportError:
         print("(no plot: matplotlib is not installed; pip install matplotlib, or the test extra)")
+    return 0 if all(r["ok"] for r in rows) else 1
 
 
 if __name__ == "__main__":
@@ -421,7 +422,7 @@ if __name__ == "__main__":
                    and not f.startswith("--baseline=")]
         if unknown:
             sys.exit(f"unknown option(s) {unknown}\n{__doc__}")
-        run(Path(sys.argv[2]), Path(sys.argv[3]), "--profile" in flags,
-            "--check-only" in flags, Path(base[0]) if base else None)
+        sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3]), "--profile" in flags,
+                     "--check-only" in flags, Path(base[0]) if base else None))
     else:
         sys.exit(__doc__)

@@ -10,12 +10,13 @@ has no MLIR:
     # here (CPU, MLIR): compile every program into DIR (artifacts + manifest)
     python benchmarks/reductions.py build DIR
     # on the GPU machine (tcc.runtime, torch; triton for do_bench if present):
-    PYTHONPATH=python python3 benchmarks/reductions.py run DIR OUT
+    PYTHONPATH=python python3 benchmarks/reductions.py run DIR OUT [--check-only]
 
 `build` prints each program's kernels with their grid and block. `run`
 checks each program on fresh random inputs against a float64 reference
 (NaN-poisoned output), then times it (median) next to torch eager and
-torch.compile; bytes moved = input + output.
+torch.compile; bytes moved = input + output. `--check-only` stops after the
+checks (e.g. under compute-sanitizer).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def _bench(fn) -> float:  # noqa: ANN001
         return sorted(times)[len(times) // 2]
 
 
-def run(directory: Path, out: Path) -> int:
+def run(directory: Path, out: Path, check_only: bool = False) -> int:
     import torch
 
     from tcc.runtime import load
@@ -117,6 +118,8 @@ def run(directory: Path, out: Path) -> int:
         nbytes = x.numel() * x.element_size() + ref.numel() * x.element_size()
         result = {"name": entry["name"], "bytes": nbytes, "ok": ok, "rel_err": rel,
                   "kernels": entry["kernels"]}
+        if check_only:
+            continue
         compiled = torch.compile(fn)
         candidates = {"tcc": lambda p=program, x=x, o=poisoned: p(x, out=o),
                       "torch eager": lambda f=fn, x=x: f(x),
@@ -124,6 +127,10 @@ def run(directory: Path, out: Path) -> int:
         for label, f in candidates.items():
             result[label] = nbytes / (_bench(f) * 1e-3) / 1e9
         rows.append(result)
+    if check_only:
+        print(f"correctness: {len(manifest['programs']) - failures}/"
+              f"{len(manifest['programs'])} programs ok")
+        return 1 if failures else 0
     (out / "bench.json").write_text(json.dumps(rows, indent=1))
     lines = ["| program | bytes | kernels (grid x block) | tcc GB/s | torch eager | "
              "torch.compile | tcc / eager | tcc / compile |",
@@ -145,7 +152,7 @@ if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "build":
         build(Path(sys.argv[2]), *(sys.argv[3:4]))
     elif len(sys.argv) >= 4 and sys.argv[1] == "run":
-        sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3])))
+        sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3]), "--check-only" in sys.argv[4:]))
     else:
         print(__doc__)
         sys.exit(2)

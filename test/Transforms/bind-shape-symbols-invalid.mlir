@@ -57,3 +57,15 @@ func.func @h(%x: tensor<?xf32>) -> tensor<?xf32> attributes {tcc.host} {
   %r = tcc.launch @h_k0(%x) : (tensor<?xf32>) -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A tensor.dim index past the rank (found by the tcc-opt fuzzer: it read
+// past the tensor's shape).
+func.func @dim_out_of_range(%x: tensor<64x?xf32>) -> tensor<64x?xf32> {
+  %c = arith.constant 2147483648 : index
+  // expected-error @+1 {{'tensor.dim' op index 2147483648 is out of range for a rank-2 tensor}}
+  %n = tensor.dim %x, %c : tensor<64x?xf32>
+  %e = tensor.empty(%n) : tensor<64x?xf32>
+  return %e : tensor<64x?xf32>
+}

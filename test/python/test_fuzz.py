@@ -3,6 +3,9 @@
 numerical mismatch; and the harness itself classifies and minimizes."""
 
 import os
+import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +34,7 @@ def test_tcc_opt_mutations_fixed_seed_slice(tmp_path):
     report = fuzz_opt.campaign(_tcc_opt(), ROOT, seed=1, runs=150, out=tmp_path)
     assert report.runs == 150
     assert report.crashes == {} and report.hangs == [], (report.crashes, report.hangs)
+    assert report.internal == {}, report.internal
     assert report.outcomes["diagnostic"] > 0 and report.outcomes["ok"] > 0
 
 
@@ -60,6 +64,42 @@ def test_the_harness_sees_a_crash_and_minimizes_it(tmp_path):
     assert small == "BOOM here"
     assert fuzz_opt.run_opt(str(fake), "bad\n", (), timeout=20).kind == "diagnostic"
     assert fuzz_opt.run_opt(str(fake), "fine\n", (), timeout=20).kind == "ok"
+
+
+def test_a_signal_crash_is_signed_by_the_frame_it_hit():
+    # LLVM's stack dump: the first frame past the signal handlers names the
+    # crash site, so two bugs that both segfault are two signatures.
+    dump = (" #0 0x00007f0d7d77df3b llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) "
+            "(/x/libLLVM.so+0x97df3b)\n"
+            " #1 0x00007f0d7d77adbf SignalHandler(int, siginfo_t*, void*) Signals.cpp:0:0\n"
+            " #2 0x00007f0d7cc5a050 (/lib/x86_64-linux-gnu/libc.so.6+0x3c050)\n"
+            " #3 0x0000563a7fb3d36f (anonymous namespace)::DimClasses::element(mlir::Value, "
+            "unsigned int) BindShapeSymbols.cpp:0:0\n")
+    assert fuzz_opt._crash_frame(dump) == "DimClasses::element"
+    assert fuzz_opt._crash_frame("no dump") == "an unknown frame"
+
+
+FINDINGS = ROOT / "fuzz-findings"
+
+
+@pytest.mark.parametrize("path", sorted(FINDINGS.glob("*.mlir")), ids=lambda p: p.name)
+def test_tcc_opt_stops_on_upstream_assertions_with_a_message(path):
+    """The fuzzer's findings (upstream MLIR asserting on malformed input;
+    mlir-opt aborts on each): tcc-opt exits 1 with a message naming the
+    input and the assertion, no signal, no stack trace."""
+    rerun = next(line for line in path.read_text().splitlines() if line.startswith("// rerun:"))
+    args = [a for a in shlex.split(rerun.split("(", 1)[0])[3:] if a.startswith("--")]
+    proc = subprocess.run([_tcc_opt(), str(path), *args], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    assert f"{path}: error: tcc-opt stopped on an internal error of MLIR/LLVM: " in proc.stderr
+    assert "PLEASE submit a bug report" not in proc.stderr and "Stack dump" not in proc.stderr
+    outcome = fuzz_opt.run_opt(_tcc_opt(), path.read_text(), tuple(args), timeout=60)
+    assert outcome.kind == "internal", outcome
+    # The signature the finding was saved under names the same failure.
+    first = path.read_text().splitlines()[0]
+    key = re.search(r"`(.*)' failed|LLVM ERROR: (.*)", first)
+    assert key is not None and (key.group(1) or key.group(2)) in outcome.signature
 
 
 def test_f16_branch_flip_is_not_a_mismatch():

@@ -6,6 +6,7 @@ as one artifact, and launch in order through tcc.runtime (a fake device here).
 """
 
 import ctypes
+import re
 
 import numpy as np
 import pytest
@@ -267,11 +268,18 @@ def test_softmax_over_a_vocabulary_is_a_chunked_row_program(target):
     k = tcc_compile(src, target, cache=False)
     # Without cp.async (AMD) the online softmax: two walks over global
     # memory. With it (NVIDIA) the row is copied once into shared memory (a
-    # copy loop, 13 slots of 4096), and three walks (max, sum, quotients)
-    # read it, each a loop over its whole chunks and one over its tail.
+    # copy loop, 13 slots of 4096, one commit group each), and three walks
+    # read it: the max unrolled over the slots, each read once its group has
+    # landed; the sum and the quotients each a loop over their whole chunks
+    # and one over their tail.
     tile_ir = k.ir["tile"]
     staged = target != "gfx942"
-    assert len(k.kernels) == 1 and tile_ir.count("scf.for") == (7 if staged else 2)
+    assert len(k.kernels) == 1 and tile_ir.count("scf.for") == (5 if staged else 2)
+    if staged:
+        waits = re.findall(r"tile.async_wait \{pending = (\d+)", tile_ir)
+        assert waits == [str(12 - i) for i in range(13)]
+        # Every exp is approximate (summed, or a quotient rounded to f16).
+        assert tile_ir.count("math.exp2") == tile_ir.count("fastmath<afn>") == 6
     assert ("walk = staged" in tile_ir) == staged
     assert ("!tile.shared_buffer<13x1x4096xf16" in tile_ir) == staged
     x = (np.random.default_rng(5).standard_normal((9, 50257)) * 4).astype(np.float16)

@@ -194,6 +194,11 @@ private:
                  << "has dynamic size #" << d
                  << " that is no argument's size (tensor.dim); tcc "
                     "computes buffer sizes from the arguments' sizes only";
+        int64_t rank = dimOp.getSource().getType().getRank();
+        if (*index < 0 || *index >= rank)
+          return dimOp.emitOpError()
+                 << "index " << *index << " is out of range for a rank-"
+                 << rank << " tensor";
         if (failed(unite(op, classes.element(empty.getResult(), d),
                          classes.element(dimOp.getSource(), *index))))
           return failure();

@@ -42,6 +42,9 @@ class NvidiaTarget(Target):
         # nvgpu (ldmatrix, mma.sync from tensor-core tiles) first: it lowers
         # to nvvm intrinsics on vectors that convert-gpu-to-nvvm then types.
         return (
+            # exp2 the kernel builders marked fastmath<afn> (summed or
+            # rounded to 16 bits): ex2.approx.ftz, before libdevice sees it.
+            "convert-approx-math-to-nvvm",
             "convert-nvgpu-to-nvvm",
             f"convert-gpu-to-nvvm{{use-bare-ptr-memref-call-conv={int(bare_ptr)}}}",
             # NVVM ops without an LLVM intrinsic (wgmma.mma_async,

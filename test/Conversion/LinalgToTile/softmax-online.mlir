@@ -42,12 +42,15 @@ func.func @online(%x: tensor<4x5000xf32>) -> tensor<4x5000xf32> {
 // walk = staged, on [1, 2048] chunks: rows of 5001 f32 start at any
 // multiple of 4 bytes, so the program copies its row from the 16-byte
 // aligned element before it (m0 * n - misalign, through a flat [1, rows * n]
-// view) into ceil((5001 + 3) / 2048) = 3 slots, one asynchronous copy each,
-// and waits once. Three walks read the slots (slot (k - start) / 2048): the
-// max, the sum of exp(x - max), the quotients. Each masks (columns outside
-// [0, n), one unsigned compare, read as the lowest value) only its first
-// chunk and its tail from start + 2048 * floor((n - start) / 2048) on; the
-// chunks between are whole.
+// view) into ceil((5001 + 3) / 2048) = 3 slots, one asynchronous copy and
+// one commit group each. The max walk is unrolled over the slots and reads
+// slot i once its group has landed (pending = 3 - 1 - i), so it overlaps
+// the row's arrival; it masks (columns outside [0, n), one unsigned
+// compare, read as the lowest value) the first slot (it starts before the
+// row) and the last (it may end past it). The other two walks (the sum of
+// exp(x - max), approximate: summed; the quotients, exact exps: f32) read
+// slot (k - start) / 2048 and mask their first chunk and their tail from
+// start + 2048 * floor((n - start) / 2048) on; the chunks between are whole.
 // CHECK-LABEL: tile.func @staged
 // CHECK-SAME: walk = staged
 // CHECK:         %[[MIS:.*]] = arith.remui %{{.*}}, %c4
@@ -59,38 +62,47 @@ func.func @online(%x: tensor<4x5000xf32>) -> tensor<4x5000xf32> {
 // CHECK:           %[[OFF:.*]] = arith.muli %[[SLOT]], %c2048
 // CHECK:           %[[COL:.*]] = arith.addi %[[FIRST]], %[[OFF]]
 // CHECK:           tile.async_copy %[[FLAT]][%c0, %[[COL]]], %[[BUF]][%[[SLOT]]] layout #blocked
-// CHECK:         }
-// CHECK:         tile.async_commit_group
-// CHECK:         tile.async_wait {pending = 0 : i32}
+// CHECK-NEXT:      tile.async_commit_group
+// CHECK-NEXT:    }
 // CHECK:         %[[SECOND:.*]] = arith.subi %c2048, %[[MIS]]
 // CHECK:         %[[LEFT:.*]] = arith.addi %[[MIS]], %c5001
 // CHECK:         %[[WHOLE:.*]] = arith.divui %[[LEFT]], %c2048
 // CHECK:         %[[SPAN:.*]] = arith.muli %[[WHOLE]], %c2048
 // CHECK:         %[[TAIL:.*]] = arith.addi %[[START]], %[[SPAN]]
-// CHECK:         %[[X0:.*]] = tile.shared_load %[[BUF]][%c0]
+// CHECK:         tile.async_wait {pending = 2 : i32}
+// CHECK-NEXT:    %[[X0:.*]] = tile.shared_load %[[BUF]][%c0]
 // CHECK:         arith.cmpi ult
-// CHECK:         arith.select %{{.*}}, %[[X0]], %{{.*}}
+// CHECK:         %[[M0:.*]] = arith.select %{{.*}}, %[[X0]], %{{.*}}
+// CHECK-NEXT:    tile.async_wait {pending = 1 : i32}
+// CHECK-NEXT:    %[[X1:.*]] = tile.shared_load %[[BUF]][%c1]
+// CHECK-NEXT:    %[[M1:.*]] = arith.maximumf %[[M0]], %[[X1]]
+// CHECK-NEXT:    tile.async_wait {pending = 0 : i32}
+// CHECK:         %[[X2:.*]] = tile.shared_load %[[BUF]][%c2]
+// CHECK:         arith.cmpi ult
+// CHECK:         %[[T2:.*]] = arith.select %{{.*}}, %[[X2]], %{{.*}}
+// CHECK-NEXT:    %[[M2:.*]] = arith.maximumf %[[M1]], %[[T2]]
+// CHECK-NEXT:    tile.reduce %[[M2]]
+// CHECK-NOT:     tile.async_wait
+// CHECK:         math.exp2 %{{.*}} fastmath<afn>
 // CHECK:         %[[MID:.*]] = scf.for %[[K:.*]] = %[[SECOND]] to %[[TAIL]] step %c2048 iter_args(
 // CHECK:           %[[REL:.*]] = arith.subi %[[K]], %[[START]]
 // CHECK:           %[[S1:.*]] = arith.divsi %[[REL]], %c2048
 // CHECK:           tile.shared_load %[[BUF]][%[[S1]]]
 // CHECK-NOT:       arith.cmpi
-// CHECK:           arith.maximumf
+// CHECK:           math.exp2 %{{.*}} fastmath<afn>
+// CHECK:           arith.addf
 // CHECK-NEXT:      scf.yield
 // CHECK:         scf.for %{{.*}} = %[[TAIL]] to %c5001 step %c2048 iter_args(%{{.*}} = %[[MID]])
 // CHECK:           tile.shared_load %[[BUF]]
 // CHECK:           arith.cmpi ult
-// CHECK:           arith.maximumf
+// CHECK:           math.exp2 %{{.*}} fastmath<afn>
 // CHECK:         tile.reduce
-// CHECK:         scf.for
-// CHECK:           math.exp2
-// CHECK:         scf.for
-// CHECK:           math.exp2
-// CHECK:         tile.reduce
+// CHECK:         math.exp2 %{{.*}} : tensor<1x2048xf32
 // CHECK:         tile.memref_store
 // CHECK:         scf.for
 // CHECK:           tile.shared_load %[[BUF]]
 // CHECK-NOT:       tile.memref_load
+// CHECK:           math.exp2 %{{.*}} : tensor<1x2048xf32
 // CHECK:           tile.memref_store
 // CHECK:         scf.for
 // CHECK:           tile.memref_store
@@ -111,15 +123,14 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
 // added to its exponent (no reciprocal).
 // CHECK-LABEL: tile.func @staged_f16
 // CHECK-SAME: walk = staged
-// CHECK:         tile.async_wait {pending = 0 : i32}
-// CHECK:         %[[X0:.*]] = tile.shared_load %{{.*}} -> tensor<1x2048xf16, #{{.*}}>
+// CHECK:         tile.async_wait {pending = 2 : i32}
+// CHECK-NEXT:    %[[X0:.*]] = tile.shared_load %{{.*}} -> tensor<1x2048xf16, #{{.*}}>
 // CHECK:         %[[M0:.*]] = arith.select %{{.*}}, %[[X0]], %{{.*}} : tensor<1x2048xi1, #{{.*}}>, tensor<1x2048xf16, #{{.*}}>
-// CHECK:         %[[MAX0:.*]] = arith.maximumf %{{.*}}, %[[M0]] : tensor<1x2048xf16, #{{.*}}>
-// CHECK:         %[[MID:.*]] = scf.for %{{.*}} iter_args(%[[C:.*]] = %[[MAX0]]) -> (tensor<1x2048xf16, #{{.*}}>)
-// CHECK-NOT:       arith.extf
-// CHECK:           arith.maximumf %[[C]], %{{.*}} : tensor<1x2048xf16, #{{.*}}>
-// CHECK:         %[[LAST:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %[[MID]]) -> (tensor<1x2048xf16, #{{.*}}>)
-// CHECK:         %[[WIDE:.*]] = arith.extf %[[LAST]] : tensor<1x2048xf16, #{{.*}}> to tensor<1x2048xf32, #{{.*}}>
+// CHECK-NOT:     arith.extf
+// CHECK:         %[[M1:.*]] = arith.maximumf %[[M0]], %{{.*}} : tensor<1x2048xf16, #{{.*}}>
+// CHECK-NOT:     arith.extf
+// CHECK:         %[[LAST:.*]] = arith.maximumf %[[M1]], %{{.*}} : tensor<1x2048xf16, #{{.*}}>
+// CHECK-NEXT:    %[[WIDE:.*]] = arith.extf %[[LAST]] : tensor<1x2048xf16, #{{.*}}> to tensor<1x2048xf32, #{{.*}}>
 // CHECK:         %[[ROWMAX:.*]] = tile.reduce %[[WIDE]]
 // CHECK:         %[[C:.*]] = arith.mulf %[[ROWMAX]], %{{.*}} : tensor<1xf32, #{{.*}}>
 // CHECK:         %[[NC:.*]] = arith.negf %[[C]] : tensor<1xf32, #{{.*}}>
@@ -127,7 +138,7 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
 // CHECK:           %[[XS:.*]] = arith.extf
 // CHECK-NOT:       arith.subf
 // CHECK:           %[[T:.*]] = math.fma %[[XS]], %{{.*}}, %{{.*}} : tensor<1x2048xf32, #{{.*}}>
-// CHECK:           math.exp2 %[[T]] : tensor<1x2048xf32, #{{.*}}>
+// CHECK:           math.exp2 %[[T]] fastmath<afn> : tensor<1x2048xf32, #{{.*}}>
 // The quotients: exp2(fma(x, log2 e, -c) - log2 S), no reciprocal.
 // CHECK:         %[[L:.*]] = math.log2 %{{.*}} : tensor<1xf32, #{{.*}}>
 // CHECK:         %[[NL:.*]] = arith.negf %[[L]]
@@ -135,7 +146,7 @@ func.func @staged(%x: tensor<4x5001xf32>) -> tensor<4x5001xf32> {
 // CHECK:         scf.for
 // CHECK:           %[[T2:.*]] = math.fma %{{.*}}, %{{.*}}, %{{.*}} : tensor<1x2048xf32, #{{.*}}>
 // CHECK:           %[[E:.*]] = arith.addf %[[T2]], %{{.*}} : tensor<1x2048xf32, #{{.*}}>
-// CHECK:           %[[Y:.*]] = math.exp2 %[[E]]
+// CHECK:           %[[Y:.*]] = math.exp2 %[[E]] fastmath<afn>
 // CHECK:           arith.truncf %[[Y]] : tensor<1x2048xf32, #{{.*}}> to tensor<1x2048xf16, #{{.*}}>
 // CHECK:           tile.memref_store
 // CHECK:         tile.return

@@ -232,4 +232,45 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// ApproxMathToNVVM
+//===----------------------------------------------------------------------===//
+
+def ConvertApproxMathToNVVM : Pass<"convert-approx-math-to-nvvm"> {
+  let summary = "lower approximate (fastmath<afn>) f32 exp2 to "
+                "ex2.approx.ftz.f32";
+  let description = [{
+    The NVIDIA back half's first step (before `convert-gpu-to-nvvm`): each
+    `math.exp2` on f32 (a scalar or a 1-D vector) whose fastmath flags
+    include `afn` becomes the `llvm.nvvm.ex2.approx.ftz.f` intrinsic per
+    element, which ptxas assembles to one MUFU.EX2. Without the flag
+    `convert-gpu-to-nvvm` calls libdevice's `__nv_exp2f`, whose
+    `ex2.approx.f32` keeps subnormal results at the price of four more
+    instructions around each MUFU operation (a compare, two multiplies and
+    a select). The kernel builders set `afn` on the exps whose results are
+    summed or rounded to f16/bf16 (the softmax forms), where a result below
+    2^-126 flushed to zero changes nothing the output can hold.
+
+    Before:
+    ```mlir
+    %e = math.exp2 %x fastmath<afn> : vector<2xf32>
+    ```
+    After:
+    ```mlir
+    %0 = vector.extract %x[0] : f32 from vector<2xf32>
+    %1 = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%0) : (f32) -> f32
+    %2 = vector.extract %x[1] : f32 from vector<2xf32>
+    %3 = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%2) : (f32) -> f32
+    %e = vector.from_elements %1, %3 : vector<2xf32>
+    ```
+    Other element types, n-D vectors and exps without `afn` are left to
+    `convert-gpu-to-nvvm`. AMD targets expand math in convert-tile-to-gpu
+    (`#tile.target` `math = expanded`) and do not run this pass.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // TCC_CONVERSION_PASSES_TD

@@ -573,8 +573,12 @@ Value mlir::tcc::viewAs1D(OpBuilder &b, Location loc, Value memref) {
                                          ArrayRef<ReassociationIndices>{all});
 }
 
+Value mlir::tcc::approxExp2(OpBuilder &b, Location loc, Value x) {
+  return math::Exp2Op::create(b, loc, x, arith::FastMathFlags::afn);
+}
+
 Value mlir::tcc::expOfDifference(OpBuilder &b, Location loc, Value a,
-                                 Value c) {
+                                 Value c, bool approximate) {
   auto type = cast<RankedTensorType>(a.getType());
   Value log2e = tile::SplatOp::create(
       b, loc, type,
@@ -582,7 +586,8 @@ Value mlir::tcc::expOfDifference(OpBuilder &b, Location loc, Value a,
           b, loc, b.getFloatAttr(type.getElementType(), 1.4426950408889634)));
   Value scaled = arith::MulFOp::create(
       b, loc, arith::SubFOp::create(b, loc, a, c), log2e);
-  return math::Exp2Op::create(b, loc, scaled);
+  return approximate ? approxExp2(b, loc, scaled)
+                     : math::Exp2Op::create(b, loc, scaled).getResult();
 }
 
 Value mlir::tcc::viewFlat(OpBuilder &b, Location loc, Value memref) {

@@ -226,8 +226,16 @@ Value viewAs1D(OpBuilder &b, Location loc, Value memref);
 /// log2 e), one ex2 instruction (PTX ex2.approx, AMD v_exp_f32) instead of
 /// expf's range reduction around it (ten instructions on NVIDIA): relative
 /// error about 2^-22 plus |a - c| * 2^-24, as Triton's and FlashAttention's
-/// exp.
-Value expOfDifference(OpBuilder &b, Location loc, Value a, Value c);
+/// exp. `approximate` marks the exp2 `fastmath<afn>` (approxExp2).
+Value expOfDifference(OpBuilder &b, Location loc, Value a, Value c,
+                      bool approximate = false);
+/// exp2(x) marked `fastmath<afn>`: the target may use its bare exp2
+/// instruction and flush results below 2^-126 to zero (NVIDIA:
+/// convert-approx-math-to-nvvm's ex2.approx.ftz.f32, one MUFU operation
+/// where ex2.approx.f32 takes four more for subnormal results). For exps
+/// that are summed (a term below 2^-126 of a sum with a term of 1 is
+/// nothing) or rounded to f16 (whose least subnormal is 2^-24).
+Value approxExp2(OpBuilder &b, Location loc, Value x);
 /// A memref as 1-D: rank 0 as one element, others all dims collapsed.
 Value viewFlat(OpBuilder &b, Location loc, Value memref);
 

@@ -389,10 +389,10 @@ static LogicalResult buildOnlineSoftmaxKernel(
               arith::MulIOp::create(b, loc, slot, kb.index(schedule.blockN)));
           tile::AsyncCopyOp::create(b, loc, source, ValueRange{row, col},
                                     slots, slot, kb.layout);
+          // One group per chunk: the max walk reads each chunk as it lands.
+          tile::AsyncCommitGroupOp::create(b, loc);
           scf::YieldOp::create(b, loc);
         });
-    tile::AsyncCommitGroupOp::create(b, loc);
-    tile::AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(0));
   }
   // Columns outside the row read as the lowest value: exp of them is 0.
   Value lowestInput = kb.splat(
@@ -403,13 +403,16 @@ static LogicalResult buildOnlineSoftmaxKernel(
                              cast<FloatType>(elementType).getFloatSemantics(),
                              /*Negative=*/true))),
       kb.blockType(elementType));
-  // One chunk in the element type (the max is exact in it).
-  auto loadRawChunk = [&](Value k, bool masked) {
+  // One chunk in the element type (the max is exact in it); staged: from
+  // slot (k - start) / BN, or `knownSlot` where the caller knows it.
+  auto loadRawChunk = [&](Value k, bool masked, Value knownSlot = {}) {
     Value x;
     if (staged) {
-      Value slot = arith::DivSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, k, start),
-          kb.index(schedule.blockN));
+      Value slot = knownSlot ? knownSlot
+                             : arith::DivSIOp::create(
+                                   b, loc, arith::SubIOp::create(b, loc, k, start),
+                                   kb.index(schedule.blockN))
+                                   .getResult();
       x = tile::SharedLoadOp::create(b, loc, kb.blockType(elementType), slots,
                                      slot);
       if (masked)
@@ -482,9 +485,10 @@ static LogicalResult buildOnlineSoftmaxKernel(
   Value log2e = splat(log2eValue);
   // exp2(x * log2 e + negShift) (staged: the row's shift, below).
   Value negShift;
-  auto shiftedExp = [&](Value x, Value shift) -> Value {
-    return math::Exp2Op::create(b, loc,
-                                math::FmaOp::create(b, loc, x, log2e, shift));
+  auto shiftedExp = [&](Value x, Value shift, bool approximate) -> Value {
+    Value exponent = math::FmaOp::create(b, loc, x, log2e, shift);
+    return approximate ? approxExp2(b, loc, exponent)
+                       : math::Exp2Op::create(b, loc, exponent).getResult();
   };
   if (staged) {
     // The max walk stays in the element type: the max of 16-bit floats is
@@ -492,12 +496,24 @@ static LogicalResult buildOnlineSoftmaxKernel(
     // instructions of converting each element first (the staged walks are
     // bound by instruction issue: 77% of issue slots for f16 50257-wide
     // rows on the H200). The per-position maxima are extended once.
-    SmallVector<Value> maxTile =
-        walk(lowestInput, [&](Value k, bool masked, ValueRange carried) {
-          return SmallVector<Value>{arith::MaximumFOp::create(
-              b, loc, carried[0], loadRawChunk(k, masked))};
-        });
-    Value positionMax = maxTile[0];
+    //
+    // The max walk follows the copies in, unrolled over the chunks: chunk i
+    // is read once its group has landed (at most chunks - 1 - i groups
+    // still in flight), so the walk overlaps the row's arrival instead of
+    // waiting for all of it. Chunk i is wholly inside the row when it starts
+    // at or after column 0 (i > 0, or an unshifted walk) and ends by n
+    // whatever the shift (start <= 0).
+    Value positionMax;
+    for (int64_t i = 0; i < chunks; ++i) {
+      tile::AsyncWaitOp::create(b, loc,
+                                b.getI32IntegerAttr(int32_t(chunks - 1 - i)));
+      Value k = arith::AddIOp::create(b, loc, start,
+                                      kb.index(i * schedule.blockN));
+      bool inside = (i > 0 || !shifted) && (i + 1) * schedule.blockN <= n;
+      Value x = loadRawChunk(k, !inside, kb.index(i));
+      positionMax =
+          i == 0 ? x : arith::MaximumFOp::create(b, loc, positionMax, x);
+    }
     if (f32 != elementType)
       positionMax =
           arith::ExtFOp::create(b, loc, kb.blockType(f32), positionMax);
@@ -513,7 +529,8 @@ static LogicalResult buildOnlineSoftmaxKernel(
             kb.splat(constant(log2eValue), kb.rowsType(f32)))));
     SmallVector<Value> sumTile =
         walk(zeros, [&](Value k, bool masked, ValueRange carried) {
-          Value e = shiftedExp(loadChunk(k, masked), negShift);
+          // Summed: approximate (approxExp2).
+          Value e = shiftedExp(loadChunk(k, masked), negShift, true);
           return SmallVector<Value>{
               arith::AddFOp::create(b, loc, carried[0], e)};
         });
@@ -528,7 +545,7 @@ static LogicalResult buildOnlineSoftmaxKernel(
           Value mOld = carried[0], sOld = carried[1];
           Value mNew = arith::MaximumFOp::create(b, loc, mOld, x);
           Value low = arith::MinimumFOp::create(b, loc, mOld, x);
-          Value d = expOfDifference(b, loc, low, mNew);
+          Value d = expOfDifference(b, loc, low, mNew, /*approximate=*/true);
           Value grows = arith::CmpFOp::create(
               b, loc, arith::CmpFPredicate::OGT, x, mOld);
           Value rescaled = arith::AddFOp::create(
@@ -541,7 +558,8 @@ static LogicalResult buildOnlineSoftmaxKernel(
     rowMax = reduceRows(kb, online[0], combineMax);
     Value merged = arith::MulFOp::create(
         b, loc, online[1],
-        expOfDifference(b, loc, online[0], kb.broadcastRows(rowMax)));
+        expOfDifference(b, loc, online[0], kb.broadcastRows(rowMax),
+                        /*approximate=*/true));
     rowSum = reduceRows(kb, merged, combineAdd);
   }
   Value maxBlock = kb.broadcastRows(rowMax);
@@ -563,18 +581,19 @@ static LogicalResult buildOnlineSoftmaxKernel(
   walk(ValueRange{}, [&](Value k, bool masked, ValueRange) {
     Value x = loadChunk(k, masked);
     Value y;
+    // 16-bit quotients (foldSum) are rounded to f16/bf16: approximate.
     if (foldSum && staged) {
-      y = math::Exp2Op::create(
+      y = approxExp2(
           b, loc,
           arith::AddFOp::create(
               b, loc, math::FmaOp::create(b, loc, x, log2e, negShift),
               quotientTerm));
     } else if (foldSum) {
       Value d = arith::SubFOp::create(b, loc, x, maxBlock);
-      y = math::Exp2Op::create(
-          b, loc, math::FmaOp::create(b, loc, d, log2e, quotientTerm));
+      y = approxExp2(b, loc,
+                     math::FmaOp::create(b, loc, d, log2e, quotientTerm));
     } else {
-      Value e = staged ? shiftedExp(x, negShift)
+      Value e = staged ? shiftedExp(x, negShift, false)
                        : expOfDifference(b, loc, x, maxBlock);
       y = arith::MulFOp::create(b, loc, e, quotientTerm);
     }
@@ -651,7 +670,10 @@ LogicalResult mlir::tcc::buildSoftmaxKernel(
                                       Value rhs) {
     return arith::MaximumFOp::create(rb, l, lhs, rhs).getResult();
   });
-  Value exps = expOfDifference(b, loc, x, kb.broadcastRows(rowMax));
+  // Summed, and the quotients' only factor: approximate where they are
+  // rounded to a 16-bit type.
+  Value exps = expOfDifference(b, loc, x, kb.broadcastRows(rowMax),
+                               computeType != elementType);
   Value rowSum = reduceRows(kb, exps, [](OpBuilder &rb, Location l, Value lhs,
                                          Value rhs) {
     return arith::AddFOp::create(rb, l, lhs, rhs).getResult();

@@ -9,9 +9,10 @@
     python -m tcc.testing.fuzz gpu-build DIR --seed 51 --runs 500
     python -m tcc.testing.fuzz gpu-run DIR OUT
 
-Prints a summary (outcome counts; crash signatures with their saved,
-minimized reproducers; mismatching programs) and exits 1 when anything
-crashed, hung or mismatched. A progress line is written every 10 runs.
+Prints a summary (outcome counts; crash and internal-error signatures with
+their saved, minimized reproducers; mismatching programs) and exits 1 when
+anything crashed, stopped on an internal error, hung or mismatched. A progress
+line is written every 10 runs.
 """
 
 from __future__ import annotations
@@ -78,9 +79,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{dict(sorted(report.outcomes.items()))}")
         for signature, path in report.crashes.items():
             print(f"  crash: {signature}\n    reproducer: {path}")
+        for signature, path in report.internal.items():
+            print(f"  internal error (no abort): {signature}\n    reproducer: {path}")
         for hang in report.hangs:
             print(f"  hang: {hang}")
-        return 1 if report.crashes or report.hangs else 0
+        return 1 if report.crashes or report.internal or report.hangs else 0
     from tcc.testing.fuzz.programs import campaign as programs_campaign
 
     preport = programs_campaign(args.seed, count=args.runs, seconds=args.seconds,

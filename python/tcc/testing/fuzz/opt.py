@@ -5,9 +5,11 @@ mutation (an integer, a dim, an element type or a pass option changed, a
 line dropped or duplicated, two operands swapped) and runs ``tcc-opt`` with
 that file's own pipeline (its first ``tcc-opt`` RUN line) under a time
 limit. Outcomes: ``ok`` (exit 0), ``diagnostic`` (exit 1 with an error
-message), ``crash`` (a signal, an assertion, LLVM's crash banner) and
-``hang`` (past the time limit). A new crash signature is minimized (line
-deletion while the signature stays) and saved with its command.
+message), ``internal`` (exit 1 with tcc-opt's report of an assertion or
+fatal error inside MLIR/LLVM: contained, but a bug), ``crash`` (a signal, an
+assertion, LLVM's crash banner) and ``hang`` (past the time limit). A new
+crash or internal-error signature is minimized (line deletion while the
+signature stays) and saved with its command.
 
     python -m tcc.testing.fuzz opt --tcc-opt build/dev/bin/tcc-opt --seed 1 --seconds 60
 """
@@ -118,12 +120,30 @@ def mutate(case: Case, rng: random.Random) -> tuple[str, tuple[str, ...], str]:
 
 @dataclass
 class Outcome:
-    kind: str  # ok | diagnostic | crash | hang
+    kind: str  # ok | diagnostic | internal | crash | hang
     signature: str = ""
     stderr: str = ""
 
 
 _ASSERT = re.compile(r"Assertion `.*' failed|LLVM ERROR: .*|UNREACHABLE executed.*")
+# tcc-opt's own report of an assertion or fatal error inside MLIR/LLVM (an
+# error message and exit status 1 instead of an abort; tools/tcc-opt).
+_INTERNAL = re.compile(r"tcc-opt stopped on an internal error of MLIR/LLVM: (.*)")
+
+
+# A frame of LLVM's stack dump: " #3 0x... (anonymous namespace)::F(args) File.cpp:0:0".
+_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-f]+ (.+?)(?: \(/| [\w.]+:\d+:\d+$|$)", re.M)
+_HANDLER_FRAMES = ("PrintStackTrace", "SignalHandler", "libc.so", "RunSignalHandlers")
+
+
+def _crash_frame(stderr: str) -> str:
+    """The function a signal hit in: the stack dump's first frame past the
+    signal handlers, without its arguments (one signature per crash site,
+    not one per signal)."""
+    for frame in _FRAME.findall(stderr):
+        if not any(h in frame for h in _HANDLER_FRAMES) and not frame.startswith("0x"):
+            return re.sub(r"\(.*\)$", "", frame.split("(anonymous namespace)::")[-1])
+    return "an unknown frame"
 
 
 def run_opt(tcc_opt: str, text: str, args: tuple[str, ...], timeout: float) -> Outcome:
@@ -138,9 +158,15 @@ def run_opt(tcc_opt: str, text: str, args: tuple[str, ...], timeout: float) -> O
     finally:
         Path(path).unlink(missing_ok=True)
     err = proc.stderr
+    internal = _INTERNAL.search(err)
+    if proc.returncode == 1 and internal:
+        # The assertion's text without its source line numbers, as a signature.
+        sig = re.sub(r" \(\S+:\d+\)$", "", internal.group(1))
+        return Outcome("internal", re.sub(r"0x[0-9a-f]+", "N", sig)[:200], err[-4000:])
     assertion = _ASSERT.search(err)
     if proc.returncode < 0 or assertion or "PLEASE submit a bug report" in err:
-        sig = assertion.group(0) if assertion else f"signal {-proc.returncode}"
+        sig = assertion.group(0) if assertion else (
+            f"signal {-proc.returncode} in {_crash_frame(err)}")
         return Outcome("crash", re.sub(r"0x[0-9a-f]+|\d+", "N", sig)[:200], err[-4000:])
     if proc.returncode == 0:
         return Outcome("ok")
@@ -148,8 +174,9 @@ def run_opt(tcc_opt: str, text: str, args: tuple[str, ...], timeout: float) -> O
 
 
 def minimize(tcc_opt: str, text: str, args: tuple[str, ...], signature: str,
-             timeout: float) -> str:
-    """Drop lines (halves, then single lines) while the crash keeps its signature."""
+             timeout: float, kind: str = "crash") -> str:
+    """Drop lines (halves, then single lines) while the crash (or internal
+    error) keeps its kind and signature."""
     lines = text.splitlines()
     chunk = max(1, len(lines) // 2)
     while chunk >= 1:
@@ -157,7 +184,7 @@ def minimize(tcc_opt: str, text: str, args: tuple[str, ...], signature: str,
         while i < len(lines):
             trial = lines[:i] + lines[i + chunk:]
             out = run_opt(tcc_opt, "\n".join(trial), args, timeout)
-            if out.kind == "crash" and out.signature == signature:
+            if out.kind == kind and out.signature == signature:
                 lines, changed = trial, True
             else:
                 i += chunk
@@ -171,6 +198,9 @@ class Report:
     runs: int = 0
     outcomes: Counter[str] = field(default_factory=Counter)
     crashes: dict[str, Path] = field(default_factory=dict)  # signature -> saved reproducer
+    # Assertions / fatal errors inside MLIR that tcc-opt stopped on with a
+    # message (no abort): findings all the same, saved like crashes.
+    internal: dict[str, Path] = field(default_factory=dict)
     hangs: list[str] = field(default_factory=list)
 
 
@@ -197,15 +227,16 @@ def campaign(tcc_opt: str, root: Path, seed: int, *, runs: int | None = None,
         report.outcomes[outcome.kind] += 1
         if outcome.kind == "hang":
             report.hangs.append(f"{case.source}#{case.index} ({what})")
-        if outcome.kind == "crash" and outcome.signature not in report.crashes:
-            small = minimize(tcc_opt, text, args, outcome.signature, timeout)
+        found = {"crash": report.crashes, "internal": report.internal}.get(outcome.kind)
+        if found is not None and outcome.signature not in found:
+            small = minimize(tcc_opt, text, args, outcome.signature, timeout, outcome.kind)
             directory = out or Path(tempfile.gettempdir()) / "tcc-fuzz"
             directory.mkdir(parents=True, exist_ok=True)
-            path = directory / f"crash-{len(report.crashes)}-seed{seed}-run{n}.mlir"
+            path = directory / f"{outcome.kind}-{len(found)}-seed{seed}-run{n}.mlir"
             path.write_text(f"// {outcome.signature}\n// from {case.source} case {case.index}, "
                             f"mutation: {what}\n// rerun: tcc-opt {path} "
                             f"{' '.join(shlex.quote(a) for a in args)}\n{small}\n")
-            report.crashes[outcome.signature] = path
+            found[outcome.signature] = path
         if progress is not None:
             progress(report)
     return report
