@@ -176,6 +176,8 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
                 failures += bool(bad)
                 print(f"{'FAIL' if bad else 'ok  '} {name:12s} M={m:6d} " + " ".join(
                     f"{k} {e:.1e}" for k, e in errs.items()), flush=True)
+                del inputs, ref
+                torch.cuda.empty_cache()
                 continue
             t_dyn = P.bench(lambda: dyn(*inputs))  # noqa: B023
             t_static = P.bench(lambda: static(*inputs))  # noqa: B023
