@@ -81,6 +81,12 @@ def _compile(args: argparse.Namespace) -> int:
     from tcc.frontend.errors import FrontendError
 
     source, sizes = _load_source(args.file, args.size)
+    binary = _binary_output(args)
+    if binary == "hsaco":
+        import warnings
+
+        # A missing ld.lld is this command's error (below), not a warning too.
+        warnings.filterwarnings("ignore", message="no ld.lld found")
     if args.dump_dir or args.timing or args.print_ir_after_all:
         import os
 
@@ -102,6 +108,8 @@ def _compile(args: argparse.Namespace) -> int:
     except (CompilationError, FrontendError, ValueError, TypeError) as err:
         print(f"tcc compile: {err}", file=sys.stderr)
         return 1
+    if binary is not None:
+        return _write_binaries(kernel, args.output, binary)
     if args.output in (None, "-"):
         sys.stdout.write(output)
     else:
@@ -120,6 +128,46 @@ def _compile(args: argparse.Namespace) -> int:
                 suffix = "" if len(parts) == 1 else f".{part.name}"
                 with open(f"{stem}{suffix}.{kind}", "wb") as f:
                     f.write(part.binary)
+    return 0
+
+
+def _binary_output(args: argparse.Namespace) -> str | None:
+    """"hsaco" / "cubin" when -o names a code object (written as such, not as
+    the assembly text); a usage error when it cannot be one."""
+    ext = (args.output or "").rpartition(".")[2]
+    if ext not in ("hsaco", "cubin"):
+        return None
+    vendor = "NVIDIA" if args.target.startswith("sm_") else "AMD"
+    if (ext == "cubin") != (vendor == "NVIDIA"):
+        raise UsageError(f"-o {args.output}: a .{ext} is an "
+                         f"{'NVIDIA' if ext == 'cubin' else 'AMD'} code object; target "
+                         f"{args.target} makes {'cubins' if vendor == 'NVIDIA' else 'hsacos'}")
+    if args.emit != "asm" or args.report:
+        raise UsageError(f"-o {args.output} writes the code object: drop --emit / --report")
+    return ext
+
+
+def _write_binaries(kernel: object, output: str, kind: str) -> int:
+    """One code object per kernel: FILE.hsaco, or FILE.<kernel>.hsaco for a
+    program of several kernels; none written unless every kernel has one."""
+    parts = kernel.kernels  # type: ignore[attr-defined]
+    missing = [part.name for part in parts if part.binary is None]
+    if missing:
+        if kind == "hsaco":
+            from tcc.backends.amd import LLD_MISSING
+
+            why = LLD_MISSING
+        else:
+            why = ("ptxas is not installed (the nvidia-cuda-nvcc wheel) or TCC_CUBIN=0; "
+                   "-o FILE.ptx writes the PTX, which the driver compiles at load")
+        print(f"tcc compile: cannot write {output}: no {kind} for {', '.join(missing)}: {why}",
+              file=sys.stderr)
+        return 1
+    stem = output[: -len(kind) - 1]
+    for part in parts:
+        suffix = "" if len(parts) == 1 else f".{part.name}"
+        with open(f"{stem}{suffix}.{kind}", "wb") as f:
+            f.write(part.binary)
     return 0
 
 
@@ -270,6 +318,15 @@ def main(argv: list[str] | None = None) -> int:
                       help="build: compiles in parallel (default: every CPU core)")
     tune.set_defaults(run=_tune)
     args = parser.parse_args(argv)
+    import warnings
+
+    def one_line(message: Warning | str, category: type[Warning], *_: object,
+                 **__: object) -> None:
+        # A warning is one line for the shell user, not Python's file:line
+        # of the library that raised it.
+        print(f"tcc {args.command}: warning: {message}", file=sys.stderr)
+
+    warnings.showwarning = one_line  # type: ignore[assignment]
     try:
         return args.run(args)
     except UsageError as err:

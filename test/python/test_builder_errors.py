@@ -28,8 +28,21 @@ def build(fn):
 
 
 def raises(exc, message):
-    """Expect ``exc`` whose message is exactly ``message``."""
-    return pytest.raises(exc, match="^" + re.escape(message) + "$")
+    """Expect ``exc`` whose message is exactly ``message``, after the user's
+    FILE:LINE:COL when it was raised while tracing an op."""
+    return pytest.raises(exc, match=r"^(\S+\.py:\d+:\d+: )?" + re.escape(message) + "$")
+
+
+def test_a_tracing_error_starts_at_the_users_line(ctx):
+    def f(x: Tensor[4, 8, f32], b: Tensor[4, f16]):
+        y = x * 2.0
+        return y + b  # the line the message names
+
+    with pytest.raises(ShapeError) as info:
+        build(f)
+    line = f.__code__.co_firstlineno + 2
+    assert str(info.value).startswith(f"{__file__}:{line}:16: add: lhs shape (4, 8) ")
+    assert info.value.position == (__file__, line, 16)
 
 
 SYMBOL_HINT = " (a symbol only matches itself; specialize() to fix sizes)"
@@ -143,7 +156,7 @@ def test_unknown_cast_dtype(ctx):
     def f(x: Tensor[4, f32]):
         return x.to("float8")
 
-    with pytest.raises(DTypeError, match="^unknown dtype 'float8'; expected one of f16, "):
+    with pytest.raises(DTypeError, match=r"^(\S+: )?unknown dtype 'float8'; expected one of f16, "):
         build(f)
 
 
@@ -332,13 +345,15 @@ def test_bad_matmuls(ctx):
     def j(a: Tensor[4, 4, i8], b: Tensor[4, 4, i8]):
         return a.matmul(b, out=i8)
 
-    with pytest.raises(DTypeError, match="^matmul: i8 operands accumulate into and return i32"):
+    with pytest.raises(DTypeError,
+                       match=r"^(\S+: )?matmul: i8 operands accumulate into and return i32"):
         build(j)
 
     def k(a: Tensor[4, 4, f16], b: Tensor[4, 4, i8]):
         return a @ b
 
-    with pytest.raises(DTypeError, match="^matmul: lhs dtype f16 does not match rhs dtype i8"):
+    with pytest.raises(DTypeError,
+                       match=r"^(\S+: )?matmul: lhs dtype f16 does not match rhs dtype i8"):
         build(k)
 
 

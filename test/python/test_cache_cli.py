@@ -69,6 +69,11 @@ def _cli(*args, env=None):
 def test_cli_version_cache_and_user_errors(tmp_path):
     out = _cli("--version")
     assert out.returncode == 0 and out.stdout.startswith(f"tcc {tcc.__version__} (tcc-")
+    # `python -m tcc` is the same command line.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    as_module = subprocess.run([sys.executable, "-m", "tcc", "--version"], capture_output=True,
+                               text=True, env=env)
+    assert as_module.returncode == 0 and as_module.stdout == out.stdout
     missing = _cli("compile", str(tmp_path / "nope.mlir"))
     assert missing.returncode == 2
     assert missing.stderr.strip() == (f"tcc compile: cannot read {tmp_path / 'nope.mlir'}: "
@@ -175,3 +180,39 @@ def test_compile_a_frontend_program_from_a_python_file(tmp_path):
             (["x.mlir", "--size", "M=1"], "--size binds a tcc.frontend program's sizes")):
         bad = _cli("compile", *args)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+def test_cli_writes_code_objects_or_refuses(tmp_path):
+    """-o FILE.cubin / FILE.hsaco writes the code object itself (not the
+    assembly text under that name), or refuses in one line."""
+    from tcc.backends.amd import find_ld_lld
+
+    src = tmp_path / "add.mlir"
+    src.write_text(GOOD)
+    cubin = _cli("compile", str(src), "--target", "sm_90", "-o", str(tmp_path / "k.cubin"),
+                 "--no-cache")
+    assert cubin.returncode == 0, cubin.stderr
+    assert (tmp_path / "k.cubin").read_bytes()[:4] == b"\x7fELF"
+    wrong = _cli("compile", str(src), "--target", "sm_90", "-o", str(tmp_path / "k.hsaco"))
+    assert wrong.returncode == 2 and not (tmp_path / "k.hsaco").exists()
+    assert wrong.stderr.strip() == (f"tcc compile: -o {tmp_path / 'k.hsaco'}: a .hsaco is an "
+                                    "AMD code object; target sm_90 makes cubins")
+    emit = _cli("compile", str(src), "--target", "gfx942", "--emit", "tile", "-o",
+                str(tmp_path / "k.hsaco"))
+    assert emit.returncode == 2 and "drop --emit" in emit.stderr
+    amd = _cli("compile", str(src), "--target", "gfx942", "-o", str(tmp_path / "k.hsaco"),
+               "--no-cache")
+    if find_ld_lld() is not None:
+        assert amd.returncode == 0 and (tmp_path / "k.hsaco").read_bytes()[:4] == b"\x7fELF"
+    else:
+        assert amd.returncode == 1 and not (tmp_path / "k.hsaco").exists()
+        lines = amd.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(
+            f"tcc compile: cannot write {tmp_path / 'k.hsaco'}: no hsaco for ")
+        assert "install ROCm" in lines[0] and "Traceback" not in amd.stderr
+        # Assembly output still works, with the missing linker one warning line.
+        asm = _cli("compile", str(src), "--target", "gfx942", "-o", str(tmp_path / "k.s"),
+                   "--no-cache")
+        assert asm.returncode == 0 and (tmp_path / "k.s").read_text().lstrip().startswith(".")
+        assert asm.stderr.strip().startswith("tcc compile: warning: no ld.lld found")
+        assert len(asm.stderr.strip().splitlines()) == 1

@@ -790,8 +790,12 @@ def test_dtype_error_names_operands():
     def mixed(a: Tensor[4, 4, f16], b: Tensor[4, 4, f32]):
         return a @ b
 
-    with pytest.raises(DTypeError, match="^matmul: lhs dtype f16 does not match rhs dtype f32"):
+    # The message starts at the user's line (FILE:LINE:COL), then names the op.
+    line = mixed.fn.__code__.co_firstlineno + 2
+    with pytest.raises(DTypeError, match=r"^\S+test_torch_semantics\.py:\d+:\d+: matmul: lhs "
+                       "dtype f16 does not match rhs dtype f32") as info:
         mixed.to_module()
+    assert f"test_torch_semantics.py:{line}:16: " in str(info.value)
 
 
 def test_one_row_keepdim_chain_traces():

@@ -135,8 +135,11 @@ class _Worker:
     def _start(self) -> subprocess.Popen[bytes]:
         script = Path(__file__).with_name("_amdgcn_worker.py")
         # -I -S: no site-packages, no user paths: the child must not see MLIR.
+        # The child imports only the `rocm` package: its directory's parent
+        # is the one entry added to its path.
+        site = str(Path(rocm_llvm_library()).parents[2])
         return subprocess.Popen(
-            [sys.executable, "-I", "-S", str(script), rocm_llvm_library()],
+            [sys.executable, "-I", "-S", str(script), site],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
 

@@ -147,7 +147,8 @@ _tracing: contextvars.ContextVar[bool] = contextvars.ContextVar("tcc_tracing", d
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _user_location() -> ir.Location | None:
+def _user_position() -> tuple[str, int, int] | None:
+    """(file, line, column from 1) of the first frame outside tcc.frontend."""
     frame = sys._getframe(2)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
             _FRONTEND_DIR):
@@ -160,7 +161,7 @@ def _user_location() -> ir.Location | None:
         start_line, _, start_col, _ = positions[frame.f_lasti // 2]
         if start_line is not None and start_col is not None:
             line, col = start_line, start_col
-    return ir.Location.file(frame.f_code.co_filename, line, col + 1)
+    return frame.f_code.co_filename, line, col + 1
 
 
 def located(fn: _F) -> _F:
@@ -170,13 +171,21 @@ def located(fn: _F) -> _F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if _tracing.get() or not _stack:
             return fn(*args, **kwargs)
-        location = _user_location()
+        position = _user_position()
         token = _tracing.set(True)
         try:
-            if location is None:
+            if position is None:
                 return fn(*args, **kwargs)
-            with location:
+            with ir.Location.file(*position):
                 return fn(*args, **kwargs)
+        except FrontendError as err:
+            # The user's line first, as a compiler's diagnostics read
+            # (FILE:LINE:COL: message); once, at the outermost call.
+            if position is not None and not getattr(err, "position", None):
+                err.position = position  # type: ignore[attr-defined]
+                err.args = (f"{position[0]}:{position[1]}:{position[2]}: {err.args[0]}",
+                            *err.args[1:])
+            raise
         finally:
             _tracing.reset(token)
 
