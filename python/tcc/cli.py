@@ -326,12 +326,13 @@ def main(argv: list[str] | None = None) -> int:
         # of the library that raised it.
         print(f"tcc {args.command}: warning: {message}", file=sys.stderr)
 
-    warnings.showwarning = one_line  # type: ignore[assignment]
-    try:
-        return args.run(args)
-    except UsageError as err:
-        print(f"tcc {args.command}: {err}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():  # restores showwarning and filters on return
+        warnings.showwarning = one_line  # type: ignore[assignment]
+        try:
+            return args.run(args)
+        except UsageError as err:
+            print(f"tcc {args.command}: {err}", file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

@@ -183,7 +183,8 @@ def located(fn: _F) -> _F:
             # (FILE:LINE:COL: message); once, at the outermost call.
             if position is not None and not getattr(err, "position", None):
                 err.position = position  # type: ignore[attr-defined]
-                err.args = (f"{position[0]}:{position[1]}:{position[2]}: {err.args[0]}",
+                first = err.args[0] if err.args else ""
+                err.args = (f"{position[0]}:{position[1]}:{position[2]}: {first}",
                             *err.args[1:])
             raise
         finally:

@@ -248,8 +248,10 @@ def ConvertApproxMathToNVVM : Pass<"convert-approx-math-to-nvvm"> {
     `ex2.approx.f32` keeps subnormal results at the price of four more
     instructions around each MUFU operation (a compare, two multiplies and
     a select). The kernel builders set `afn` on the exps whose results are
-    summed or rounded to f16/bf16 (the softmax forms), where a result below
-    2^-126 flushed to zero changes nothing the output can hold.
+    summed or rounded to f16/bf16 (the softmax forms): a result below 2^-126
+    flushed to zero moves a sum with a term of 1 by nothing, an f16 output
+    by nothing (its least subnormal is 2^-24) and a bf16 output by less
+    than 2^-126 (only its subnormals are lost).
 
     Before:
     ```mlir

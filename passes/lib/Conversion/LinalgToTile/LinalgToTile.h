@@ -234,7 +234,8 @@ Value expOfDifference(OpBuilder &b, Location loc, Value a, Value c,
 /// convert-approx-math-to-nvvm's ex2.approx.ftz.f32, one MUFU operation
 /// where ex2.approx.f32 takes four more for subnormal results). For exps
 /// that are summed (a term below 2^-126 of a sum with a term of 1 is
-/// nothing) or rounded to f16 (whose least subnormal is 2^-24).
+/// nothing) or rounded to a 16-bit type (f16's least subnormal is 2^-24;
+/// bf16 loses its subnormals, an error below 2^-126).
 Value approxExp2(OpBuilder &b, Location loc, Value x);
 /// A memref as 1-D: rank 0 as one element, others all dims collapsed.
 Value viewFlat(OpBuilder &b, Location loc, Value memref);
