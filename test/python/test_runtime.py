@@ -295,3 +295,29 @@ def test_program_inputs_by_name():
     program = single_kernel_program(kernel)
     assert merge_keywords(program, (), {"b": "B", "a": "A"}) == ("A", "B")
     assert merge_keywords(program, ("A",), {"b": "B"}) == ("A", "B")
+
+
+def test_hip_devices_make_their_gpu_current_once_several_are_open(monkeypatch):
+    """HIP arrays on GPU 1 run on GPU 1: each HipDevice of several calls
+    hipSetDevice(its ordinal) when activated (a fake hip-python stands in)."""
+    from types import SimpleNamespace
+
+    from tcc.runtime import hip as hip_mod
+
+    calls: list[int] = []
+    ok = "success"
+    fake = SimpleNamespace(
+        hipError_t=SimpleNamespace(hipSuccess=ok),
+        hipInit=lambda flags: (ok,),
+        hipSetDevice=lambda ordinal: calls.append(ordinal) or (ok,),
+    )
+    monkeypatch.setattr(hip_mod, "_import_hip", lambda arch: fake)
+    monkeypatch.setattr(hip_mod, "_OPENED", [])
+    first = hip_mod.HipDevice("gfx942", 0)
+    first.activate()  # the only one open: nothing to switch
+    assert calls == [0]
+    second = hip_mod.HipDevice("gfx942", 1)
+    assert calls == [0, 1]
+    first.activate()
+    second.activate()
+    assert calls == [0, 1, 0, 1]

@@ -22,6 +22,11 @@ def _import_hip(arch: str) -> Any:
     return hip
 
 
+# Every HipDevice of the process: with more than one, each makes its device
+# current (hipSetDevice) before it launches, allocates or loads (activate()).
+_OPENED: list[HipDevice] = []
+
+
 class HipDevice:
     """One HIP device and the calls tcc needs on it."""
 
@@ -40,7 +45,15 @@ class HipDevice:
             ) from exc
         if err != hip.hipError_t.hipSuccess:
             raise RuntimeUnavailableError(f"hipInit failed ({err}): no usable AMD GPU for {arch}")
+        self._device = device
         self._call("hipSetDevice", device)
+        _OPENED.append(self)
+
+    def activate(self) -> None:
+        """Make this GPU current, where the process drives several (one GPU:
+        it stays current from the start)."""
+        if len(_OPENED) > 1:
+            self._call("hipSetDevice", self._device)
 
     def _call(self, fn: str, *args: Any) -> Any:
         err, *values = getattr(self._hip, fn)(*args)
