@@ -44,21 +44,29 @@ CASES = {
 SIZES_64 = sorted({int(round(v)) for v in np.geomspace(1, 8192, 80)})[:64]
 
 
-def build(directory: Path) -> None:
+# --small (for racecheck): every program's dynamic artifact and all three
+# class artifacts (each correct for every M), checked at these sizes only.
+SMALL_M = (2, 16, 100, 128)
+
+
+def build(directory: Path, small: bool = False) -> None:
     import tcc
 
     directory.mkdir(parents=True, exist_ok=True)
     programs = P._programs()
     manifest = {}
     for name, (kind, bound, ms) in CASES.items():
+        ms = [m for m in SMALL_M if m >= min(ms)] if small else ms
+        classes = range(len(CLASSES)) if small else sorted({size_class(m) for m in ms})
         start = time.perf_counter()
         dyn = tcc.compile(programs[kind], "sm_90", cache=False, **bound)
         seconds = time.perf_counter() - start
         dyn.artifact.save(directory / f"{name}-dynamic.tccprog")
         entry = {"compile_s": seconds, "kernels": [list(k.launch.grid) for k in
-                                                   dyn.artifact.kernels], "static": {}}
+                                                   dyn.artifact.kernels], "static": {},
+                 "ms": ms}
         print(f"{name}: dynamic {seconds:.1f} s grid {entry['kernels']}", flush=True)
-        for c in sorted({size_class(m) for m in ms}):
+        for c in classes:
             # tcc.jit's shape class of these sizes: the program planned for it.
             art = tcc.compile(programs[kind], "sm_90", cache=False,
                               dynamic_extent=CLASSES[c][1], **bound).artifact
@@ -154,8 +162,9 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
     manifest = json.loads((directory / "manifest.json").read_text())
     rows = []
     failures = 0
-    for name in manifest:
+    for name, entry in manifest.items():
         kind, bound, ms = CASES[name]
+        ms = entry.get("ms", ms)
         dyn = tcc.runtime.load(directory / f"{name}-dynamic.tccprog")
         fn = P._torch(kind)
         for m in ms:
@@ -168,9 +177,11 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
             errs = {label: P.check(prog, fn, inputs, ref)[0]
                     for label, prog in (("dynamic", dyn), ("static", static))}
             small_path = directory / f"{name}-class{size_class(m)}.tccprog"
-            if check_only:
-                if small_path.exists():
-                    errs["class"] = P.check(tcc.runtime.load(small_path), fn, inputs, ref)[0]
+            if check_only:  # every class artifact built, each correct for every M
+                for c in range(len(CLASSES)):
+                    path = directory / f"{name}-class{c}.tccprog"
+                    if path.exists():
+                        errs[f"class{c}"] = P.check(tcc.runtime.load(path), fn, inputs, ref)[0]
                 tol = next(c.tol for c in P.CASES.values() if c.kind == kind)
                 bad = [k for k, e in errs.items() if not e <= tol]  # NaN: unwritten
                 failures += bool(bad)
@@ -211,6 +222,8 @@ def main() -> None:
     sub = parser.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("directory", type=Path)
+    b.add_argument("--small", action="store_true",
+                   help=f"M in {SMALL_M} and every class artifact (racecheck)")
     r = sub.add_parser("run")
     r.add_argument("directory", type=Path)
     r.add_argument("out", type=Path)
@@ -225,7 +238,7 @@ def main() -> None:
     sr.add_argument("out", type=Path)
     args = parser.parse_args()
     if args.cmd == "build":
-        build(args.directory)
+        build(args.directory, args.small)
     elif args.cmd == "run":
         sys.exit(run(args.directory, args.out, args.check_only))
     elif args.cmd == "sweep-build":

@@ -56,7 +56,10 @@ SUITES: dict[str, tuple[str, list[str], list[str], tuple[str, ...]]] = {
     "gemm": ("gemm.py", [], ["--check-only"], ("memcheck", "synccheck")),
     "gemm-small": ("gemm.py", ["--small"], ["--check-only"], TOOLS),
     "reductions": ("reductions.py", [], ["--check-only"], TOOLS),
-    "dynamic": ("dynamic_shapes.py", [], ["--check-only"], TOOLS),
+    "dynamic": ("dynamic_shapes.py", [], ["--check-only"], ("memcheck", "synccheck")),
+    # The dynamic and class artifacts are one kernel for every M: racecheck
+    # runs them at small M (the full-size run stopped at the 420-s limit).
+    "dynamic-small": ("dynamic_shapes.py", ["--small"], ["--check-only"], TOOLS),
     "launch": ("launch_overhead.py", [], ["--check-only"], TOOLS),
 }
 

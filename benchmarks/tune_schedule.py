@@ -3,6 +3,11 @@ bandwidth benchmarks and time every variant on the GPU.
 
     python benchmarks/tune_schedule.py build DIR          # here (MLIR)
     PYTHONPATH=python python3 benchmarks/tune_schedule.py run DIR OUT   # GPU
+    python benchmarks/tune_schedule.py plot OUT/tune.json OUT.png       # the tuning curves
+
+``plot`` draws one panel per benchmark: GB/s against elements per program,
+one curve per warp count, the copy ceiling as a line (matplotlib: the
+``plot`` or ``test`` extra).
 """
 
 from __future__ import annotations
@@ -87,10 +92,44 @@ def run(directory: Path, out: Path) -> None:
     (out / "tune.json").write_text(json.dumps(rows, indent=1))
 
 
+def plot(results: Path, png: Path, ceiling_gbps: float = 4246.0) -> Path:
+    """The sweep's tuning curves as a PNG (``results``: what ``run`` wrote)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = json.loads(results.read_text())
+    benches = sorted({(r["op"], r["dtype"], tuple(r["shape"])) for r in rows})
+    fig, axes = plt.subplots(1, len(benches), figsize=(4.2 * len(benches), 3.4), squeeze=False)
+    for ax, (op, dtype, shape) in zip(axes[0], benches, strict=True):
+        mine = [r for r in rows if (r["op"], r["dtype"], tuple(r["shape"])) == (op, dtype, shape)]
+        for warps in sorted({r["num_warps"] for r in mine}):
+            curve = sorted((r["elements_per_program"], r["gbps"]) for r in mine
+                           if r["num_warps"] == warps)
+            ax.plot([c[0] for c in curve], [c[1] for c in curve], marker="o",
+                    label=f"{warps} warps")
+        best = max(mine, key=lambda r: r["gbps"])
+        ax.scatter([best["elements_per_program"]], [best["gbps"]], s=120, facecolors="none",
+                   edgecolors="green", linewidths=2, zorder=3, label="fastest")
+        ax.axhline(ceiling_gbps, color="gray", linestyle="--", label="copy ceiling")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("elements per program")
+        ax.set_ylabel("GB/s")
+        ax.set_title(f"{op} {dtype} {shape[0]}x{shape[1]}")
+        ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["build"]:
         build(Path(sys.argv[2]))
     elif sys.argv[1:2] == ["run"]:
         run(Path(sys.argv[2]), Path(sys.argv[3]))
+    elif sys.argv[1:2] == ["plot"]:
+        print(plot(Path(sys.argv[2]), Path(sys.argv[3])))
     else:
         print(__doc__)

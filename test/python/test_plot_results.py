@@ -48,3 +48,14 @@ def test_cli_refuses_unknown_options_and_untimed_results(tmp_path, capsys):
     results.write_text(json.dumps([_rows()[2]]))
     with pytest.raises(ValueError, match="no timed programs"):
         main([str(results), str(tmp_path / "o.png")])
+
+
+def test_the_schedule_sweep_draws_its_tuning_curves(tmp_path):
+    """benchmarks/tune_schedule.py plot: the committed H200 sweep as a PNG
+    (docs/performance.md shows it), one panel per benchmark."""
+    pytest.importorskip("matplotlib")
+    from tune_schedule import plot
+
+    results = Path(__file__).parents[2] / "docs/results/h200-schedule-sweep-2026-11-29.json"
+    png = plot(results, tmp_path / "sweep.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
