@@ -201,3 +201,28 @@ def test_linalg_on_tensors_enters_directly():
         k = tcc_compile(src, target, cache=False)
         assert k.name == "square"
         assert "tile.func @square" in k.ir["tile"]
+
+
+def test_outputs_are_named_out_in_args_and_errors():
+    """A program's outputs are `out` (one) or `out0`, `out1`, ... (what out=
+    takes), in `.args` and in the launcher's messages."""
+    import numpy as np
+
+    from tcc.frontend import Tensor, f32, program
+    from tcc.runtime.errors import ArgumentError
+
+    @program
+    def add(x: Tensor[8, 4, f32], b: Tensor[4, f32]):
+        return x + b
+
+    @program
+    def two(x: Tensor[8, 4, f32]):
+        return x * 2.0, x.sum(-1)
+
+    one = tcc_compile(add, "sm_90", cache=False)
+    assert [a.name for a in one.args] == ["x", "b", "out"]
+    with pytest.raises(ArgumentError, match=r"argument 'out': expected shape \[8, 4\]"):
+        one(np.zeros((8, 4), np.float32), np.zeros(4, np.float32),
+            out=np.zeros((8, 5), np.float32))
+    assert [a.name for a in tcc_compile(two, "sm_90", cache=False).args] == [
+        "x", "out0", "out1"]

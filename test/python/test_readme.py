@@ -52,7 +52,8 @@ def test_readme_first_look_and_cli_commands_run_as_written(tmp_path):
     text = README.read_text()
     block = next(b for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S)
                  if "tcc-opt /tmp/bias_gelu.mlir" in b)
-    script = block.replace(".venv/bin/tcc-opt", _tcc_opt()).replace("/tmp/", f"{tmp_path}/")
+    # /tmp first: the tool's own path may be under /tmp (a clone there).
+    script = block.replace("/tmp/", f"{tmp_path}/").replace(".venv/bin/tcc-opt", _tcc_opt())
     proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

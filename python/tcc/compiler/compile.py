@@ -361,19 +361,33 @@ def compile(  # noqa: A001  (tcc.compile is the public name)
 
 
 def _named_inputs(artifact: ProgramArtifact, source: Any) -> ProgramArtifact:
-    """A frontend program's artifact with its inputs named as the Python
-    function's parameters (``x``, ``b``: for keywords and error messages;
-    the MLIR text, and so the cache key, does not carry them)."""
+    """The artifact with its arguments named for keywords and error messages:
+    a frontend program's inputs as the Python function's parameters (``x``,
+    ``b``; the MLIR text, and so the cache key, does not carry them), the
+    outputs ``out`` (one) or ``out0``, ``out1``, ... (what ``out=`` takes),
+    unless an input has that name already."""
     params = getattr(source, "params", None)
-    if not isinstance(params, dict):
-        return artifact
-    inputs = [a for a in artifact.args if a.role == "input"]
-    if len(inputs) != len(params):
-        return artifact
-    names = iter(params)
-    args = tuple(dataclasses.replace(a, name=next(names)) if a.role == "input" else a
-                 for a in artifact.args)
-    return dataclasses.replace(artifact, args=args)
+    args = list(artifact.args)
+    inputs = [i for i, a in enumerate(args) if a.role == "input"]
+    if isinstance(params, dict) and len(inputs) == len(params):
+        for i, name in zip(inputs, params, strict=True):
+            args[i] = dataclasses.replace(args[i], name=name)
+    outputs = [i for i, a in enumerate(args) if a.role == "output"]
+    names = ["out"] if len(outputs) == 1 else [f"out{j}" for j in range(len(outputs))]
+    if not {args[i].name for i in inputs} & set(names):
+        for i, name in zip(outputs, names, strict=True):
+            args[i] = dataclasses.replace(args[i], name=name)
+    named = dataclasses.replace(artifact, args=tuple(args))
+    from tcc.runtime.runner import _is_direct
+
+    if _is_direct(named) and len(named.kernels[0].args) == len(args):
+        # One kernel on the program's own arguments validates the call
+        # itself: it names them the same.
+        kernel = named.kernels[0]
+        kernel = dataclasses.replace(kernel, args=tuple(
+            dataclasses.replace(k, name=a.name) for k, a in zip(kernel.args, args, strict=True)))
+        named = dataclasses.replace(named, kernels=(kernel, *named.kernels[1:]))
+    return named
 
 
 _KERNEL_NAME = re.compile(r"[A-Za-z_][\w$.]*")
