@@ -83,15 +83,17 @@ FINDINGS = ROOT / "fuzz-findings"
 
 
 @pytest.mark.parametrize("path", sorted(FINDINGS.glob("*.mlir")), ids=lambda p: p.name)
-def test_tcc_opt_stops_on_upstream_assertions_with_a_message(path):
+def test_tcc_opt_stops_on_upstream_assertions_with_a_message(path, tmp_path):
     """The fuzzer's findings (upstream MLIR asserting on malformed input;
     mlir-opt aborts on each): tcc-opt exits 1 with a message naming the
     input and the assertion, no signal, no stack trace."""
     rerun = next(line for line in path.read_text().splitlines() if line.startswith("// rerun:"))
     args = [a for a in shlex.split(rerun.split("(", 1)[0])[3:] if a.startswith("--")]
-    proc = subprocess.run([_tcc_opt(), str(path), *args], capture_output=True, text=True,
-                          timeout=60)
+    output = tmp_path / "out.mlir"
+    proc = subprocess.run([_tcc_opt(), str(path), *args, "-o", str(output)],
+                          capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    assert not output.exists()  # no partial output left behind
     assert f"{path}: error: tcc-opt stopped on an internal error of MLIR/LLVM: " in proc.stderr
     assert "PLEASE submit a bug report" not in proc.stderr and "Stack dump" not in proc.stderr
     outcome = fuzz_opt.run_opt(_tcc_opt(), path.read_text(), tuple(args), timeout=60)

@@ -21,6 +21,7 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "RegisterAll.h"
@@ -33,10 +34,13 @@ std::string inputName = "<stdin>";
   llvm::errs() << inputName
                << ": error: tcc-opt stopped on an internal error of MLIR/LLVM: "
                << what
-               << "\nnote: nothing was written; a malformed input can trigger "
-                  "this (an upstream bug), so check the input around the "
-                  "construct named above\n";
+               << "\nnote: the output is incomplete (an -o file is removed); a "
+                  "malformed input can trigger this (an upstream bug), so check "
+                  "the input around the construct named above\n";
   llvm::errs().flush();
+  // What LLVM's own fatal-error path does: remove the files registered for
+  // removal on a crash (the -o output file).
+  llvm::sys::RunInterruptHandlers();
   std::_Exit(1);
 }
 
