@@ -4,12 +4,9 @@ commands."""
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -34,18 +31,7 @@ def test_readme_whole_program_example_runs(capsys):
     assert error < 1e-4
 
 
-def _tcc_opt() -> str:
-    """tcc-opt as lit finds it: $TCC_BUILD_DIR/bin, beside this Python, PATH."""
-    dirs = [Path(os.environ["TCC_BUILD_DIR"]) / "bin"] if os.environ.get("TCC_BUILD_DIR") else []
-    dirs.append(Path(sys.executable).parent)
-    found = shutil.which("tcc-opt", path=os.pathsep.join(map(str, dirs))) or shutil.which(
-        "tcc-opt")
-    if not found:
-        pytest.skip("no tcc-opt built")
-    return found
-
-
-def test_readme_first_look_and_cli_commands_run_as_written(tmp_path):
+def test_readme_first_look_and_cli_commands_run_as_written(tmp_path, tcc_opt):
     """The shell block of "A first look" (with this checkout's tcc-opt for
     `.venv/bin/tcc-opt` and a temporary directory for /tmp), then README's
     `tcc compile` commands on the program it writes."""
@@ -53,7 +39,7 @@ def test_readme_first_look_and_cli_commands_run_as_written(tmp_path):
     block = next(b for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S)
                  if "tcc-opt /tmp/bias_gelu.mlir" in b)
     # /tmp first: the tool's own path may be under /tmp (a clone there).
-    script = block.replace("/tmp/", f"{tmp_path}/").replace(".venv/bin/tcc-opt", _tcc_opt())
+    script = block.replace("/tmp/", f"{tmp_path}/").replace(".venv/bin/tcc-opt", tcc_opt)
     proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
