@@ -2,7 +2,6 @@
 `python -m tcc.testing.fuzz`, docs/reliability.md): no crash, hang or
 numerical mismatch; and the harness itself classifies and minimizes."""
 
-import os
 import re
 import shlex
 import subprocess
@@ -17,21 +16,8 @@ from tcc.testing.fuzz import programs as fuzz_programs
 ROOT = Path(__file__).resolve().parents[1]  # test/
 
 
-def _tcc_opt() -> str:
-    """tcc-opt as lit finds it: $TCC_BUILD_DIR/bin, beside this Python, PATH."""
-    import shutil
-
-    dirs = [Path(os.environ["TCC_BUILD_DIR"]) / "bin"] if os.environ.get("TCC_BUILD_DIR") else []
-    dirs.append(Path(sys.executable).parent)
-    found = shutil.which("tcc-opt", path=os.pathsep.join(map(str, dirs))) or shutil.which(
-        "tcc-opt")
-    if not found:
-        pytest.skip("no tcc-opt built")
-    return found
-
-
-def test_tcc_opt_mutations_fixed_seed_slice(tmp_path):
-    report = fuzz_opt.campaign(_tcc_opt(), ROOT, seed=1, runs=150, out=tmp_path)
+def test_tcc_opt_mutations_fixed_seed_slice(tmp_path, tcc_opt):
+    report = fuzz_opt.campaign(tcc_opt, ROOT, seed=1, runs=150, out=tmp_path)
     assert report.runs == 150
     assert report.crashes == {} and report.hangs == [], (report.crashes, report.hangs)
     assert report.internal == {}, report.internal
@@ -83,20 +69,20 @@ FINDINGS = ROOT / "fuzz-findings"
 
 
 @pytest.mark.parametrize("path", sorted(FINDINGS.glob("*.mlir")), ids=lambda p: p.name)
-def test_tcc_opt_stops_on_upstream_assertions_with_a_message(path, tmp_path):
+def test_tcc_opt_stops_on_upstream_assertions_with_a_message(path, tmp_path, tcc_opt):
     """The fuzzer's findings (upstream MLIR asserting on malformed input;
     mlir-opt aborts on each): tcc-opt exits 1 with a message naming the
     input and the assertion, no signal, no stack trace."""
     rerun = next(line for line in path.read_text().splitlines() if line.startswith("// rerun:"))
     args = [a for a in shlex.split(rerun.split("(", 1)[0])[3:] if a.startswith("--")]
     output = tmp_path / "out.mlir"
-    proc = subprocess.run([_tcc_opt(), str(path), *args, "-o", str(output)],
+    proc = subprocess.run([tcc_opt, str(path), *args, "-o", str(output)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
     assert not output.exists()  # no partial output left behind
     assert f"{path}: error: tcc-opt stopped on an internal error of MLIR/LLVM: " in proc.stderr
     assert "PLEASE submit a bug report" not in proc.stderr and "Stack dump" not in proc.stderr
-    outcome = fuzz_opt.run_opt(_tcc_opt(), path.read_text(), tuple(args), timeout=60)
+    outcome = fuzz_opt.run_opt(tcc_opt, path.read_text(), tuple(args), timeout=60)
     assert outcome.kind == "internal", outcome
     # The signature the finding was saved under names the same failure.
     first = path.read_text().splitlines()[0]
