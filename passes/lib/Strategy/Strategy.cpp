@@ -274,6 +274,45 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   return out && bType.hasStaticShape() && staticButRows(out);
 }
 
+bool mlir::tcc::canShareDualGemm(linalg::GenericOp first,
+                                 linalg::GenericOp second,
+                                 tile::TargetAttr target) {
+  if (!first || !second || first == second || !fitsWgmma(first, target) ||
+      !fitsWgmma(second, target) || first.getNumResults() != 1 ||
+      second.getNumResults() != 1 ||
+      first.getDpsInputs()[0] != second.getDpsInputs()[0] ||
+      first.getIndexingMapsArray() != second.getIndexingMapsArray() ||
+      first.getDpsInputs()[1].getType() != second.getDpsInputs()[1].getType() ||
+      first.getResult(0).getType() != second.getResult(0).getType())
+    return false;
+  return first.getResult(0).hasOneUse() && second.getResult(0).hasOneUse();
+}
+
+bool mlir::tcc::isDualGemm(ArrayRef<Operation *> ops,
+                           tile::TargetAttr target) {
+  if (ops.size() != 3)
+    return false;
+  auto first = dyn_cast<linalg::GenericOp>(ops[0]);
+  auto second = dyn_cast<linalg::GenericOp>(ops[1]);
+  auto epilogue = dyn_cast<linalg::GenericOp>(ops[2]);
+  if (!first || !second || !epilogue || !isAllParallel(epilogue) ||
+      !canShareDualGemm(first, second, target) ||
+      epilogue.getNumResults() < 1 ||
+      cast<ShapedType>(epilogue.getResult(0).getType()).getShape() !=
+          cast<ShapedType>(first.getResult(0).getType()).getShape())
+    return false;
+  // Each contraction's one use is an input of the epilogue, read with the
+  // identity map.
+  for (linalg::GenericOp gemm : {first, second}) {
+    OpOperand &use = *gemm.getResult(0).getUses().begin();
+    if (use.getOwner() != epilogue.getOperation() ||
+        !epilogue.isDpsInput(&use) ||
+        !epilogue.getMatchingIndexingMap(&use).isIdentity())
+      return false;
+  }
+  return true;
+}
+
 bool mlir::tcc::wgmmaStoresThroughTma(func::FuncOp func) {
   if (func.getNumResults() != 1 || func.getBody().empty())
     return false;

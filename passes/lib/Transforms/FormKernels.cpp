@@ -16,6 +16,8 @@
 #include "tcc/Analysis/RowSpace.h"
 #include "tcc/Dialect/Tcc/IR/TccDialect.h"
 #include "tcc/Dialect/Tcc/IR/TccOps.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
+#include "tcc/Strategy/Strategy.h"
 #include "tcc/Transforms/Passes.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -206,6 +208,40 @@ linalg::GenericOp narrowStoredResult(Group &producer, linalg::GenericOp consumer
   return cast;
 }
 
+/// The two open contraction groups whose results all-parallel `op` reads as
+/// one dual GEMM's epilogue (canShareDualGemm: the same A, SwiGLU's
+/// silu(x @ w1.T) * (x @ w3.T)), in program order; nullopt when none.
+/// Only on a target whose GEMM builds it (wgmma).
+std::optional<std::pair<unsigned, unsigned>>
+dualGemmGroups(ArrayRef<Group> groups, const DenseMap<Operation *, unsigned> &groupOf,
+               linalg::GenericOp op, tcc::tile::TargetAttr target) {
+  if (!target || !target.hasMma(tcc::tile::MmaKind::wgmma_m64nNk16) ||
+      !isAllParallel(op))
+    return std::nullopt;
+  SmallVector<unsigned> candidates;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Operation *producer = input->get().getDefiningOp();
+    auto found = producer ? groupOf.find(producer) : groupOf.end();
+    if (found == groupOf.end())
+      continue;
+    const Group &group = groups[found->second];
+    if (group.form != Form::Matmul || group.ops.size() != 1 || group.closed ||
+        !op.getMatchingIndexingMap(input).isIdentity() ||
+        llvm::is_contained(candidates, found->second))
+      continue;
+    candidates.push_back(found->second);
+  }
+  for (unsigned i = 0; i < candidates.size(); ++i)
+    for (unsigned j = i + 1; j < candidates.size(); ++j) {
+      auto [first, second] = std::minmax(candidates[i], candidates[j]);
+      auto a = cast<linalg::GenericOp>(groups[first].ops.front());
+      auto b = cast<linalg::GenericOp>(groups[second].ops.front());
+      if (tcc::isDualGemm({a, b, op}, target))
+        return std::make_pair(first, second);
+    }
+  return std::nullopt;
+}
+
 struct TccFormKernelsPass
     : public tcc::impl::TccFormKernelsBase<TccFormKernelsPass> {
   void runOnOperation() override {
@@ -270,6 +306,7 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
     return func.emitOpError("has several blocks; tcc-form-kernels expects a "
                             "straight-line program");
   copyUnwrittenResults(func);
+  tcc::tile::TargetAttr target = tcc::tile::lookupTarget(func);
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
   for (Operation &op : func.getBody().front()) {
@@ -281,6 +318,24 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
       return op.emitOpError()
              << "is not supported in a program by tcc-form-kernels (expected "
                 "linalg ops, reshapes and constants between kernels)";
+    // The epilogue of two contractions of one A (a dual GEMM): the second's
+    // group joins the first's, with `op` as their epilogue.
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      if (auto dual = dualGemmGroups(groups, groupOf, generic, target)) {
+        auto [first, second] = *dual;
+        Operation *gemm = groups[second].ops.front();
+        groups[first].ops.append({gemm, &op});
+        groups[first].closed = true; // one epilogue
+        groups[second].ops.clear();  // dropped below
+        groupOf[gemm] = first;
+        groupOf[&op] = first;
+        for (OpOperand &use : op.getOpOperands())
+          if (Operation *producer = beforeReshapes(use.get()).getDefiningOp())
+            if (auto found = groupOf.find(producer);
+                found != groupOf.end() && found->second != first)
+              groups[found->second].closed = true;
+        continue;
+      }
     // Join the first open group whose value `op` reads and that takes it;
     // every other group it reads from is done (its values are stored).
     std::optional<unsigned> target;
@@ -326,6 +381,8 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
              info && info->kind == tcc::RowOpKind::Reduce)
       group.form = Form::Rows;
   }
+  // Groups a dual GEMM emptied.
+  llvm::erase_if(groups, [](const Group &group) { return group.ops.empty(); });
   if (groups.empty()) {
     // Nothing to compute (no results): a host program with no launches.
     func->setAttr(kHostAttr, UnitAttr::get(&getContext()));

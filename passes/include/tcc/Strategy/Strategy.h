@@ -89,6 +89,16 @@ bool hasTensorCoreTypes(linalg::GenericOp op);
 /// operand rows whose byte strides are multiples of 16 (a tensor map's
 /// rule).
 bool fitsWgmma(linalg::GenericOp op, tile::TargetAttr target);
+/// Whether contractions `first` and `second` can share one Hopper GEMM
+/// kernel (a dual GEMM, SwiGLU's x @ w1.T and x @ w3.T): both fitsWgmma,
+/// the same A value, the same indexing maps, operand and result types, each
+/// result used once.
+bool canShareDualGemm(linalg::GenericOp first, linalg::GenericOp second,
+                      tile::TargetAttr target);
+/// Whether kernel ops `ops` are a dual GEMM: two contractions that
+/// canShareDualGemm and an all-parallel epilogue reading both results with
+/// the identity map over their output space (silu(a) * b).
+bool isDualGemm(ArrayRef<Operation *> ops, tile::TargetAttr target);
 /// Whether a Hopper GEMM kernel `func` (one contraction and its epilogue)
 /// stores its result through shared memory with TMA: one result, returned as
 /// the contraction or its epilogue makes it (not reshaped), 16-bit

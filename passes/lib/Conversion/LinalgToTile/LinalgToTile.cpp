@@ -238,20 +238,24 @@ FailureOr<TileKernelBuilder::TileResults> TileKernelBuilder::applyEpilogue(
     linalg::GenericOp producer, Value produced, linalg::GenericOp epilogue,
     ArrayRef<Value> inputArgs,
     function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadInput,
-    function_ref<RankedTensorType(Type)> tileTypeOf) {
+    function_ref<RankedTensorType(Type)> tileTypeOf,
+    ArrayRef<std::pair<Value, Value>> moreProducts) {
   Value result = producer->getResult(0);
   if (!result.hasOneUse())
     return producer.emitOpError("result is used by more than its epilogue; "
                                 "not supported by convert-linalg-to-tile");
+  DenseMap<Value, Value> products(moreProducts.begin(), moreProducts.end());
+  products[result] = produced;
   IRMapping mapping;
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
     AffineMap map = epilogue.getMatchingIndexingMap(input);
     Value tile;
-    if (input->get() == result) {
+    if (auto product = products.find(input->get());
+        product != products.end()) {
       if (!map.isIdentity())
         return epilogue.emitOpError("reads its producer through a "
                                     "non-identity map");
-      tile = produced;
+      tile = product->second;
     } else {
       FailureOr<Value> memref = lookupInput(input->get(), inputArgs, epilogue);
       if (failed(memref))
@@ -632,7 +636,7 @@ struct ConvertLinalgToTilePass
   LogicalResult convertFunction(func::FuncOp func);
   LogicalResult build(tile::LoweringConfigAttr config, Operation *root,
                       ArrayRef<Operation *> ops, linalg::GenericOp epilogue,
-                      tile::FuncOp kernel,
+                      linalg::GenericOp second, tile::FuncOp kernel,
                       const OutputMap &outputs, ArrayRef<Value> inputArgs,
                       GridSize &grid, unsigned &warps);
 
@@ -689,12 +693,21 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   tile::KernelForm form = config.getForm();
   bool group = form == tile::KernelForm::row_program ||
                form == tile::KernelForm::column_reduction;
-  linalg::GenericOp epilogue;
-  if (!group && (kernelOps->size() > 2 ||
+  linalg::GenericOp epilogue, second;
+  // A dual GEMM (two contractions of one A and their epilogue): the Hopper
+  // GEMM builds it, the first contraction carrying the plan.
+  bool dual = form == tile::KernelForm::matmul &&
+              config.getMma() == tile::MmaKind::wgmma_m64nNk16 &&
+              kernelOps->front() == *root &&
+              isDualGemm(*kernelOps, context.target);
+  if (dual) {
+    second = cast<linalg::GenericOp>((*kernelOps)[1]);
+    epilogue = cast<linalg::GenericOp>((*kernelOps)[2]);
+  } else if (!group && (kernelOps->size() > 2 ||
                  (kernelOps->size() == 2 && kernelOps->front() != *root))) {
     return emitNotOneKernel(func, *kernelOps);
   }
-  if (!group && kernelOps->size() == 2) {
+  if (!dual && !group && kernelOps->size() == 2) {
     epilogue = dyn_cast<linalg::GenericOp>(kernelOps->back());
     if (!epilogue || !isAllParallel(epilogue) ||
         form == tile::KernelForm::elementwise ||
@@ -713,7 +726,7 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   unsigned numMemRefs = memrefTypes.size();
   if (form == tile::KernelForm::matmul &&
       config.getMma() == tile::MmaKind::wgmma_m64nNk16)
-    memrefTypes.append(2 + wgmmaStoresThroughTma(func),
+    memrefTypes.append(2 + dual + wgmmaStoresThroughTma(func),
                        LLVM::LLVMPointerType::get(func.getContext()));
   OpBuilder b(func);
   Location loc = func.getLoc();
@@ -734,8 +747,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
 
   GridSize grid;
   unsigned warps = 0;
-  if (failed(build(config, *root, *kernelOps, epilogue, kernel, outputs,
-                   inputArgs, grid, warps))) {
+  if (failed(build(config, *root, *kernelOps, epilogue, second, kernel,
+                   outputs, inputArgs, grid, warps))) {
     kernel.erase();
     return failure();
   }
@@ -766,8 +779,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
 
 LogicalResult ConvertLinalgToTilePass::build(
     tile::LoweringConfigAttr config, Operation *root,
-    ArrayRef<Operation *> ops, linalg::GenericOp epilogue, tile::FuncOp kernel,
-    const OutputMap &outputs,
+    ArrayRef<Operation *> ops, linalg::GenericOp epilogue,
+    linalg::GenericOp second, tile::FuncOp kernel, const OutputMap &outputs,
     ArrayRef<Value> inputArgs, GridSize &grid, unsigned &warps) {
   tile::KernelForm form = config.getForm();
   auto generic = dyn_cast<linalg::GenericOp>(root);
@@ -797,8 +810,9 @@ LogicalResult ConvertLinalgToTilePass::build(
     if (generic && hasTensorCoreTypes(generic) &&
         config.getMma() == tile::MmaKind::wgmma_m64nNk16 &&
         matmulTransposes(generic))
-      return buildWgmmaMatmulKernel(generic, epilogue, config, kernel,
-                                    outputs, inputArgs, context, grid, warps);
+      return buildWgmmaMatmulKernel(generic, second, epilogue, config,
+                                    kernel, outputs, inputArgs, context, grid,
+                                    warps);
     if (generic && isMatmulOp(generic) && hasTensorCoreTypes(generic))
       return buildMatmulKernel(generic, epilogue, config, kernel, outputs,
                                inputArgs, context, grid, warps);

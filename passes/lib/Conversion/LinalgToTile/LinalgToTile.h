@@ -124,11 +124,14 @@ public:
   /// `producer`'s result (its only use must be the epilogue); the epilogue's
   /// other inputs are function arguments loaded by `loadInput(memref, map,
   /// element type)`. Returns the epilogue's results and their tiles.
+  /// `moreProducts` maps further producers' results (a dual GEMM's second
+  /// contraction) to their tiles alike.
   FailureOr<TileResults> applyEpilogue(
       linalg::GenericOp producer, Value produced, linalg::GenericOp epilogue,
       ArrayRef<Value> inputArgs,
       function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadInput,
-      function_ref<RankedTensorType(Type)> tileTypeOf);
+      function_ref<RankedTensorType(Type)> tileTypeOf,
+      ArrayRef<std::pair<Value, Value>> moreProducts = {});
 };
 
 /// Stores each result tile at `offsets` of the output buffer that `outputs`
@@ -344,7 +347,8 @@ public:
       ArrayRef<Value> inputArgs, const OutputMap &outputs,
       function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
       function_ref<RankedTensorType(Type)> accTile, GridSize &grid,
-      function_ref<LogicalResult(Value)> storeReturned = {}) const;
+      function_ref<LogicalResult(Value)> storeReturned = {},
+      ArrayRef<std::pair<Value, Value>> moreProducts = {}) const;
 
   /// An epilogue operand read onto the accumulator's `layout` ([blockM,
   /// blockN] at m0 / n0): the identity map loads the block, (m) / (n) maps a
@@ -390,7 +394,11 @@ private:
 /// persistent, warp-specialized program; a producer warpgroup streams A and
 /// B boxes with TMA into a ring of shared slots, consumer warpgroups run
 /// wgmma on them and apply the epilogue. A and B may be read transposed.
+/// `second`, when set, is a dual GEMM's other contraction (isDualGemm):
+/// its B streams beside `op`'s into a second accumulator, and `epilogue`
+/// reads both.
 LogicalResult buildWgmmaMatmulKernel(linalg::GenericOp op,
+                                     linalg::GenericOp second,
                                      linalg::GenericOp epilogue,
                                      tile::LoweringConfigAttr config,
                                      tile::FuncOp kernel,

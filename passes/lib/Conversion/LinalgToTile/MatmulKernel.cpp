@@ -207,7 +207,8 @@ LogicalResult GemmProgram::finish(
     ArrayRef<Value> inputArgs, const OutputMap &outputs,
     function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadOnAcc,
     function_ref<RankedTensorType(Type)> accTile, GridSize &grid,
-    function_ref<LogicalResult(Value)> storeReturned) const {
+    function_ref<LogicalResult(Value)> storeReturned,
+    ArrayRef<std::pair<Value, Value>> moreProducts) const {
   // The epilogue runs on the accumulator's layout: no data movement.
   linalg::GenericOp matmul = op;
   TileKernelBuilder::TileResults results{{matmul.getResult(0), product}};
@@ -231,7 +232,8 @@ LogicalResult GemmProgram::finish(
     };
     TileKernelBuilder kb(b, loc, BlockSchedule{});
     FailureOr<TileKernelBuilder::TileResults> applied =
-        kb.applyEpilogue(matmul, product, epilogue, inputArgs, load, accTile);
+        kb.applyEpilogue(matmul, product, epilogue, inputArgs, load, accTile,
+                         moreProducts);
     if (failed(applied))
       return failure();
     results = *applied;

@@ -15,7 +15,7 @@
 //     (expect-tx of the step's bytes);
 //   - the other warpgroups are consumers (registers raised, setmaxnreg.inc
 //     232): each waits on full[s], issues its wgmma group on the slot, keeps
-//     one group in flight (warpgroup_wait pending 1) and then frees the
+//     one step's group in flight (warpgroup_wait pending 1) and then frees the
 //     previous step's slot (lane 0 of every consumer warp arrives on
 //     empty[s']);
 //     after the k loop the epilogue (bias, activations, casts) runs on the
@@ -34,6 +34,12 @@
 // Slot s and phase parity come from one running k-step counter that the
 // producer and the consumers advance identically over the persistent loop:
 // step i uses slot i % S in phase i / S.
+//
+// A dual GEMM (two contractions of one A: SwiGLU's x @ w1.T and x @ w3.T,
+// isDualGemm) streams a second B box per step into its own slots, issues
+// a second wgmma group on them into a second accumulator, and runs the
+// epilogue (silu(a) * b) on both: A is read once, and neither product
+// goes through memory.
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
@@ -71,7 +77,7 @@ struct OperandPlan {
 } // namespace
 
 LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
-    linalg::GenericOp op, linalg::GenericOp epilogue,
+    linalg::GenericOp op, linalg::GenericOp second, linalg::GenericOp epilogue,
     tile::LoweringConfigAttr config, tile::FuncOp kernel,
     const OutputMap &outputs, ArrayRef<Value> inputArgs,
     const BuildContext &context, GridSize &grid, unsigned &numWarps) {
@@ -81,6 +87,11 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   FailureOr<GemmProgram> program = GemmProgram::get(op);
   if (!transposes || failed(program))
     return failure();
+  FailureOr<GemmProgram> secondProgram =
+      second ? GemmProgram::get(second) : FailureOr<GemmProgram>(failure());
+  if (second && failed(secondProgram))
+    return failure();
+  int64_t products = second ? 2 : 1;
   Type elem = getElementTypeOrSelf(op.getDpsInputs()[0]);
   Type outType = getElementTypeOrSelf(op.getResult(0));
   int64_t blockM = config.getBlock()[0], blockN = config.getBlock()[1];
@@ -102,12 +113,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               "256, BK a multiple of 64, at least 2 stages)";
   // Each consumer thread holds BM * BN / (32 * consumer warps) accumulator
   // floats; past 128 (of setmaxnreg's 232 registers) they would spill.
-  int64_t accPerThread = blockM * blockN / (32 * consumerWarps);
+  int64_t accPerThread = products * blockM * blockN / (32 * consumerWarps);
   if (accPerThread > 128)
     return op.emitOpError()
            << "lowering_config block [" << blockM << ", " << blockN
            << "] on " << consumerWarps << " consumer warps holds "
-           << accPerThread
+           << accPerThread << (second ? " (two products)" : "")
            << " accumulator floats per thread, more than the 128 that fit "
               "the consumers' registers";
   if (!context.target.hasMma(tile::MmaKind::wgmma_m64nNk16))
@@ -123,14 +134,20 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                 {}};
   OperandPlan bp{0, !bT, bT ? blockN : blockK,
                  bT ? blockK / kSpan : blockN / kSpan, {}};
-  for (auto [i, plan] : llvm::enumerate(SmallVector<OperandPlan *>{&a, &bp})) {
-    FailureOr<Value> memref =
-        lookupInput(op.getDpsInputs()[i], inputArgs, op);
+  OperandPlan bp2 = bp; // a dual GEMM's second B
+  SmallVector<OperandPlan *> plans = {&a, &bp};
+  SmallVector<Value> operands = {op.getDpsInputs()[0], op.getDpsInputs()[1]};
+  if (second) {
+    plans.push_back(&bp2);
+    operands.push_back(second.getDpsInputs()[1]);
+  }
+  for (auto [plan, operand] : llvm::zip(plans, operands)) {
+    FailureOr<Value> memref = lookupInput(operand, inputArgs, op);
     if (failed(memref))
       return failure();
     plan->arg = cast<BlockArgument>(*memref).getArgNumber();
   }
-  int64_t stageBytes = a.bytes() + bp.bytes();
+  int64_t stageBytes = a.bytes() + products * bp.bytes();
   // The result block leaves through shared memory with TMA stores (full
   // 128-byte lines, asynchronous) when the kernel's one result allows.
   auto func = op->getParentOfType<func::FuncOp>();
@@ -151,7 +168,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // by tcc.tensor_maps.
   Block *entry = &kernel.getBody().front();
   SmallVector<Attribute> mapDescs;
-  unsigned firstMap = kernel.getNumArguments() - 2 - tmaStore;
+  unsigned firstMap = kernel.getNumArguments() - plans.size() - tmaStore;
   auto i64 = IntegerType::get(ctx, 64);
   auto describe = [&](unsigned arg, int64_t rows, unsigned rank) {
     SmallVector<int64_t> box = {rows, kSpan};
@@ -163,13 +180,13 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     desc.set("swizzle", IntegerAttr::get(i64, 128));
     mapDescs.push_back(desc.getDictionary(ctx));
   };
-  for (auto [i, plan] : llvm::enumerate(SmallVector<OperandPlan *>{&a, &bp})) {
+  for (auto [i, plan] : llvm::enumerate(plans)) {
     plan->map = entry->getArgument(firstMap + i);
     describe(plan->arg, plan->rows, program->batched ? 3 : 2);
   }
   Value mapC;
   if (tmaStore) {
-    mapC = entry->getArgument(firstMap + 2);
+    mapC = entry->getArgument(firstMap + plans.size());
     Value out = outputs.outputArgs.front();
     describe(cast<BlockArgument>(out).getArgNumber(), blockM,
              cast<MemRefType>(out.getType()).getRank());
@@ -193,6 +210,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   constants.setInsertionPoint(allocA);
   Value bufA = allocA;
   Value bufB = tile::SharedAllocOp::create(b, loc, bufferOf(bp));
+  Value bufB2 =
+      second ? tile::SharedAllocOp::create(b, loc, bufferOf(bp2)) : Value();
   auto barriers = tile::MBarriersType::get(ctx, stages);
   Value full = tile::MBarrierAllocOp::create(b, loc, barriers, 1);
   // A slot is free once every consumer warp's wgmma reading it retired
@@ -301,6 +320,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                 };
                 load(a, bufA, o.m0);
                 load(bp, bufB, o.n0);
+                if (second)
+                  load(bp2, bufB2, o.n0);
                 scf::YieldOp::create(
                     kb, loc,
                     ValueRange{arith::AddIOp::create(kb, loc, it[0], c(1))});
@@ -330,16 +351,24 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
         Value zero = arith::ConstantOp::create(
             tb, loc, tb.getFloatAttr(f32, 0.0));
         Value acc0 = tile::SplatOp::create(tb, loc, accType, zero);
+        // Iteration values: the accumulators, then the running k step.
+        SmallVector<Value> inits(products, acc0);
+        inits.push_back(iter[0]);
         auto kLoop = scf::ForOp::create(
-            tb, loc, c(0), c(kSteps), c(1), ValueRange{acc0, iter[0]},
+            tb, loc, c(0), c(kSteps), c(1), inits,
             [&](OpBuilder &kb, Location, Value kk, ValueRange it) {
-              auto [slot, phase] = slotOf(kb, it[1]);
+              auto [slot, phase] = slotOf(kb, it[products]);
               tile::MBarrierWaitOp::create(kb, loc, full, slot, phase);
-              Value d = tile::WarpGroupDotOp::create(
-                  kb, loc, accType, bufA, slot, bufB, slot, it[0], aT, !bT);
-              // One group stays in flight: the previous step's is done, so
-              // its slot is free.
-              d = tile::WarpGroupWaitOp::create(kb, loc, d, 1);
+              SmallVector<Value> ds = {tile::WarpGroupDotOp::create(
+                  kb, loc, accType, bufA, slot, bufB, slot, it[0], aT, !bT)};
+              if (second)
+                ds.push_back(tile::WarpGroupDotOp::create(
+                    kb, loc, accType, bufA, slot, bufB2, slot, it[1], aT,
+                    !bT));
+              // One step's groups stay in flight: the previous step's are
+              // done, so its slot is free.
+              for (Value &d : ds)
+                d = tile::WarpGroupWaitOp::create(kb, loc, d, unsigned(products));
               Value notFirst = arith::AndIOp::create(
                   kb, loc,
                   arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, kk,
@@ -349,37 +378,47 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               {
                 OpBuilder rb =
                     OpBuilder::atBlockBegin(&release.getThenRegion().front());
-                Value prevStep = arith::SubIOp::create(rb, loc, it[1], c(1));
+                Value prevStep =
+                    arith::SubIOp::create(rb, loc, it[products], c(1));
                 tile::MBarrierArriveOp::create(
                     rb, loc, empty, slotOf(rb, prevStep).first, IntegerAttr());
               }
-              scf::YieldOp::create(
-                  kb, loc,
-                  ValueRange{d, arith::AddIOp::create(kb, loc, it[1], c(1))});
+              ds.push_back(arith::AddIOp::create(kb, loc, it[products], c(1)));
+              scf::YieldOp::create(kb, loc, ds);
             });
-        Value acc = tile::WarpGroupWaitOp::create(tb, loc, kLoop.getResult(0),
-                                                  0);
+        Value stepsDone = kLoop.getResult(products);
+        SmallVector<Value> accs;
+        for (int64_t i = 0; i < products; ++i)
+          accs.push_back(
+              tile::WarpGroupWaitOp::create(tb, loc, kLoop.getResult(i), 0));
         auto releaseLast = scf::IfOp::create(tb, loc, laneZero, false);
         {
           OpBuilder rb =
               OpBuilder::atBlockBegin(&releaseLast.getThenRegion().front());
-          Value lastStep =
-              arith::SubIOp::create(rb, loc, kLoop.getResult(1), c(1));
+          Value lastStep = arith::SubIOp::create(rb, loc, stepsDone, c(1));
           tile::MBarrierArriveOp::create(rb, loc, empty,
                                          slotOf(rb, lastStep).first,
                                          IntegerAttr());
         }
-        // The matmul's init (a constant fill) and result type.
-        if (double init = program->getInit(); init != 0.0) {
-          Value fill = tile::SplatOp::create(
-              tb, loc, accType,
-              arith::ConstantOp::create(tb, loc, tb.getFloatAttr(f32, init)));
-          acc = arith::AddFOp::create(tb, loc, acc, fill);
+        // Each matmul's init (a constant fill) and result type.
+        for (auto [i, acc] : llvm::enumerate(accs)) {
+          const GemmProgram &gemm = i ? *secondProgram : *program;
+          if (double init = gemm.getInit(); init != 0.0) {
+            Value fill = tile::SplatOp::create(
+                tb, loc, accType,
+                arith::ConstantOp::create(tb, loc,
+                                          tb.getFloatAttr(f32, init)));
+            acc = arith::AddFOp::create(tb, loc, acc, fill);
+          }
+          if (outType != f32)
+            acc = arith::TruncFOp::create(
+                tb, loc,
+                RankedTensorType::get({blockM, blockN}, outType, mma), acc);
         }
-        if (outType != f32)
-          acc = arith::TruncFOp::create(
-              tb, loc, RankedTensorType::get({blockM, blockN}, outType, mma),
-              acc);
+        Value acc = accs.front();
+        SmallVector<std::pair<Value, Value>> moreProducts;
+        if (second)
+          moreProducts.push_back({second.getResult(0), accs[1]});
         program->place(o.m0, o.n0, o.batch);
         auto loadOnAcc = [&](Value memref, AffineMap map,
                              Type element) -> FailureOr<Value> {
@@ -409,9 +448,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                 tb, loc, acc, epilogue, inputArgs, outputs, loadOnAcc, accTile,
                 unused,
                 tmaStore ? function_ref<LogicalResult(Value)>(storeThroughTma)
-                         : function_ref<LogicalResult(Value)>())))
+                         : function_ref<LogicalResult(Value)>(),
+                moreProducts)))
           status = failure();
-        scf::YieldOp::create(tb, loc, ValueRange{kLoop.getResult(1)});
+        scf::YieldOp::create(tb, loc, ValueRange{stepsDone});
       });
   if (failed(status))
     return failure();

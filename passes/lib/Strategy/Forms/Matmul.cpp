@@ -39,7 +39,8 @@ constexpr int64_t kBlockK = 32;
 /// addresses and the epilogue's arithmetic: at most kEpilogueRegisters
 /// 32-bit registers per thread. 128 x 256 with one bf16 tile operand needs
 /// 128 + 64 and spilled 1.4 KiB per thread (the SwiGLU GEMM ran 2.7x
-/// slower than without the operand on the H200); it takes 128 x 128.
+/// slower than without the operand on the H200); it takes 128 x 128. A dual
+/// GEMM's two accumulators count alike: 128 x 128 (64 + 64 floats).
 constexpr int64_t kEpilogueRegisters = 160;
 
 /// Bytes per output element of the epilogue's inputs read as whole tiles.
@@ -65,9 +66,13 @@ int64_t epilogueTileBytes(ArrayRef<Operation *> ops, linalg::GenericOp root) {
   return bytes;
 }
 
+/// A dual GEMM (isDualGemm: two contractions of one A, SwiGLU's gate and
+/// up projections) holds two accumulators per consumer thread and streams
+/// two B boxes per k step: `bOperands` = 2.
 FailureOr<tile::LoweringConfigAttr>
 configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
-               int64_t epilogueBytes, const StrategyOptions &options) {
+               int64_t epilogueBytes, const StrategyOptions &options,
+               int64_t bOperands = 1) {
   struct Choice {
     int64_t blockM, blockN, warps;
     double efficiency;
@@ -83,9 +88,9 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
       continue;
     // Accumulator floats per consumer thread (64 rows per warpgroup of 128
     // threads), and the epilogue's tiles beside them.
-    int64_t accumulator = 64 * choice.blockN / 128;
+    int64_t accumulator = bOperands * 64 * choice.blockN / 128;
     int64_t registers = accumulator + accumulator * epilogueBytes / 4;
-    if (epilogueBytes && registers > kEpilogueRegisters)
+    if ((epilogueBytes || bOperands > 1) && registers > kEpilogueRegisters)
       continue;
     int64_t tiles = batch * llvm::divideCeil(m, choice.blockM) *
                     llvm::divideCeil(n, choice.blockN);
@@ -101,7 +106,7 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   int64_t blockN = best ? best->blockN : 64;
   unsigned warps = best ? best->warps : 8;
   int64_t blockK = 64;
-  int64_t stageBytes = (blockM + blockN) * blockK * 2;
+  int64_t stageBytes = (blockM + bOperands * blockN) * blockK * 2;
   // The output block's staging for its TMA store, when it has one.
   auto func = op->getParentOfType<func::FuncOp>();
   int64_t outBytes = func && wgmmaStoresThroughTma(func)
@@ -117,6 +122,8 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
   if (options.target.getMma().empty())
     return nullptr; // the FMA form's
   tile::TargetAttr target = options.target;
+  if (isDualGemm(ops, target))
+    return ops.front(); // the first contraction carries the plan
   return matchRootWithEpilogue(ops, [target](linalg::GenericOp op) {
     return (isMatmulOp(op) && hasTensorCoreTypes(op)) ||
            fitsWgmma(op, target);
@@ -132,6 +139,12 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
                                                 options.dynamicExtent);
   unsigned lead = ranges.size() == 4; // the batch dim
   int64_t m = ranges[lead], n = ranges[lead + 1];
+  if (isDualGemm(ops, options.target)) {
+    if (failed(verifyGemmBody(cast<linalg::GenericOp>(ops[1]))))
+      return failure();
+    return configureWgmma(op, lead ? ranges[0] : 1, m, n, 0, options,
+                          /*bOperands=*/2);
+  }
   if (fitsWgmma(op, options.target))
     return configureWgmma(op, lead ? ranges[0] : 1, m, n,
                           epilogueTileBytes(ops, op), options);
