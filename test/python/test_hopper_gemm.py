@@ -72,10 +72,11 @@ def test_sass_has_hgmma_and_no_spills():
     assert "C7508" not in report  # setmaxnreg honoured (no "ignored" warning)
 
 
-def test_swiglu_gemms_keep_their_epilogue_in_registers():
-    # silu(x @ w1.T) * (x @ w3.T): the second GEMM reads the first's result
-    # as a whole tile in its epilogue. At 128 x 256 that spilled 1.4 KiB per
-    # thread (2.7x slower on the H200); the plan takes 128 x 128 there.
+def test_swiglu_is_a_dual_gemm_in_registers():
+    # silu(x @ w1.T) * (x @ w3.T): one kernel streams A once and both
+    # weights (three tensor maps in, one out), two wgmma groups per k step
+    # into two accumulators of 128 x 128 (64 + 64 floats per consumer
+    # thread: 128 x 256 would not fit), the epilogue on both; then @ w2.T.
     from tcc.frontend import Tensor, bf16, program, silu
 
     @program
@@ -84,12 +85,44 @@ def test_swiglu_gemms_keep_their_epilogue_in_registers():
         return (silu(x @ w1.T) * (x @ w3.T)) @ w2.T
 
     k = tcc.compile(swiglu, "sm_90", cache=False)
-    assert len(k.kernels) == 3
-    plans = re.findall(r"block = \[(\d+), (\d+), 64\]", k.ir["tile"])
-    assert sorted(plans) == [("128", "128"), ("128", "256"), ("128", "256")]
+    assert len(k.kernels) == 2
+    plans = re.findall(r"block = \[(\d+), (\d+), 64\], num_warps = (\d+), num_stages = (\d+)",
+                       k.ir["tile"])
+    assert sorted(plans) == [("128", "128", "12", "4"), ("128", "256", "12", "4")]
+    dual = k.artifact.kernels[0]
+    assert [m.operand for m in dual.tensor_maps] == [0, 1, 2, 3]  # x, w1, w3, out
+    assert dual.tensor_maps[1].box == dual.tensor_maps[2].box == (128, 64)
+    dual_tile = k.kernels[0].ir["tile"]
+    assert dual_tile.count("tile.warpgroup_dot") == 2
+    assert dual_tile.count("pending = 2") == 2  # both groups of a step in flight
+    assert "math.exp" in dual_tile or "exp" in dual_tile  # silu on the accumulator
+    # 8 wgmma per k step of 64 (4 k16 x 2 products), no spills.
+    assert k.kernels[0].asm.count("wgmma.mma_async") == 8
     for kernel in k.kernels:
         report, _ = assemble(kernel.asm, "sm_90a")
         assert "0 bytes spill stores, 0 bytes spill loads" in report, (kernel.name, report)
+
+
+def test_dual_gemm_needs_one_a_and_wgmma():
+    # Two GEMMs of different A (x @ w1.T, y @ w3.T) stay two kernels, and
+    # SwiGLU's gate on sm_80 one product per kernel (mma.sync).
+    from tcc.frontend import Tensor, f16, program, silu
+
+    @program
+    def two_inputs(x: Tensor[256, 256, f16], y: Tensor[256, 256, f16],
+                   w1: Tensor[512, 256, f16], w3: Tensor[512, 256, f16]):
+        return silu(x @ w1.T) * (y @ w3.T)
+
+    @program
+    def gate(x: Tensor[256, 256, f16], w1: Tensor[512, 256, f16],
+             w3: Tensor[512, 256, f16]):
+        return silu(x @ w1.T) * (x @ w3.T)
+
+    assert len(tcc.compile(two_inputs, "sm_90", cache=False).kernels) == 2
+    assert len(tcc.compile(gate, "sm_90", cache=False).kernels) == 1
+    # sm_80: each w.T a transpose kernel, then one GEMM per product.
+    k80 = tcc.compile(gate, "sm_80", cache=False)
+    assert len(k80.kernels) == 4 and "mma.sync" in k80.asm
 
 
 def test_batched_gemm_uses_3d_boxes_and_bias_epilogue():
@@ -148,9 +181,9 @@ def test_whole_programs_take_the_hopper_gemm():
         return (tf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T
 
     k = tcc.compile(swiglu, "sm_90", S=256, D=256, H=512, cache=False)
-    # x @ w1.T, then x @ w3.T with silu(a) * b as its epilogue, then @ w2.T:
-    # three GEMMs reading the weights as stored, no transpose kernels.
-    assert len(k.kernels) == 3
+    # x @ w1.T and x @ w3.T as one dual GEMM with silu(a) * b as its
+    # epilogue, then @ w2.T: the weights read as stored, no transposes.
+    assert len(k.kernels) == 2
     assert all("wgmma.mma_async" in part.asm for part in k.kernels)
 
 

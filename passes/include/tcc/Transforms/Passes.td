@@ -283,7 +283,12 @@ def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
     root's only use, reading it over the root's output space with the
     identity map, joins the root's group as its epilogue (one per group);
     every other all-parallel op is a pointwise kernel of its own (its
-    pointwise producers were fused into it by `tcc-fuse-elementwise`).
+    pointwise producers were fused into it by `tcc-fuse-elementwise`). On a
+    target with wgmma, an all-parallel op reading the results of two
+    contractions of one A (the same value, indexing maps and types, each
+    result read once with the identity map: SwiGLU's `silu(x @ w1.T) *
+    (x @ w3.T)`) joins both into one group, a dual GEMM that the Hopper GEMM
+    builds with two accumulators (A read once, neither product stored).
     Fills and empty tensors that initialize a group's ops, and constants,
     are cloned into the kernel. A program that is a single group reading
     only its arguments is left as it is: it already is one kernel.
