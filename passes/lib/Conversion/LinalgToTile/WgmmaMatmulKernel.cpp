@@ -15,7 +15,8 @@
 //     (expect-tx of the step's bytes);
 //   - the other warpgroups are consumers (registers raised, setmaxnreg.inc
 //     232): each waits on full[s], issues its wgmma group on the slot, keeps
-//     one step's group in flight (warpgroup_wait pending 1) and then frees the
+//     one step's groups in flight (warpgroup_wait pending 1, 2 for a dual
+//     GEMM's two groups per step) and then frees the
 //     previous step's slot (lane 0 of every consumer warp arrives on
 //     empty[s']);
 //     after the k loop the epilogue (bias, activations, casts) runs on the
