@@ -7,7 +7,7 @@ Two halves, because the GPU machine has no MLIR:
     PYTHONPATH=build/dev/python_packages python benchmarks/programs.py build DIR [NAME ...]
     # on the GPU machine (tcc.runtime, torch):
     PYTHONPATH=python python3 benchmarks/programs.py run DIR OUT [--profile | --check-only]
-        [--baseline=DIR0]
+        [--baseline=DIR0] [--compile-mode=MODE]
 
 `run` checks each program on fresh random inputs against a float64 torch
 reference with NaN-poisoned outputs, then times it with CUDA events (median
@@ -17,8 +17,12 @@ input read once, each output written once) or TFLOP/s, and the ratios.
 With `--baseline=DIR0` (artifacts of the same programs from another compiler
 build, e.g. the commit before a change) each program's baseline artifact is
 checked and timed on the same inputs too, and the table gains its rate and
-the ratio new / baseline. With matplotlib installed, `run` also writes
-OUT/programs.png (benchmarks/plot_results.py: each program's floor / time).
+the ratio new / baseline. `--compile-mode=MODE` passes torch.compile a mode
+(e.g. max-autotune-no-cudagraphs: Inductor autotunes its Triton GEMM
+templates against cuBLAS); each program is compiled afresh (dynamo reset), so
+one program's shapes never make another's compile dynamic. With matplotlib
+installed, `run` also writes OUT/programs.png (benchmarks/plot_results.py:
+each program's floor / time).
 """
 
 # (no `from __future__ import annotations`: the frontend programs below are
@@ -320,7 +324,8 @@ def bench(call: Callable[[], object]) -> float:
 
 
 def run(directory: Path, out: Path, profile_kernels: bool = False,
-        check_only: bool = False, baseline: Path | None = None) -> int:
+        check_only: bool = False, baseline: Path | None = None,
+        compile_mode: str | None = None) -> int:
     import torch
 
     import tcc.runtime
@@ -347,7 +352,8 @@ def run(directory: Path, out: Path, profile_kernels: bool = False,
             torch.cuda.empty_cache()  # several suites share the GPU under sanitize.py
             continue
         out_buf = torch.empty_like(poisoned)
-        compiled = torch.compile(fn)
+        torch._dynamo.reset()
+        compiled = torch.compile(fn, mode=compile_mode)
         compiled(*inputs)
         args = tuple(inputs)
         times = {
@@ -420,11 +426,13 @@ if __name__ == "__main__":
     elif len(sys.argv) >= 4 and sys.argv[1] == "run":
         flags = sys.argv[4:]
         base = [f.split("=", 1)[1] for f in flags if f.startswith("--baseline=")]
+        mode = [f.split("=", 1)[1] for f in flags if f.startswith("--compile-mode=")]
         unknown = [f for f in flags if f not in ("--profile", "--check-only")
-                   and not f.startswith("--baseline=")]
+                   and not f.startswith(("--baseline=", "--compile-mode="))]
         if unknown:
             sys.exit(f"unknown option(s) {unknown}\n{__doc__}")
         sys.exit(run(Path(sys.argv[2]), Path(sys.argv[3]), "--profile" in flags,
-                     "--check-only" in flags, Path(base[0]) if base else None))
+                     "--check-only" in flags, Path(base[0]) if base else None,
+                     mode[0] if mode else None))
     else:
         sys.exit(__doc__)
