@@ -235,3 +235,22 @@ def test_emulator_names_what_it_cannot_run():
     a, b = np.ones((128, 64), np.float16), np.ones((64, 128), np.float16)
     with pytest.raises(NotImplementedError, match="nvvm.wgmma.mma_async"):
         run_gpu_stage(k, a, b)
+
+
+def test_dual_gemm_with_a_tile_operand_keeps_to_the_registers():
+    # silu(a) * b + r: r is read onto the accumulators' layout beside both
+    # products (128 + 64 registers at 128 x 128), so the plan takes the
+    # 64 x 64 block of one consumer warpgroup; no spills.
+    from tcc.frontend import Tensor, bf16, program, silu
+
+    @program
+    def gate_res(x: Tensor[1024, 256, bf16], w1: Tensor[1024, 256, bf16],
+                 w3: Tensor[1024, 256, bf16], r: Tensor[1024, 1024, bf16]):
+        return silu(x @ w1.T) * (x @ w3.T) + r
+
+    k = tcc.compile(gate_res, "sm_90", cache=False)
+    assert len(k.kernels) == 1
+    assert "block = [64, 64, 64], num_warps = 8" in k.ir["tile"]
+    assert k.ir["tile"].count("tile.warpgroup_dot") == 2
+    report, _ = assemble(k.asm, "sm_90a")
+    assert "0 bytes spill stores, 0 bytes spill loads" in report

@@ -43,16 +43,17 @@ constexpr int64_t kBlockK = 32;
 /// GEMM's two accumulators count alike: 128 x 128 (64 + 64 floats).
 constexpr int64_t kEpilogueRegisters = 160;
 
-/// Bytes per output element of the epilogue's inputs read as whole tiles.
-int64_t epilogueTileBytes(ArrayRef<Operation *> ops, linalg::GenericOp root) {
+/// Bytes per output element of the epilogue's inputs read as whole tiles
+/// (the epilogue is the last kernel op; the others are the contractions).
+int64_t epilogueTileBytes(ArrayRef<Operation *> ops) {
   if (ops.size() < 2)
     return 0;
-  auto epilogue = dyn_cast<linalg::GenericOp>(ops[1]);
+  auto epilogue = dyn_cast<linalg::GenericOp>(ops.back());
   if (!epilogue)
     return 0;
   int64_t bytes = 0;
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
-    if (input->get().getDefiningOp() == root.getOperation())
+    if (llvm::is_contained(ops.drop_back(), input->get().getDefiningOp()))
       continue;
     AffineMap map = epilogue.getMatchingIndexingMap(input);
     unsigned outRank = epilogue.getNumLoops();
@@ -142,12 +143,12 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root, ArrayRef<Operatio
   if (isDualGemm(ops, options.target)) {
     if (failed(verifyGemmBody(cast<linalg::GenericOp>(ops[1]))))
       return failure();
-    return configureWgmma(op, lead ? ranges[0] : 1, m, n, 0, options,
-                          /*bOperands=*/2);
+    return configureWgmma(op, lead ? ranges[0] : 1, m, n,
+                          epilogueTileBytes(ops), options, /*bOperands=*/2);
   }
   if (fitsWgmma(op, options.target))
     return configureWgmma(op, lead ? ranges[0] : 1, m, n,
-                          epilogueTileBytes(ops, op), options);
+                          epilogueTileBytes(ops), options);
   unsigned warps = options.numWarps;
   if (warps < 2 || warps > 16 || !llvm::isPowerOf2_32(warps))
     return op.emitOpError() << "num-warps = " << warps
