@@ -213,7 +213,8 @@ linalg::GenericOp narrowStoredResult(Group &producer, linalg::GenericOp consumer
 /// silu(x @ w1.T) * (x @ w3.T)), in program order; nullopt when none.
 /// Only on a target whose GEMM builds it (wgmma).
 std::optional<std::pair<unsigned, unsigned>>
-dualGemmGroups(ArrayRef<Group> groups, const DenseMap<Operation *, unsigned> &groupOf,
+dualGemmGroups(ArrayRef<Group> groups,
+               const DenseMap<Operation *, unsigned> &groupOf,
                linalg::GenericOp op, tcc::tile::TargetAttr target) {
   if (!target || !target.hasMma(tcc::tile::MmaKind::wgmma_m64nNk16) ||
       !isAllParallel(op))

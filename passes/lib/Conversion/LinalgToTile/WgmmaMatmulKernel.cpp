@@ -369,7 +369,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               // One step's groups stay in flight: the previous step's are
               // done, so its slot is free.
               for (Value &d : ds)
-                d = tile::WarpGroupWaitOp::create(kb, loc, d, unsigned(products));
+                d = tile::WarpGroupWaitOp::create(kb, loc, d,
+                                                  unsigned(products));
               Value notFirst = arith::AndIOp::create(
                   kb, loc,
                   arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, kk,
