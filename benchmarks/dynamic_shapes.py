@@ -40,7 +40,24 @@ CASES = {
     # Intermediates of M rows between kernels (buffers sized per call).
     "gemm_softmax": ("gemm_softmax", {"K": 1024, "N": 4096}, [16, 128, 1000, 4096]),
     "swiglu": ("swiglu", {"K": 1024, "N": 4096}, [16, 128, 1000, 4096]),
+    # x (B, S, K) viewed as (B * S, K): B and S dynamic, the GEMM's rows B_S.
+    "linear_view": ("linear_view", {"K": 4096, "N": 4096},
+                    [{"B": 1, "S": 100}, {"B": 2, "S": 512}, {"B": 8, "S": 512},
+                     {"B": 4, "S": 4096}]),
 }
+
+
+def _sizes(m: int | dict[str, int]) -> dict[str, int]:
+    """The dynamic sizes of a measured point: M, or the program's own."""
+    return {"M": m} if isinstance(m, int) else dict(m)
+
+
+def _label(m: int | dict[str, int]) -> str:
+    return str(m) if isinstance(m, int) else "x".join(f"{k}{v}" for k, v in m.items())
+
+
+def _rows(m: int | dict[str, int]) -> int:
+    return int(np.prod(list(_sizes(m).values())))
 SIZES_64 = sorted({int(round(v)) for v in np.geomspace(1, 8192, 80)})[:64]
 
 
@@ -56,8 +73,11 @@ def build(directory: Path, small: bool = False) -> None:
     programs = P._programs()
     manifest = {}
     for name, (kind, bound, ms) in CASES.items():
-        ms = [m for m in SMALL_M if m >= min(ms)] if small else ms
-        classes = range(len(CLASSES)) if small else sorted({size_class(m) for m in ms})
+        if small:
+            ms = [m for m in SMALL_M if m >= min(ms)] if isinstance(ms[0], int) else ms[:2]
+        # tcc.jit's classes are per leading size M (a view's B and S: none).
+        classes = [] if not isinstance(ms[0], int) else \
+            range(len(CLASSES)) if small else sorted({size_class(m) for m in ms})
         start = time.perf_counter()
         dyn = tcc.compile(programs[kind], "sm_90", cache=False, **bound)
         seconds = time.perf_counter() - start
@@ -73,9 +93,9 @@ def build(directory: Path, small: bool = False) -> None:
             art.save(directory / f"{name}-class{c}.tccprog")
         for m in ms:
             start = time.perf_counter()
-            st = tcc.compile(programs[kind], "sm_90", cache=False, M=m, **bound)
-            entry["static"][m] = time.perf_counter() - start
-            st.artifact.save(directory / f"{name}-{m}.tccprog")
+            st = tcc.compile(programs[kind], "sm_90", cache=False, **_sizes(m), **bound)
+            entry["static"][_label(m)] = time.perf_counter() - start
+            st.artifact.save(directory / f"{name}-{_label(m)}.tccprog")
         manifest[name] = entry
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
@@ -168,15 +188,15 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         dyn = tcc.runtime.load(directory / f"{name}-dynamic.tccprog")
         fn = P._torch(kind)
         for m in ms:
-            static = tcc.runtime.load(directory / f"{name}-{m}.tccprog")
-            case = P._case(kind, 0.0, M=m, **bound)
-            scale = 0.1 if kind in ("linear", "swiglu", "gemm_softmax") else 1.0
+            static = tcc.runtime.load(directory / f"{name}-{_label(m)}.tccprog")
+            case = P._case(kind, 0.0, **_sizes(m), **bound)
+            scale = 0.1 if kind in ("linear", "linear_view", "swiglu", "gemm_softmax") else 1.0
             inputs = [torch.randn(shape, device="cuda").to(getattr(torch, P.F[dt])) * scale
                       for shape, dt in case.inputs]
             ref = fn(*[x.double() for x in inputs]).double()
             errs = {label: P.check(prog, fn, inputs, ref)[0]
                     for label, prog in (("dynamic", dyn), ("static", static))}
-            small_path = directory / f"{name}-class{size_class(m)}.tccprog"
+            small_path = directory / f"{name}-class{size_class(_rows(m))}.tccprog"
             if check_only:  # every class artifact built, each correct for every M
                 for c in range(len(CLASSES)):
                     path = directory / f"{name}-class{c}.tccprog"
@@ -185,7 +205,7 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
                 tol = next(c.tol for c in P.CASES.values() if c.kind == kind)
                 bad = [k for k, e in errs.items() if not e <= tol]  # NaN: unwritten
                 failures += bool(bad)
-                print(f"{'FAIL' if bad else 'ok  '} {name:12s} M={m:6d} " + " ".join(
+                print(f"{'FAIL' if bad else 'ok  '} {name:12s} M={_label(m):>6s} " + " ".join(
                     f"{k} {e:.1e}" for k, e in errs.items()), flush=True)
                 del inputs, ref
                 torch.cuda.empty_cache()
@@ -193,20 +213,20 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
             t_dyn = P.bench(lambda: dyn(*inputs))  # noqa: B023
             t_static = P.bench(lambda: static(*inputs))  # noqa: B023
             t_eager = P.bench(lambda: fn(*inputs))  # noqa: B023
-            row = {"program": name, "M": m, "dynamic_ms": t_dyn, "static_ms": t_static,
+            row = {"program": name, "M": _label(m), "dynamic_ms": t_dyn, "static_ms": t_static,
                    "eager_ms": t_eager, "dynamic_over_static": t_static / t_dyn,
                    "err_dynamic": errs["dynamic"], "err_static": errs["static"]}
             if small_path.exists():
                 small = tcc.runtime.load(small_path)
                 row["err_class"] = P.check(small, fn, inputs, ref)[0]
                 row["class_ms"] = P.bench(lambda: small(*inputs))  # noqa: B023
-                row["class"] = size_class(m)
-                print(f"{name:12s} M={m:6d} jit class {size_class(m)} "
+                row["class"] = size_class(_rows(m))
+                print(f"{name:12s} M={_label(m):>6s} jit class {size_class(_rows(m))} "
                       f"{row['class_ms'] * 1e3:9.1f} us  "
                       f"static/class {t_static / row['class_ms']:5.2f}x  "
                       f"err {row['err_class']:.1e}", flush=True)
             rows.append(row)
-            print(f"{name:12s} M={m:6d} dynamic {t_dyn * 1e3:9.1f} us  static "
+            print(f"{name:12s} M={_label(m):>6s} dynamic {t_dyn * 1e3:9.1f} us  static "
                   f"{t_static * 1e3:9.1f} us  eager {t_eager * 1e3:9.1f} us  "
                   f"static/dynamic {t_static / t_dyn:5.2f}x  err {errs['dynamic']:.1e} / "
                   f"{errs['static']:.1e}", flush=True)

@@ -109,6 +109,11 @@ def _programs() -> dict[str, object]:
         return x @ w.T + b
 
     @program
+    def linear_view(x: Tensor[B, S, K, f16], w: Tensor[N, K, f16], b: Tensor[N, f16]):
+        # nn.Linear on a (batch, sequence, features) activation.
+        return (x.view(B * S, K) @ w.T + b).view(B, S, N)
+
+    @program
     def swiglu(x: Tensor[M, K, bf16], w1: Tensor[N, K, bf16], w3: Tensor[N, K, bf16],
                w2: Tensor[K, N, bf16]):
         return (tf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T
@@ -160,6 +165,7 @@ def _torch(kind: str) -> Callable:
         "bias_relu": lambda x, b: torch.relu(x + b),
         "bias_gelu": lambda x, b: tnf.gelu(x + b),
         "linear": lambda x, w, b: tnf.linear(x, w, b),
+        "linear_view": lambda x, w, b: tnf.linear(x, w, b),
         "swiglu": lambda x, w1, w3, w2: (tnf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T,
         "gemm_softmax": lambda a, b: (a @ b).softmax(-1),
         "attention": lambda q, k, v: ((q @ k.transpose(-1, -2)) * 0.125).softmax(-1) @ v,
@@ -187,6 +193,8 @@ def _case(kind: str, tol: float, flops: float = 0.0, scale: float = 1.0,
         "bias_gelu": lambda s: (((s["M"], s["N"]), "f32"), ((s["N"],), "f32")),
         "linear": lambda s: (((s["M"], s["K"]), "f16"), ((s["N"], s["K"]), "f16"),
                              ((s["N"],), "f16")),
+        "linear_view": lambda s: (((s["B"], s["S"], s["K"]), "f16"), ((s["N"], s["K"]), "f16"),
+                                  ((s["N"],), "f16")),
         "swiglu": lambda s: (((s["M"], s["K"]), "bf16"), ((s["N"], s["K"]), "bf16"),
                              ((s["N"], s["K"]), "bf16"), ((s["K"], s["N"]), "bf16")),
         "gemm_softmax": lambda s: (((s["M"], s["K"]), "f16"), ((s["K"], s["N"]), "f16")),
@@ -230,6 +238,8 @@ CASES: dict[str, Case] = {
         _case("bias_gelu", 1e-5, M=8192, N=7777),
         _case("bias_gelu", 1e-5, M=1000, N=777),
         _case("linear", 5e-3, flops=_gemm(4096, 4096, 4096), M=4096, K=4096, N=4096),
+        # nn.Linear on (batch, sequence, features): a view of x into the GEMM.
+        _case("linear_view", 5e-3, flops=_gemm(4096, 4096, 4096), B=8, S=512, K=4096, N=4096),
         _case("swiglu", 2e-2, flops=3 * _gemm(4096, 4096, 1024), scale=0.1, M=4096, K=1024,
               N=4096),
         _case("gemm_softmax", 5e-3, flops=_gemm(4096, 4096, 1024), M=4096, K=1024, N=4096),

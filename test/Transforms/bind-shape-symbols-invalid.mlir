@@ -1,13 +1,13 @@
 // RUN: tcc-opt %s -split-input-file --tcc-bind-shape-symbols -verify-diagnostics
 
-// A size computed from the arguments' sizes is none of them: the host could
-// not allocate the result.
+// A size computed from the arguments' sizes other than by a product: the
+// host could not allocate the result.
 func.func @computed(%x: tensor<?xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %m = tensor.dim %x, %c0 : tensor<?xf32>
-  %n = arith.muli %m, %c2 : index
-  // expected-error @+1 {{'tensor.empty' op has dynamic size #0 that is no argument's size (tensor.dim); tcc computes buffer sizes from the arguments' sizes only}}
+  %n = arith.addi %m, %c2 : index
+  // expected-error @+1 {{'tensor.empty' op has dynamic size #0 that is no product of the arguments' sizes (tensor.dim, constants, arith.muli, affine.apply); tcc computes buffer sizes from the arguments' sizes only}}
   %e = tensor.empty(%n) : tensor<?xf32>
   return %e : tensor<?xf32>
 }
@@ -49,7 +49,7 @@ func.func private @h_k0(%x: tensor<?xf32>) -> tensor<?xf32> attributes {tcc.kern
   %c0 = arith.constant 0 : index
   %m = tensor.dim %x, %c0 : tensor<?xf32>
   %n = arith.addi %m, %m : index
-  // expected-error @+1 {{'tensor.empty' op has dynamic size #0 that is no argument's size}}
+  // expected-error @+1 {{'tensor.empty' op has dynamic size #0 that is no product of the arguments' sizes}}
   %e = tensor.empty(%n) : tensor<?xf32>
   return %e : tensor<?xf32>
 }
@@ -68,4 +68,18 @@ func.func @dim_out_of_range(%x: tensor<64x?xf32>) -> tensor<64x?xf32> {
   %n = tensor.dim %x, %c : tensor<64x?xf32>
   %e = tensor.empty(%n) : tensor<64x?xf32>
   return %e : tensor<64x?xf32>
+}
+
+// -----
+
+// A view whose size is a product of a size no argument gives: the host
+// could not shape it.
+func.func @unshaped_view(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?xf32>
+  %n = arith.subi %m, %c1 : index
+  // expected-error @+1 {{'tensor.expand_shape' op has a dynamic size that is no product of the arguments' sizes; tcc shapes a view from the arguments' sizes}}
+  %v = tensor.expand_shape %x [[0, 1]] output_shape [%n, %n] : tensor<?xf32> into tensor<?x?xf32>
+  return %x : tensor<?xf32>
 }

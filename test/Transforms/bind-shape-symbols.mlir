@@ -117,3 +117,57 @@ func.func @named(%x: tensor<?xf32>, %y: tensor<?xf32>, %z: tensor<?xf32>)
   } -> tensor<?xf32>
   return %a, %b, %c : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// Products: x (s0, s1, 8) viewed as (s0 * s1, 8) has rows no argument
+// names, named after their factors and defined on the program; the view
+// back to (s0, s1, 8) (its output_shape the same dims) relates the same
+// product once; an empty of twice the view's rows is s0_s1_2.
+// CHECK-LABEL: func.func @views
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0", "s1", 8], ["s0", "s1", 8], ["s0_s1_2"]]
+// CHECK-SAME: tcc.size_relations = {{\[}}["s0_s1", "s0 * s1"], ["s0_s1_2", "s0_s1 * 2"]]
+// CHECK: tensor.collapse_shape
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0_s1", 8]]
+// CHECK: tensor.expand_shape
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["s0", "s1", 8]]
+func.func @views(%x: tensor<?x?x8xf32>) -> (tensor<?x?x8xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %v = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  %back = tensor.expand_shape %v [[0, 1], [2]] output_shape [%b, %s, 8] : tensor<?x8xf32> into tensor<?x?x8xf32>
+  %rows = tensor.dim %v, %c0 : tensor<?x8xf32>
+  %twice = arith.muli %rows, %c2 : index
+  %e = tensor.empty(%twice) : tensor<?xf32>
+  return %back, %e : tensor<?x?x8xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A product equal to a named size is a check the host makes (M = B * S);
+// a named size of which a view takes a factor of 4 defines the other one
+// by division, then checks the product.
+// CHECK-LABEL: func.func @checks
+// CHECK-SAME: tcc.shape_symbols = {{\[}}["B", "S", 8], ["M", 8], ["M", 8], ["s3", 4, 8]]
+// CHECK-SAME: tcc.size_relations = {{\[}}["M", "B * S"], ["s3", "M // 4"], ["M", "s3 * 4"]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @checks(%x: tensor<?x?x8xf32>, %y: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x4x8xf32>)
+    attributes {tcc.arg_symbols = [["B", "S", 0], ["M", 0]]} {
+  %c0 = arith.constant 0 : index
+  %v = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  %m = tensor.dim %y, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%m) : tensor<?x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v, %y : tensor<?x8xf32>, tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<?x8xf32>
+  %c4 = arith.constant 4 : index
+  %q = arith.divui %m, %c4 : index
+  %split = tensor.expand_shape %y [[0, 1], [2]] output_shape [%q, 4, 8] : tensor<?x8xf32> into tensor<?x4x8xf32>
+  return %r, %split : tensor<?x8xf32>, tensor<?x4x8xf32>
+}

@@ -70,6 +70,25 @@ def column_sum(x: Tensor[M, N, f32]):
     return x.sum(0)
 
 
+S, D = syms("S D")
+
+
+# Views of dynamic size: x (B, S, D) seen as (B * S, D).
+@program
+def view_gemm(x: Tensor[B, S, D, f16], w: Tensor[N, D, f16]):
+    return x.view(B * S, D) @ w.T
+
+
+@program
+def view_sum(x: Tensor[B, S, D, f32]):
+    return tf.gelu(x.reshape(B * S, D)).sum(-1)
+
+
+@program
+def view_back(x: Tensor[B, S, D, f16], w: Tensor[N, D, f16]):
+    return (x.view(B * S, D) @ w.T).view(B, S, N).float().softmax(-1)
+
+
 def _gelu_tanh(s):
     return 0.5 * s * (1 + np.tanh(np.sqrt(2 / np.pi) * (s + 0.044715 * s**3)))
 
@@ -129,6 +148,19 @@ CASES = {
                                for shape in ((128, 64), (128, 64), (64, 128))]],
                lambda x, w1, w3, w2: ((x @ w1.T) / (1 + np.exp(-(x @ w1.T))) * (x @ w3.T))
                @ w2.T, 2e-2),
+    # The GEMM reads the view (B * S rows, B_S on the host) and sizes its
+    # result off it; the view back to (B, S, N) feeds a rank-3 softmax.
+    "view_gemm": (view_gemm, {"D": 64, "N": 128}, [{"B": 2, "S": 3}, {"B": 1, "S": 70}],
+                  lambda r, s: [r.standard_normal((s["B"], s["S"], 64)).astype(np.float16),
+                                (0.2 * r.standard_normal((128, 64))).astype(np.float16)],
+                  lambda x, w: x.reshape(-1, 64) @ w.T, 5e-3),
+    "view_sum": (view_sum, {"D": 96}, [{"B": 3, "S": 5}, {"B": 1, "S": 1}],
+                 lambda r, s: [r.standard_normal((s["B"], s["S"], 96)).astype(np.float32)],
+                 lambda x: _gelu(x.reshape(-1, 96)).sum(-1), 1e-5),
+    "view_back": (view_back, {"D": 64, "N": 128}, [{"B": 2, "S": 5}, {"B": 3, "S": 1}],
+                  lambda r, s: [r.standard_normal((s["B"], s["S"], 64)).astype(np.float16),
+                                (0.2 * r.standard_normal((128, 64))).astype(np.float16)],
+                  lambda x, w: _softmax(x @ w.T), 5e-3),
 }
 
 
@@ -138,7 +170,8 @@ def test_one_artifact_runs_at_every_size(name, target):
     prog, bound, runs, make, ref, tol = CASES[name]
     compiled = tcc.compile(prog, target, **bound)
     dynamic = {d for spec in compiled.artifact.args for d in spec.shape if isinstance(d, str)}
-    assert dynamic == set(runs[0]), compiled.artifact.args
+    derived = {lhs for lhs, _ in getattr(compiled.artifact, "sizes", ())}
+    assert dynamic - derived == set(runs[0]), compiled.artifact.args
     rng = np.random.default_rng(7)
     for sizes in runs:
         inputs = make(rng, sizes)
@@ -253,3 +286,57 @@ def test_dynamic_extent_plans_for_a_bound():
         eval_grid_expr(large.launch.grid[0], [], {"M": 256})
     with pytest.raises(ValueError, match="dynamic_extent"):
         tcc.compile(linear, "sm_90", K=256, N=512, dynamic_extent=0)
+
+
+def test_a_view_of_dynamic_size_is_a_product_the_host_derives(tmp_path):
+    """x.view(B * S, D) @ w.T: the result's rows are B_S, which the program
+    defines as B * S; outputs are checked against it, and the relation
+    survives the artifact file."""
+    from tcc.runtime.program import ProgramArtifact
+
+    compiled = tcc.compile(view_gemm, "sm_80", D=64, N=128)
+    art = compiled.artifact
+    assert [a.shape for a in art.args] == [("B", "S", 64), (128, 64), ("B_S", 128)]
+    assert art.sizes == (("B_S", "B * S"),)
+    gemm = next(k for k in art.kernels if k.call_conv == "sized")
+    assert [a.shape for a in gemm.args][0] == ("B_S", 64)  # the view, not x
+    x, w = np.zeros((2, 3, 64), np.float16), np.zeros((128, 64), np.float16)
+    assert bind_shapes(art, [x, w, np.zeros((6, 128), np.float16)]) == \
+        {"B": 2, "S": 3, "B_S": 6}
+    with pytest.raises(ArgumentError, match=r"expected shape \[6, 128\]"):
+        bind_shapes(art, [x, w, np.zeros((5, 128), np.float16)])
+    art.save(tmp_path / "v.tccprog")
+    assert ProgramArtifact.load(tmp_path / "v.tccprog").sizes == art.sizes
+
+
+_ADD_VIEW = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @add_view(%x: tensor<?x?x64xf32>, %y: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %v = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
+  %m = tensor.dim %y, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%m) : tensor<?x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%v, %y : tensor<?x64xf32>, tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}"""
+
+
+def test_a_product_equal_to_an_argument_size_is_checked():
+    """y's rows (s2) must equal x's first two dims' product: the runtime
+    checks it (MLIR: the frontend already refuses B*S against M)."""
+    compiled = tcc.compile(_ADD_VIEW, "sm_80")
+    assert compiled.artifact.sizes == (("s2", "s0 * s1"),)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 64)).astype(np.float32)
+    y = rng.standard_normal((6, 64)).astype(np.float32)
+    (got,) = run_gpu_stage(compiled, x, y)
+    np.testing.assert_array_equal(got, x.reshape(6, 64) + y)
+    with pytest.raises(ArgumentError, match=r"needs size s2 = s0 \* s1, but 5 != 6"):
+        run_gpu_stage(compiled, x, y[:5])
+    with pytest.raises(ArgumentError, match=r"needs size s2 = s0 \* s1"):
+        bind_shapes(compiled.artifact, [x, y[:5], np.zeros((5, 64), np.float32)])

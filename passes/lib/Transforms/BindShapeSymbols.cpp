@@ -6,16 +6,19 @@
 // shapes, and checks that sizes the program needs equal are equal.
 //
 //===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
 #include "tcc/Dialect/Tcc/IR/TccDialect.h"
 #include "tcc/Dialect/Tcc/IR/TccOps.h"
 #include "tcc/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::tcc {
@@ -28,14 +31,23 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kShapeSymbolsAttr = "tcc.shape_symbols";
+constexpr StringLiteral kSizeRelationsAttr = "tcc.size_relations";
 
 bool isDynamicTensor(Type type) {
   auto ranked = dyn_cast<RankedTensorType>(type);
   return ranked && !ranked.hasStaticShape();
 }
 
+/// A size as the product of classes and a constant (the rows of x viewed
+/// as (B * S, D) are x's dims 0 and 1).
+struct Product {
+  SmallVector<unsigned> factors;
+  int64_t constant = 1;
+};
+
 /// Union-find over the dims of a function's tensor values: (value, dim) is
-/// one element; a class holds dims the program requires equal.
+/// one element; a class holds dims the program requires equal, and the
+/// products of other classes it equals.
 class DimClasses {
 public:
   unsigned element(Value value, unsigned dim) {
@@ -46,6 +58,7 @@ public:
       int64_t size = cast<RankedTensorType>(value.getType()).getDimSize(dim);
       staticSize.push_back(ShapedType::isDynamic(size) ? std::nullopt
                                                        : std::optional(size));
+      products.emplace_back();
     }
     return it->second;
   }
@@ -65,14 +78,26 @@ public:
     if (!staticSize[x])
       staticSize[x] = staticSize[y];
     parent[y] = x;
+    llvm::append_range(products[x], products[y]);
+    products[y].clear();
     return true;
   }
   std::optional<int64_t> sizeOf(unsigned x) { return staticSize[find(x)]; }
+  /// Class `x` has static size `size` (it had none, or that one).
+  void pin(unsigned x, int64_t size) { staticSize[find(x)] = size; }
+  /// Records that class `x` equals `product`.
+  void addProduct(unsigned x, Product product) {
+    products[find(x)].push_back(std::move(product));
+  }
+  /// The products class root `x` equals (factors not yet found).
+  ArrayRef<Product> productsOf(unsigned root) { return products[root]; }
+  unsigned size() const { return parent.size(); }
 
 private:
   DenseMap<std::pair<const void *, unsigned>, unsigned> ids;
   SmallVector<unsigned> parent;
   SmallVector<std::optional<int64_t>> staticSize;
+  SmallVector<SmallVector<Product>> products;
 };
 
 /// The classes of one function: its ops' constraints, with `launches`
@@ -130,19 +155,95 @@ private:
     return success();
   }
 
-  /// A reshape's dims: one of a group and the other side's dim are equal
-  /// when the group's other dims are 1.
+  /// Class `x` equals `product`: one factor is the class itself, none a
+  /// static size, more a product the names are derived by.
+  LogicalResult relate(Operation *op, unsigned x, Product product) {
+    if (product.constant == 1 && product.factors.size() == 1)
+      return unite(op, x, product.factors.front());
+    if (product.factors.empty()) {
+      std::optional<int64_t> size = classes.sizeOf(x);
+      if (size && *size != product.constant)
+        return op->emitOpError("needs sizes ")
+               << *size << " and " << product.constant << " to be equal";
+      classes.pin(x, product.constant);
+      return success();
+    }
+    classes.addProduct(x, std::move(product));
+    return success();
+  }
+
+  /// The product of dims an index value computes (`tensor.dim`, constants,
+  /// `arith.muli`, an `affine.apply` of products), or nullopt.
+  std::optional<Product> productOf(Value size, unsigned depth = 0) {
+    if (depth > 32)
+      return std::nullopt;
+    Product p;
+    if (std::optional<int64_t> c = getConstantIntValue(size)) {
+      p.constant = *c;
+      return p;
+    }
+    auto mul = [](std::optional<Product> a, std::optional<Product> b)
+        -> std::optional<Product> {
+      if (!a || !b)
+        return std::nullopt;
+      a->constant *= b->constant;
+      llvm::append_range(a->factors, b->factors);
+      return a;
+    };
+    Operation *def = size.getDefiningOp();
+    if (auto dimOp = dyn_cast_or_null<tensor::DimOp>(def)) {
+      std::optional<int64_t> index = dimOp.getConstantIndex();
+      auto type = cast<RankedTensorType>(dimOp.getSource().getType());
+      if (!index || *index < 0 || *index >= type.getRank())
+        return std::nullopt;
+      if (!type.isDynamicDim(*index))
+        p.constant = type.getDimSize(*index);
+      else
+        p.factors.push_back(classes.element(dimOp.getSource(), *index));
+      return p;
+    }
+    if (auto muli = dyn_cast_or_null<arith::MulIOp>(def))
+      return mul(productOf(muli.getLhs(), depth + 1),
+                 productOf(muli.getRhs(), depth + 1));
+    auto apply = dyn_cast_or_null<affine::AffineApplyOp>(def);
+    if (!apply)
+      return std::nullopt;
+    AffineMap map = apply.getAffineMap();
+    std::function<std::optional<Product>(AffineExpr)> eval =
+        [&](AffineExpr expr) -> std::optional<Product> {
+      if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+        Product q;
+        q.constant = c.getValue();
+        return q;
+      }
+      if (auto d = dyn_cast<AffineDimExpr>(expr))
+        return productOf(apply.getMapOperands()[d.getPosition()], depth + 1);
+      if (auto sym = dyn_cast<AffineSymbolExpr>(expr))
+        return productOf(
+            apply.getMapOperands()[map.getNumDims() + sym.getPosition()],
+            depth + 1);
+      auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+      if (!bin || bin.getKind() != AffineExprKind::Mul)
+        return std::nullopt;
+      return mul(eval(bin.getLHS()), eval(bin.getRHS()));
+    };
+    return eval(map.getResult(0));
+  }
+
+  /// A reshape's dims: each collapsed dim is the product of its group's
+  /// dims (the same dim when the group's other dims are 1).
   LogicalResult reshape(Operation *op, Value collapsed, Value expanded,
                         ArrayRef<ReassociationIndices> groups) {
     auto expandedType = cast<RankedTensorType>(expanded.getType());
     for (auto [g, group] : llvm::enumerate(groups)) {
-      SmallVector<int64_t> wide;
-      for (int64_t d : group)
-        if (expandedType.getDimSize(d) != 1)
-          wide.push_back(d);
-      if (wide.size() == 1 &&
-          failed(unite(op, classes.element(collapsed, g),
-                       classes.element(expanded, wide.front()))))
+      Product product;
+      for (int64_t d : group) {
+        if (expandedType.isDynamicDim(d))
+          product.factors.push_back(classes.element(expanded, d));
+        else
+          product.constant *= expandedType.getDimSize(d);
+      }
+      if (failed(relate(op, classes.element(collapsed, g), product)))
         return failure();
     }
     return success();
@@ -186,21 +287,23 @@ private:
         if (!type.isDynamicDim(d))
           continue;
         Value size = empty.getDynamicSize(d);
-        auto dimOp = size.getDefiningOp<tensor::DimOp>();
-        std::optional<int64_t> index =
-            dimOp ? dimOp.getConstantIndex() : std::nullopt;
-        if (!index)
+        if (auto dimOp = size.getDefiningOp<tensor::DimOp>()) {
+          std::optional<int64_t> index = dimOp.getConstantIndex();
+          int64_t rank = dimOp.getSource().getType().getRank();
+          if (index && (*index < 0 || *index >= rank))
+            return dimOp.emitOpError()
+                   << "index " << *index << " is out of range for a rank-"
+                   << rank << " tensor";
+        }
+        std::optional<Product> product = productOf(size);
+        if (!product)
           return op->emitOpError()
                  << "has dynamic size #" << d
-                 << " that is no argument's size (tensor.dim); tcc "
-                    "computes buffer sizes from the arguments' sizes only";
-        int64_t rank = dimOp.getSource().getType().getRank();
-        if (*index < 0 || *index >= rank)
-          return dimOp.emitOpError()
-                 << "index " << *index << " is out of range for a rank-"
-                 << rank << " tensor";
-        if (failed(unite(op, classes.element(empty.getResult(), d),
-                         classes.element(dimOp.getSource(), *index))))
+                 << " that is no product of the arguments' sizes (tensor.dim, "
+                    "constants, arith.muli, affine.apply); tcc computes buffer "
+                    "sizes from the arguments' sizes only";
+        if (failed(relate(op, classes.element(empty.getResult(), d),
+                          *product)))
           return failure();
       }
       return success();
@@ -208,9 +311,17 @@ private:
     if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
       return reshape(op, collapse.getResult(), collapse.getSrc(),
                      collapse.getReassociationIndices());
-    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      // Its dynamic sizes are given (output_shape): products of dims too.
+      for (auto [d, size] : llvm::enumerate(expand.getMixedOutputShape()))
+        if (auto value = dyn_cast<Value>(size))
+          if (std::optional<Product> product = productOf(value))
+            if (failed(relate(op, classes.element(expand.getResult(), d),
+                              *product)))
+              return failure();
       return reshape(op, expand.getSrc(), expand.getResult(),
                      expand.getReassociationIndices());
+    }
     if (auto cast = dyn_cast<tensor::CastOp>(op))
       return uniteAll(op, cast.getSource(), cast.getResult());
     if (auto launch = dyn_cast<tcc::LaunchOp>(op)) {
@@ -236,6 +347,20 @@ private:
               return op->emitOpError("needs a dynamic size to be ") << *size;
         }
       }
+      // Products the kernel found among its arguments' dims hold here.
+      for (auto [root, element] : seen)
+        for (const Product &inner : kernel->classes.productsOf(root)) {
+          Product outer{{}, inner.constant};
+          for (unsigned factor : inner.factors) {
+            auto it = seen.find(kernel->classes.find(factor));
+            if (it == seen.end())
+              break;
+            outer.factors.push_back(it->second);
+          }
+          if (outer.factors.size() == inner.factors.size() &&
+              failed(relate(op, element, outer)))
+            return failure();
+        }
       return success();
     }
     if (isa<tensor::DimOp, func::ReturnOp>(op) ||
@@ -379,13 +504,98 @@ struct TccBindShapeSymbolsPass
         used.insert(name);
         names[root] = name;
       }
+    // Classes no argument names that are products of named ones (the rows
+    // of x viewed as (B * S, D)) are named by them: `B_S`, defined on the
+    // program as `["B_S", "B * S"]` in tcc.size_relations, which the host
+    // evaluates after binding the arguments' sizes. A product of a named
+    // class becomes a check (`["M", "B * S"]`); a named class with one
+    // factor left unnamed defines it by division (`["s1", "M // 4"]`).
+    Builder b(program.getContext());
+    SmallVector<Attribute> relations;
+    auto nameOf = [&](unsigned root) -> std::optional<std::string> {
+      if (std::optional<int64_t> size = host.classes.sizeOf(root))
+        return std::to_string(*size);
+      auto it = names.find(root);
+      if (it == names.end())
+        return std::nullopt;
+      return it->second;
+    };
+    auto fresh = [&](std::string base) {
+      if (base.empty() || !(std::isalpha(base[0]) || base[0] == '_'))
+        base = "s" + base;
+      std::string name = base;
+      for (unsigned k = 2; used.contains(name); ++k)
+        name = base + "_" + std::to_string(k);
+      used.insert(name);
+      return name;
+    };
+    auto relation = [&](Attribute lhs, const std::string &expr) {
+      Attribute entry = b.getArrayAttr({lhs, b.getStringAttr(expr)});
+      if (!llvm::is_contained(relations, entry))
+        relations.push_back(entry);
+    };
+    DenseSet<std::pair<unsigned, unsigned>> related; // (root, product index)
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (unsigned x = 0; x < host.classes.size(); ++x) {
+        if (host.classes.find(x) != x)
+          continue;
+        for (auto [i, product] :
+             llvm::enumerate(host.classes.productsOf(x))) {
+          if (related.contains({x, i}))
+            continue;
+          SmallVector<std::string> factorNames;
+          SmallVector<unsigned> missing;
+          int64_t constant = product.constant;
+          for (unsigned factor : product.factors) {
+            unsigned root = host.classes.find(factor);
+            if (std::optional<int64_t> size = host.classes.sizeOf(root))
+              constant *= *size;
+            else if (std::optional<std::string> name = nameOf(root))
+              factorNames.push_back(*name);
+            else
+              missing.push_back(root);
+          }
+          std::string expr = llvm::join(factorNames, " * ");
+          if (constant != 1 || expr.empty())
+            expr += (expr.empty() ? "" : " * ") + std::to_string(constant);
+          std::optional<std::string> lhs = nameOf(x);
+          if (missing.empty()) {
+            if (!lhs) {
+              std::string name = fresh(
+                  llvm::join(factorNames, "_") +
+                  (constant != 1 ? "_" + std::to_string(constant) : ""));
+              names[x] = name;
+              relation(b.getStringAttr(name), expr);
+            } else if (std::optional<int64_t> size = host.classes.sizeOf(x)) {
+              relation(b.getI64IntegerAttr(*size), expr);
+            } else {
+              relation(b.getStringAttr(*lhs), expr);
+            }
+          } else if (lhs && missing.size() == 1) {
+            std::string name = fresh("s" + std::to_string(names.size()));
+            names[missing.front()] = name;
+            bool single = !StringRef(expr).contains(' ');
+            relation(b.getStringAttr(name),
+                     expr == "1" ? *lhs
+                     : single    ? *lhs + " // " + expr
+                                 : *lhs + " // (" + expr + ")");
+            changed = true;
+            continue; // the product is checked once all are named
+          } else {
+            continue;
+          }
+          related.insert({x, i});
+          changed = true;
+        }
+      }
+    }
     auto unnamed = [&](Value value) -> bool {
       for (unsigned d : host.dimsOf(value))
         if (!host.classes.sizeOf(d) && !names.count(host.classes.find(d)))
           return true;
       return false;
     };
-    Builder b(program.getContext());
     // Every value the host allocates must have a size the arguments give.
     for (Value result : host.returned())
       if (unnamed(result))
@@ -442,8 +652,28 @@ struct TccBindShapeSymbolsPass
     });
     if (walk.wasInterrupted())
       return failure();
+    // The host's views: the runtime shapes them.
+    WalkResult views = program.walk([&](Operation *op) {
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) ||
+          !isDynamicTensor(op->getResult(0).getType()))
+        return WalkResult::advance();
+      if (unnamed(op->getResult(0))) {
+        op->emitOpError()
+            << "has a dynamic size that is no product of the arguments' "
+               "sizes; tcc shapes a view from the arguments' sizes";
+        return WalkResult::interrupt();
+      }
+      op->setAttr(kShapeSymbolsAttr,
+                  symbolsOf(b, host.classes, {host.dimsOf(op->getResult(0))},
+                            names));
+      return WalkResult::advance();
+    });
+    if (views.wasInterrupted())
+      return failure();
     program->setAttr(kShapeSymbolsAttr,
                      symbolsOf(b, host.classes, host.signature(), names));
+    if (!relations.empty())
+      program->setAttr(kSizeRelationsAttr, b.getArrayAttr(relations));
     if (!program->hasAttr("tcc.host"))
       annotateLoops(program, host, [&](unsigned d) -> Attribute {
         if (std::optional<int64_t> size = host.classes.sizeOf(d))

@@ -5,6 +5,7 @@
 // program into a `tcc.host` function of `tcc.launch` steps.
 //
 //===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -58,6 +59,163 @@ bool isConstantFill(Operation *op) {
 bool isCloneable(Operation *op) {
   return op && (isa<arith::ConstantOp, tensor::EmptyOp, tensor::DimOp>(op) ||
                 isConstantFill(op));
+}
+
+/// An index computation of the host (a size: `affine.apply` or index
+/// arithmetic over `tensor.dim`s, what a reshape's product of sizes
+/// resolves to). Kernels read their sizes off their own arguments instead
+/// (sizeOffInputs); one that cannot is cloned along.
+bool isSizeComputation(Operation *op) {
+  if (!op)
+    return false;
+  if (isa<affine::AffineApplyOp>(op))
+    return true;
+  return isa_and_nonnull<arith::ArithDialect>(op->getDialect()) &&
+         op->getNumResults() == 1 && op->getResult(0).getType().isIndex() &&
+         llvm::all_of(op->getOperandTypes(),
+                      [](Type type) { return type.isIndex(); });
+}
+
+/// A dynamic size as a product of program-argument dims and a constant:
+/// the canonical form in which two computations of one size compare equal
+/// (B * S off x's dims, and the rows of x viewed as (B * S, D)).
+struct SizeProduct {
+  int64_t constant = 1;
+  SmallVector<std::pair<const void *, int64_t>> dims; // sorted (value, dim)
+
+  void multiply(const SizeProduct &other) {
+    constant *= other.constant;
+    llvm::append_range(dims, other.dims);
+    llvm::sort(dims);
+  }
+  bool operator==(const SizeProduct &other) const {
+    return constant == other.constant && dims == other.dims;
+  }
+};
+
+std::optional<SizeProduct> dimProduct(Value value, int64_t dim,
+                                      SymbolTable *symbols, unsigned depth = 0);
+
+/// The product an index value computes, when it is one.
+std::optional<SizeProduct> sizeProduct(Value size, SymbolTable *symbols,
+                                       unsigned depth = 0) {
+  if (depth > 32)
+    return std::nullopt;
+  if (std::optional<int64_t> c = getConstantIntValue(size)) {
+    SizeProduct p;
+    p.constant = *c;
+    return p;
+  }
+  Operation *def = size.getDefiningOp();
+  if (auto dimOp = dyn_cast_or_null<tensor::DimOp>(def)) {
+    std::optional<int64_t> index = dimOp.getConstantIndex();
+    if (!index)
+      return std::nullopt;
+    return dimProduct(dimOp.getSource(), *index, symbols, depth + 1);
+  }
+  if (auto mul = dyn_cast_or_null<arith::MulIOp>(def)) {
+    auto lhs = sizeProduct(mul.getLhs(), symbols, depth + 1);
+    auto rhs = sizeProduct(mul.getRhs(), symbols, depth + 1);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    lhs->multiply(*rhs);
+    return lhs;
+  }
+  auto apply = dyn_cast_or_null<affine::AffineApplyOp>(def);
+  if (!apply)
+    return std::nullopt;
+  AffineMap map = apply.getAffineMap();
+  std::function<std::optional<SizeProduct>(AffineExpr)> eval =
+      [&](AffineExpr expr) -> std::optional<SizeProduct> {
+    if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+      SizeProduct p;
+      p.constant = c.getValue();
+      return p;
+    }
+    if (auto d = dyn_cast<AffineDimExpr>(expr))
+      return sizeProduct(apply.getMapOperands()[d.getPosition()], symbols,
+                         depth + 1);
+    if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+      return sizeProduct(
+          apply.getMapOperands()[map.getNumDims() + s.getPosition()], symbols,
+          depth + 1);
+    auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+    if (!bin || bin.getKind() != AffineExprKind::Mul)
+      return std::nullopt;
+    auto lhs = eval(bin.getLHS()), rhs = eval(bin.getRHS());
+    if (!lhs || !rhs)
+      return std::nullopt;
+    lhs->multiply(*rhs);
+    return lhs;
+  };
+  return eval(map.getResult(0));
+}
+
+/// Dim `dim` of `value` as a product of program-argument dims: through the
+/// inits of destination-style ops, `tensor.empty` sizes, reshapes, casts and
+/// the kernels of launches made so far.
+std::optional<SizeProduct> dimProduct(Value value, int64_t dim,
+                                      SymbolTable *symbols, unsigned depth) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || depth > 32)
+    return std::nullopt;
+  if (!type.isDynamicDim(dim)) {
+    SizeProduct p;
+    p.constant = type.getDimSize(dim);
+    return p;
+  }
+  if (isa<BlockArgument>(value)) {
+    SizeProduct p;
+    p.dims.push_back({value.getAsOpaquePointer(), dim});
+    return p;
+  }
+  Operation *def = value.getDefiningOp();
+  auto result = cast<OpResult>(value);
+  if (auto empty = dyn_cast<tensor::EmptyOp>(def))
+    return sizeProduct(empty.getDynamicSize(dim), symbols, depth + 1);
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+    return dimProduct(dps.getDpsInits()[result.getResultNumber()], dim, symbols,
+                      depth + 1);
+  if (auto cast = dyn_cast<tensor::CastOp>(def))
+    return dimProduct(cast.getSource(), dim, symbols, depth + 1);
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    if (auto size = dyn_cast<Value>(expand.getMixedOutputShape()[dim]))
+      return sizeProduct(size, symbols, depth + 1);
+    return std::nullopt;
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
+    SizeProduct p;
+    for (int64_t d : collapse.getReassociationIndices()[dim]) {
+      auto factor = dimProduct(collapse.getSrc(), d, symbols, depth + 1);
+      if (!factor)
+        return std::nullopt;
+      p.multiply(*factor);
+    }
+    return p;
+  }
+  auto launch = dyn_cast<tcc::LaunchOp>(def);
+  auto kernel = launch && symbols ? symbols->lookup<func::FuncOp>(
+                                        launch.getCallee().getRootReference())
+                                  : func::FuncOp();
+  if (!kernel)
+    return std::nullopt;
+  // The kernel's result in its arguments' dims, then those in the host's.
+  Value returned = kernel.getBody().front().getTerminator()->getOperand(
+      result.getResultNumber());
+  auto inner = dimProduct(returned, dim, nullptr, depth + 1);
+  if (!inner)
+    return std::nullopt;
+  SizeProduct p;
+  p.constant = inner->constant;
+  for (auto [opaque, d] : inner->dims) {
+    auto arg = cast<BlockArgument>(Value::getFromOpaquePointer(opaque));
+    auto outer = dimProduct(launch.getInputs()[arg.getArgNumber()], d,
+                            symbols, depth + 1);
+    if (!outer)
+      return std::nullopt;
+    p.multiply(*outer);
+  }
+  return p;
 }
 
 /// What a group of ops will be built as (convert-linalg-to-tile's forms).
@@ -311,7 +469,7 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
   for (Operation &op : func.getBody().front()) {
-    if (isCloneable(&op) ||
+    if (isCloneable(&op) || isSizeComputation(&op) ||
         isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp,
             func::ReturnOp>(op))
       continue;
@@ -419,7 +577,7 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
   // The fills, empty tensors and constants the kernels took along.
   SmallVector<Operation *> leftovers;
   for (Operation &op : func.getBody().front().without_terminator())
-    if (isCloneable(&op))
+    if (isCloneable(&op) || isSizeComputation(&op))
       leftovers.push_back(&op);
   for (Operation *op : llvm::reverse(leftovers))
     if (op->use_empty())
@@ -435,6 +593,8 @@ func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
   // cloneable ops it takes along, in program order.
   SetVector<Value> inputs;
   SetVector<Operation *> cloned;
+  // Empty tensors of dynamic sizes, sized off the kernel's inputs below.
+  SetVector<tensor::EmptyOp> sized;
   // Walks `op` (regions included) for values defined outside it.
   std::function<void(Operation *)> collect = [&](Operation *op) {
     op->walk([&](Operation *nested) {
@@ -443,7 +603,10 @@ func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
         if (def ? (members.contains(def) || op->isAncestor(def))
                 : op->isAncestor(operand.getParentBlock()->getParentOp()))
           continue; // the group's own value, or one of op's regions
-        if (!isCloneable(def)) {
+        if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def);
+            empty && !empty.getDynamicSizes().empty()) {
+          sized.insert(empty);
+        } else if (!isCloneable(def) && !isSizeComputation(def)) {
           inputs.insert(operand);
         } else if (!cloned.contains(def)) {
           collect(def);
@@ -454,6 +617,40 @@ func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
   };
   for (Operation *op : group.ops)
     collect(op);
+  // A dynamic size of an empty tensor is read off the kernel input that has
+  // it (the same product of the program's argument dims: B * S is the rows
+  // of x viewed as (B * S, D)), so the kernel reads no other value for it;
+  // an empty whose sizes no input carries takes its size computation along.
+  SymbolTable symbolTable(func->getParentOfType<ModuleOp>());
+  DenseMap<tensor::EmptyOp, SmallVector<std::pair<unsigned, int64_t>>>
+      sizedBy;
+  for (tensor::EmptyOp empty : sized) {
+    SmallVector<std::pair<unsigned, int64_t>> from;
+    for (Value size : empty.getDynamicSizes()) {
+      std::optional<std::pair<unsigned, int64_t>> found;
+      if (auto dimOp = size.getDefiningOp<tensor::DimOp>())
+        if (std::optional<int64_t> index = dimOp.getConstantIndex())
+          if (auto at = llvm::find(inputs, dimOp.getSource());
+              at != inputs.end())
+            found = {static_cast<unsigned>(at - inputs.begin()), *index};
+      std::optional<SizeProduct> want = sizeProduct(size, &symbolTable);
+      for (auto [i, input] : llvm::enumerate(inputs)) {
+        auto type = dyn_cast<RankedTensorType>(input.getType());
+        for (int64_t d = 0; want && !found && type && d < type.getRank(); ++d)
+          if (type.isDynamicDim(d) && dimProduct(input, d, &symbolTable) == want)
+            found = {static_cast<unsigned>(i), d};
+      }
+      if (!found)
+        break;
+      from.push_back(*found);
+    }
+    if (from.size() == empty.getDynamicSizes().size()) {
+      sizedBy[empty] = from;
+      continue;
+    }
+    collect(empty);
+    cloned.insert(empty);
+  }
   // Results used outside the group (later kernels, reshapes, the return).
   SmallVector<Value> outputs;
   for (Operation *op : group.ops)
@@ -481,6 +678,24 @@ func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
   llvm::sort(ordered, [](Operation *x, Operation *y) {
     return x->isBeforeInBlock(y);
   });
+  DenseMap<std::pair<unsigned, int64_t>, Value> dims;
+  for (tensor::EmptyOp empty : sized) {
+    auto it = sizedBy.find(empty);
+    if (it == sizedBy.end())
+      continue; // cloned with its size computation
+    SmallVector<Value> sizes;
+    for (auto [input, d] : it->second) {
+      Value &dim = dims[{input, d}];
+      if (!dim)
+        dim = tensor::DimOp::create(b, empty.getLoc(),
+                                    entry->getArgument(input), d);
+      sizes.push_back(dim);
+    }
+    mapping.map(empty.getResult(),
+                tensor::EmptyOp::create(b, empty.getLoc(), empty.getType(),
+                                        sizes)
+                    .getResult());
+  }
   for (Operation *op : ordered)
     b.clone(*op, mapping);
   for (Operation *op : group.ops)

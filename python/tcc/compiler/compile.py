@@ -614,7 +614,7 @@ def run_stages(
     program = ProgramArtifact(
         name=plan.name, target=backend.arch, vendor=backend.vendor, kernels=tuple(artifacts),
         args=plan.args, values=values, steps=plan.steps, results=plan.results,
-        buffers=buffers, compiler_version=compiler_fingerprint(),
+        buffers=buffers, compiler_version=compiler_fingerprint(), sizes=plan.sizes,
     )
     return stages, kernel_ir, program
 
@@ -662,6 +662,9 @@ class HostPlan:
     values: tuple[HostValue, ...]
     steps: tuple[Launch, ...]
     results: tuple[int, ...]
+    # tcc-bind-shape-symbols' tcc.size_relations: sizes the host derives
+    # from the arguments' (a view's product) or checks.
+    sizes: tuple[tuple[int | str, str], ...] = ()
 
 
 def _ops_named(module: ir.Module, op_name: str) -> dict[str, ir.Operation]:
@@ -777,15 +780,13 @@ def _read_host_program(module: ir.Module) -> HostPlan:
                                 tuple(operands) + tuple(ids[r] for r in op.results)))
         elif op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
             shape, dtype = _tensor_of(op.results[0].type)
-            if dynamic in shape:
-                raise CompilationError(
-                    f"stage 'tile': @{host_name} reshapes a value of dynamic size between "
-                    f"kernels ({op.name}); not supported yet: bind the sizes "
-                    "(tcc.compile(program, target, M=...))")
+            shape = named(shape, symbols_of(op), 0, f"the result of a host {op.name}")
             ids[op.results[0]] = len(values)
             values.append(HostValue("view", ids[op.operands[0]], shape, dtype))
         elif op.name == "func.return":
             returned = [ids[v] for v in op.operands]
+        elif op.name in _HOST_SIZE_OPS:
+            continue  # a view's sizes, which tcc.shape_symbols names
         else:
             raise CompilationError(
                 f"stage 'tile': host program @{host_name} has {op.name}, which is no kernel "
@@ -807,8 +808,17 @@ def _read_host_program(module: ir.Module) -> HostPlan:
                       len(kernels[name]["arg_types"]), kernels[name]["shapes"])
         for name in order
     )
+    sizes: tuple[tuple[int | str, str], ...] = ()
+    if "tcc.size_relations" in host.attributes:
+        relations = [ir.ArrayAttr(e) for e in ir.ArrayAttr(host.attributes["tcc.size_relations"])]
+        sizes = tuple((_int_or_str(e[0]), str(ir.StringAttr(e[1]).value)) for e in relations)
     return HostPlan(host_name, planned_kernels, tuple(args), tuple(values), tuple(steps),
-                    tuple(results))
+                    tuple(results), sizes)
+
+
+# Index computations a host program keeps for its views' sizes (a dynamic
+# expand_shape's output_shape).
+_HOST_SIZE_OPS = frozenset({"arith.constant", "tensor.dim", "affine.apply", "arith.muli"})
 
 
 def _check_one_program(module: ir.Module) -> None:

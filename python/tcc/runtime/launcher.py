@@ -19,6 +19,7 @@ import numpy as np
 from tcc.runtime import dlpack
 from tcc.runtime.artifact import DTYPES, ArgSpec, KernelArtifact, eval_grid_expr
 from tcc.runtime.errors import ArgumentError
+from tcc.runtime.program import derive_sizes
 
 _SCALAR_CTYPES: dict[str, type] = {
     "f32": ctypes.c_float,
@@ -274,7 +275,16 @@ def bind_shapes(
     if infos is None:
         infos = describe_args(artifact, values)
     symbols: dict[str, int] = {}
-    for spec, value, info in zip(artifact.args, values, infos, strict=True):
+    # Inputs bind the sizes, the sizes the program derives follow, then the
+    # outputs are checked against them.
+    order = sorted(range(len(artifact.args)), key=lambda i: artifact.args[i].role != "input")
+    relations = getattr(artifact, "sizes", ())
+    derived = not relations
+    for i in order:
+        spec, value, info = artifact.args[i], values[i], infos[i]
+        if not derived and spec.role != "input":
+            derive_sizes(artifact.kernel_name, relations, symbols)
+            derived = True
         where = f"{artifact.kernel_name}: argument {spec.name!r}"
         if spec.kind == "scalar":
             _check_scalar(where, spec, value)
@@ -303,6 +313,8 @@ def bind_shapes(
                 )
         if not info.contiguous:
             raise ArgumentError(f"{where}: expected a C-contiguous array, got strided")
+    if not derived:
+        derive_sizes(artifact.kernel_name, relations, symbols)
     _check_buffers(artifact.kernel_name, artifact.args, infos)
     return symbols
 

@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from tcc.runtime.artifact import DTYPES, ArgSpec, ArtifactError, KernelArtifact
+from tcc.runtime.artifact import DTYPES, ArgSpec, ArtifactError, KernelArtifact, eval_grid_expr
+from tcc.runtime.errors import ArgumentError
 
 MAGIC = b"TCCPROG1"
 _MAX_HEADER = 1 << 24
@@ -67,10 +68,29 @@ def bound_shape(shape: Sequence[int | str], symbols: dict[str, int]) -> tuple[in
     return tuple(symbols[d] if isinstance(d, str) else d for d in shape)
 
 
+def derive_sizes(name: str, relations: Sequence[tuple[int | str, str]],
+                 symbols: dict[str, int]) -> dict[str, int]:
+    """Apply a program's size relations to the sizes bound from its inputs
+    (in place; returns ``symbols``): a symbol not yet bound takes the value
+    of its expression, a bound one or a static size must equal it."""
+    for lhs, expr in relations:
+        try:
+            value = eval_grid_expr(expr, [], symbols)
+        except (ValueError, ZeroDivisionError) as exc:
+            raise ArgumentError(f"{name}: size {lhs} = {expr}: {exc}") from exc
+        if isinstance(lhs, str) and lhs not in symbols:
+            symbols[lhs] = value
+            continue
+        have = lhs if isinstance(lhs, int) else symbols[lhs]
+        if have != value:
+            bound = ", ".join(f"{k}={v}" for k, v in sorted(symbols.items()))
+            raise ArgumentError(f"{name}: the program needs size {lhs} = {expr}, but "
+                                f"{have} != {value} for these arguments ({bound})")
+    return symbols
+
+
 def buffer_sizes(buffers: Sequence[int | str], symbols: dict[str, int]) -> list[int]:
     """The slots' byte sizes for a call whose sizes are ``symbols``."""
-    from tcc.runtime.artifact import eval_grid_expr
-
     return [eval_grid_expr(b, [], symbols) for b in buffers]
 
 
@@ -147,6 +167,10 @@ class ProgramArtifact:
     # the size symbols (a dynamic program's intermediates).
     buffers: tuple[int | str, ...] = ()
     compiler_version: str = ""
+    # Sizes derived from the arguments' (``("B_S", "B * S")``: the rows of a
+    # (B, S, D) input viewed as (B * S, D)) or checked (``("M", "B * S")``,
+    # ``(8, "s0 * 4")``), in order; see :func:`derive_sizes`.
+    sizes: tuple[tuple[int | str, str], ...] = ()
 
     def __post_init__(self) -> None:
         inputs = [a for a in self.args if a.role == "input"]
@@ -195,6 +219,7 @@ class ProgramArtifact:
             "buffers": list(self.buffers),
             "compiler_version": self.compiler_version,
             "kernel_sizes": [len(b) for b in blobs],
+            "sizes": [list(r) for r in self.sizes],
         }
         head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
         payload = struct.pack("<I", len(head)) + head + b"".join(blobs)
@@ -234,6 +259,8 @@ class ProgramArtifact:
                 buffers=tuple(str(b) if isinstance(b, str) else int(b)
                               for b in h["buffers"]),
                 compiler_version=str(h["compiler_version"]),
+                sizes=tuple((lhs if isinstance(lhs, str) else int(lhs), str(expr))
+                            for lhs, expr in h.get("sizes", [])),
             )
         except (ValueError, KeyError, TypeError, RecursionError, UnicodeDecodeError) as exc:
             if isinstance(exc, ArtifactError):

@@ -781,7 +781,9 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
                             f"expected {list(spec.shape)}")
         arrays.append(_aligned_copy(a))
 
-    from tcc.runtime.program import bound_shape, buffer_sizes
+    from tcc.runtime.program import bound_shape, buffer_sizes, derive_sizes
+
+    derive_sizes(compiled.name, prog.sizes, symbols)
 
     outputs = [_poisoned(bound_shape(spec.shape, symbols), spec.dtype) for spec in prog.outputs]
     slots = [_aligned_empty((nbytes,), np.dtype(np.uint8))

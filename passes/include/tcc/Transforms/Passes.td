@@ -318,8 +318,16 @@ def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
       return %y
     }
     ```
-    Ops other than linalg ops, reshapes, constants, empty tensors and
-    `tensor.dim` are refused with a diagnostic naming the op.
+    A kernel's dynamic sizes are read off its own arguments: an empty tensor
+    it takes along is sized by the dim of one of its inputs that is the same
+    product of program-argument dims (found through inits, reshapes and the
+    kernels launched before), so the GEMM of `x.view(B * S, D) @ w.T` sizes
+    its result by the rows of the view it reads, neither reading x nor
+    computing `B * S`; a size no input has is computed in the kernel.
+
+    Ops other than linalg ops, reshapes, constants, empty tensors,
+    `tensor.dim` and index arithmetic (sizes: `affine.apply`, `arith.muli`)
+    are refused with a diagnostic naming the op.
   }];
   let dependentDialects = ["::mlir::tcc::TccDialect",
                            "::mlir::func::FuncDialect"];
@@ -338,6 +346,19 @@ def TccBindShapeSymbols : Pass<"tcc-bind-shape-symbols", "::mlir::ModuleOp"> {
     operands and results as its kernel relates them. A dynamic dim required
     equal to a static one takes that size (the runtime checks it).
 
+    A dim can also equal a product of others: a reshape group's collapsed
+    dim is the product of its dims (`x.view(B * S, D)`), and a
+    `tensor.empty` or `expand_shape` size may be any product of `tensor.dim`s
+    and constants (`arith.muli`, `affine.apply`). A class no argument names
+    that is a product of named ones is named after its factors (`B_S`); a
+    named class with one factor unnamed names that factor by division. The
+    program then carries `tcc.size_relations`, in order, each `[symbol or
+    size, expression]` in the runtime's grid-expression grammar: a symbol
+    not yet bound is defined by its expression (`["B_S", "B * S"]`), a bound
+    one or a static size is checked against it (`["M", "B * S"]`,
+    `["M", "s3 * 4"]`). Dynamic host views (`expand_shape` /
+    `collapse_shape`) get their result's entry in `tcc.shape_symbols`.
+
     Writes `tcc.shape_symbols`, one entry per argument then per result, each
     the dims' static sizes (integers) or symbols (strings: the program's
     own names for its arguments' dims where its `tcc.arg_symbols` gives
@@ -352,10 +373,10 @@ def TccBindShapeSymbols : Pass<"tcc-bind-shape-symbols", "::mlir::ModuleOp"> {
     func.func @f(%x: tensor<?x512xf32>, %y: tensor<?x512xf32>) -> tensor<?x512xf32>
         attributes {tcc.shape_symbols = [["s0", 512], ["s0", 512], ["s0", 512]]}
     ```
-    A dynamic size of a result or temporary that equals no argument size (a
-    reshape's product, a computed size), an op relating dynamic sizes in a
-    way the pass does not know, and two different static sizes required
-    equal are errors naming the op.
+    A dynamic size of a result, temporary or view that equals no product of
+    argument sizes (`m - 1`), an op relating dynamic sizes in a way the pass
+    does not know, and two different static sizes required equal are errors
+    naming the op.
   }];
   let dependentDialects = ["::mlir::tcc::TccDialect",
                            "::mlir::func::FuncDialect"];
