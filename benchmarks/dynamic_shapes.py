@@ -1,6 +1,6 @@
 """One artifact for every size: dynamic kernels against their static twins.
 
-    python benchmarks/dynamic_shapes.py build DIR       # here (MLIR): compile
+    python benchmarks/dynamic_shapes.py build DIR [NAMES]  # here (MLIR): compile
     python benchmarks/dynamic_shapes.py run DIR OUT [--check-only]  # the GPU machine
     python benchmarks/dynamic_shapes.py compiles OUT    # here: 64 sizes, compiles and seconds
 
@@ -66,13 +66,18 @@ SIZES_64 = sorted({int(round(v)) for v in np.geomspace(1, 8192, 80)})[:64]
 SMALL_M = (2, 16, 100, 128)
 
 
-def build(directory: Path, small: bool = False) -> None:
+def build(directory: Path, small: bool = False, names: list[str] | None = None) -> None:
     import tcc
 
     directory.mkdir(parents=True, exist_ok=True)
     programs = P._programs()
     manifest = {}
+    unknown = set(names or ()) - set(CASES)
+    if unknown:
+        raise SystemExit(f"unknown cases {sorted(unknown)}; known: {sorted(CASES)}")
     for name, (kind, bound, ms) in CASES.items():
+        if names and name not in names:
+            continue
         if small:
             ms = [m for m in SMALL_M if m >= min(ms)] if isinstance(ms[0], int) else ms[:2]
         # tcc.jit's classes are per leading size M (a view's B and S: none).
@@ -244,6 +249,7 @@ def main() -> None:
     b.add_argument("directory", type=Path)
     b.add_argument("--small", action="store_true",
                    help=f"M in {SMALL_M} and every class artifact (racecheck)")
+    b.add_argument("names", nargs="*", help="only these cases (default: all)")
     r = sub.add_parser("run")
     r.add_argument("directory", type=Path)
     r.add_argument("out", type=Path)
@@ -258,7 +264,7 @@ def main() -> None:
     sr.add_argument("out", type=Path)
     args = parser.parse_args()
     if args.cmd == "build":
-        build(args.directory, args.small)
+        build(args.directory, args.small, args.names)
     elif args.cmd == "run":
         sys.exit(run(args.directory, args.out, args.check_only))
     elif args.cmd == "sweep-build":
