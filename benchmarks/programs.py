@@ -237,6 +237,8 @@ CASES: dict[str, Case] = {
         # An odd last dim with a row bias: one flat stream, the bias gathered.
         _case("bias_gelu", 1e-5, M=8192, N=7777),
         _case("bias_gelu", 1e-5, M=1000, N=777),
+        # An even last dim: 2-D rows with the bias broadcast along them.
+        _case("bias_gelu", 1e-5, M=16384, N=8192),
         _case("linear", 5e-3, flops=_gemm(4096, 4096, 4096), M=4096, K=4096, N=4096),
         # nn.Linear on (batch, sequence, features): a view of x into the GEMM.
         _case("linear_view", 5e-3, flops=_gemm(4096, 4096, 4096), B=8, S=512, K=4096, N=4096),

@@ -12,9 +12,9 @@
 // LINALG-NOT: tcc.
 
 // TILE-LABEL: tile.func @bias_gelu
-// TILE-SAME: tcc.grid = array<i64: 32, 1, 1>
+// TILE-SAME: tcc.grid = array<i64: 64, 1, 1>
 // TILE: tile.memref_load %arg0
-// TILE: math.tanh %{{.*}} : tensor<2x1024xf32
+// TILE: math.tanh %{{.*}} : tensor<1x1024xf32
 // TILE: tile.memref_store %arg2
 
 // GPU: gpu.module @bias_gelu_module
@@ -23,7 +23,7 @@
 // GPU: gpu.block_id x
 // GPU: gpu.thread_id x
 // GPU: vector.load %{{.*}} : memref<64x1024xf32>, vector<4xf32>
-// GPU: math.tanh %{{.*}} : vector<16xf32>
+// GPU: math.tanh %{{.*}} : vector<8xf32>
 // GPU: vector.store %{{.*}} : memref<64x1024xf32>, vector<4xf32>
 // GPU-NOT: tile.
 

@@ -18,10 +18,11 @@ func.func @row_bias(%x: tensor<1000x777xf32>, %b: tensor<777xf32>) -> tensor<100
 
 // -----
 
-// An even last dim (1024): the 2-D view, unchanged.
+// An even last dim (1024): the 2-D view; rows with a broadcast operand take
+// half the elements per program (8 per thread): [1, 1024].
 // CHECK-LABEL: func.func @row_bias_even(
-// SM90: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4>
-// GFX942: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4>
+// SM90: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4>
+// GFX942: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4>
 func.func @row_bias_even(%x: tensor<64x1024xf32>, %b: tensor<1024xf32>) -> tensor<64x1024xf32> {
   %bb = tcc.broadcast %b dims = [0] : tensor<1024xf32> -> tensor<64x1024xf32>
   %y = tcc.add %x, %bb : tensor<64x1024xf32>

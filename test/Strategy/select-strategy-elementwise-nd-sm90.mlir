@@ -37,7 +37,7 @@ func.func @flat(%x: tensor<100000xf32>, %y: tensor<100000xf32>) -> tensor<100000
 
 // [B, S, D] + a bias over D: collapsed to [B*S, D].
 // CHECK-LABEL: func.func @bias3d(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = elementwise, block = [1, 1024], num_warps = 4>
 func.func @bias3d(%x: tensor<4x100x768xf32>, %b: tensor<768xf32>) -> tensor<4x100x768xf32> {
   %bb = tcc.broadcast %b dims = [0, 1] : tensor<768xf32> -> tensor<4x100x768xf32>
   %y = tcc.add %x, %bb : tensor<4x100x768xf32>

@@ -3,8 +3,7 @@
 tcc.testing.simt runs the ``gpu`` stage on the CPU and executes its
 warp-level ops by a warp rendezvous with the lane semantics of the ISA
 documents: ``nvgpu.ldmatrix`` and ``nvvm.mma.sync`` m16n8k16 (sm_80, 32
-lanes; sm_90 plans wgmma fed by TMA, which the emulator does not model:
-its GEMMs are checked on an H200 by benchmarks/hopper_gemm.py),
+lanes; sm_90 plans wgmma fed by TMA: test_hopper_emulation.py),
 ``rocdl.mfma.f32.16x16x16f16`` / ``bf16.1k`` and
 ``rocdl.mfma.f32.32x32x8f16`` / ``bf16.1k`` (gfx942, 64 lanes) and
 ``gpu.shuffle xor``. A lane-mapping bug in convert-tile-to-gpu's tensor-core

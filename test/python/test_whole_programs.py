@@ -1,8 +1,8 @@
 """Programs written as a PyTorch user writes them, compiled whole (several
 kernels each) for sm_80 and gfx942 and run on the CPU through the gpu stage
 of every kernel, against float64 numpy. (sm_90 compiles their GEMMs to wgmma
-fed by TMA, which the emulator does not model: test_hopper_gemm.py checks
-what those programs compile to.)"""
+fed by TMA: test_hopper_emulation.py runs those kernels, test_hopper_gemm.py
+checks what the programs compile to.)"""
 
 import numpy as np
 import pytest

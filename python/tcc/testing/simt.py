@@ -30,9 +30,10 @@ AMD's CDNA3 ISA / matrix instruction calculator), not from tcc's lowering, so
 a lane-mapping bug in the lowering shows up as wrong numbers. Products of
 the f16/bf16 elements are exact in f32 and summed in f32 in k order after C
 (the hardware's internal accumulation order and rounding are not modelled).
-Not covered: the NVVM/ROCDL back half, timing, other warp ops, and sm_90's
-wgmma / TMA / mbarrier kernels (refused with a NotImplementedError naming
-them).
+sm_90's warp-specialized GEMM (wgmma from shared-memory descriptors, TMA
+copies, mbarriers, named barriers) runs through tcc.testing.hopper, whose
+semantics come from the PTX ISA too. Not covered: the NVVM/ROCDL back half,
+timing and other warp ops (refused with a NotImplementedError naming them).
 
 bf16 arrays (inputs, outputs) are numpy ``uint16`` arrays of the bf16 bits.
 """
@@ -48,7 +49,11 @@ from typing import Any
 
 import numpy as np
 
-# sm_90 ops the emulator does not model (wgmma, TMA copies, mbarriers).
+from tcc.testing.hopper import DECLS as _HOPPER_DECLS
+from tcc.testing.hopper import HopperState, HopperText, TensorMap, low_buffer
+
+# sm_90's warp-specialized GEMM ops (wgmma, TMA copies, mbarriers):
+# emulated through tcc.testing.hopper's callbacks.
 _HOPPER_OPS = ("nvvm.wgmma.mma_async", "nvvm.cp.async.bulk.tensor", "nvvm.mbarrier")
 
 # Ids become function arguments; barriers become pthread_barrier_wait calls.
@@ -624,11 +629,14 @@ class _Helpers:
         return f"{pad}{n} = arith.constant {count} : index\n{pad}{call}"
 
 
-def host_module(gpu_stage: str, warp_size: int = 32) -> tuple[str, str]:
+def host_module(gpu_stage: str, warp_size: int = 32,
+                grid: tuple[int, int, int] = (1, 1, 1)) -> tuple[str, str]:
     """The ``gpu.func`` of a ``gpu``-stage module as a host ``func.func``
     (kernel arguments, then workgroup buffers, then ``%__tid``, ``%__bid``,
     the program's barrier, ``%__lane``, the warp's barrier and the warp's
-    exchange area); returns (module text, function name)."""
+    exchange area); returns (module text, function name). sm_90's wgmma,
+    TMA and mbarrier ops become calls of tcc.testing.hopper's callbacks;
+    ``gpu.grid_dim`` is ``grid``."""
     lines = gpu_stage.splitlines()
     start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("gpu.func @"))
     header = lines[start]
@@ -654,7 +662,14 @@ def host_module(gpu_stage: str, warp_size: int = 32) -> tuple[str, str]:
         (" = gpu.shuffle ", helpers.shuffle),
     ]
     body, barriers = [], 0
+    hopper = HopperText() if any(op in gpu_stage for op in _HOPPER_OPS) else None
     for line in lines[start + 1 : end]:
+        if hopper:
+            lowered = hopper.rewrite(line)
+            if lowered is not None:
+                body.extend(lowered)
+                continue
+            line = line.replace("!llvm.ptr<3>", "!llvm.ptr")
         stripped = line.strip()
         if stripped.startswith(("nvvm.cp.async.commit.group", "nvvm.cp.async.wait.group")):
             continue
@@ -670,7 +685,10 @@ def host_module(gpu_stage: str, warp_size: int = 32) -> tuple[str, str]:
             body.append(call(line))
             continue
         op = re.match(r"(\s*)(%[\w#:]+) = gpu\.(\w+)\s+(\w)\s*$", line)
-        if op and op.group(3) in _ID_OPS:
+        if op and op.group(3) == "grid_dim":
+            pad, result, _, dim = op.groups()
+            line = f"{pad}{result} = arith.constant {grid['xyz'.index(dim)]} : index"
+        elif op and op.group(3) in _ID_OPS:
             pad, result, kind, dim = op.groups()
             value = (f"arith.maxui {_ID_OPS[kind]}, {_ID_OPS[kind]} : index" if dim == "x"
                      else "arith.constant 0 : index")
@@ -688,6 +706,7 @@ def host_module(gpu_stage: str, warp_size: int = 32) -> tuple[str, str]:
         [
             "module {",
             _RUNTIME,
+            *((_HOPPER_DECLS, *hopper.helpers.values()) if hopper else ()),
             *helpers.text.values(),
             f"  func.func @{name}({', '.join(params)}) attributes {{llvm.emit_c_interface}} {{",
             *body,
@@ -840,12 +859,7 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
 
     import tcc  # noqa: F401
 
-    hopper = [op for op in _HOPPER_OPS if op in gpu_ir]
-    if hopper:
-        raise NotImplementedError(
-            "the CPU emulator does not model sm_90's warp-specialized GEMM (found "
-            + ", ".join(hopper) + "): compile for sm_80 to check its numerics here, "
-            "or run it on an H100/H200 (benchmarks/hopper_gemm.py)")
+    hopper = any(op in gpu_ir for op in _HOPPER_OPS)
     from tcc.runtime.artifact import eval_grid_expr
 
     symbols: dict[str, int] = {}
@@ -861,7 +875,9 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
     names = {**dict(launch.constants), **symbols}
     grid = tuple(eval_grid_expr(g, [tuple(a.shape) for a in args], names) for g in launch.grid)
     threads = launch.block[0]
-    text, name = host_module(gpu_ir, warp_size)
+    maps = _tensor_maps(gpu_ir, args) if hopper else []
+    params.extend(range(len(maps)))  # a map parameter: its index in `maps`
+    text, name = host_module(gpu_ir, warp_size, grid)
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(text)
         func = next(
@@ -871,16 +887,24 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
         )
         inputs_types = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs
         workgroup = [ir.MemRefType(t) for t in inputs_types[len(params) : -_ENV_COUNT]]
-        shared = [
-            _aligned_empty(
-                tuple(launch.shared_mem_bytes if d == ir.ShapedType.get_dynamic_size() else d
-                      for d in t.shape),
-                _numpy_dtype(str(t.element_type)),
-            )
-            for t in workgroup
-        ]
+        shapes = [(tuple(launch.shared_mem_bytes if d == ir.ShapedType.get_dynamic_size()
+                         else d for d in t.shape), _numpy_dtype(str(t.element_type)))
+                  for t in workgroup]
+        if hopper:  # shared addresses in 32 bits, as on the GPU
+            shared = [low_buffer(int(np.prod(shape)) * dtype.itemsize).view(dtype)
+                      .reshape(shape) for shape, dtype in shapes]
+        else:
+            shared = [_aligned_empty(shape, dtype) for shape, dtype in shapes]
         PassManager.parse(f"builtin.module({_PIPELINE})").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
+    state = None
+    if hopper:
+        dynamic = [a.view(np.uint8) for a in shared if a.itemsize == 1 and a.ndim == 1]
+        if len(dynamic) != 1:
+            raise NotImplementedError("an sm_90 kernel with other than one dynamic shared "
+                                      "buffer is not emulated")
+        state = HopperState(dynamic[0], maps)
+        state.register(engine)
     entry = engine.lookup(name)
     descriptors = [get_ranked_memref_descriptor(a) if isinstance(a, np.ndarray)
                    else ctypes.c_int64(a) for a in [*params, *shared]]
@@ -899,9 +923,25 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
     try:
         for bid in range(grid[0] * grid[1] * grid[2]):
             _run_program(entry, descriptors, bid, threads, warp_size, barriers, exchange)
+            if state and state.errors:
+                raise RuntimeError(f"program {bid}: " + "; ".join(state.errors[:4]))
     finally:
         for barrier in at:
             libc.pthread_barrier_destroy(barrier)
+
+
+def _tensor_maps(gpu_ir: str, args: list[np.ndarray]) -> list[TensorMap]:
+    """The kernel's TMA tensor maps (its ``tcc.tensor_maps``: operand, box,
+    swizzle) over the launch's arrays, in parameter order."""
+    found = re.search(r"tcc\.tensor_maps = \[(.*?)\]\s*[,}]", gpu_ir)
+    maps = []
+    for entry in re.findall(r"\{([^}]*)\}", found.group(1) if found else ""):
+        box = tuple(int(v) for v in re.search(r"box = array<i64: ([\d, ]+)>", entry)
+                    .group(1).split(","))
+        operand = int(re.search(r"operand = (\d+)", entry).group(1))
+        swizzle = int(re.search(r"swizzle = (\d+)", entry).group(1))
+        maps.append(TensorMap(args[operand], box, swizzle))
+    return maps
 
 
 def _run_program(entry: Any, descriptors: list[Any], bid: int, threads: int, warp_size: int,

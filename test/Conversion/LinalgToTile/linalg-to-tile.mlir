@@ -5,23 +5,24 @@
 #row = affine_map<(d0, d1) -> (d1)>
 
 // Elementwise with a bias row: 16-byte vectors along the row (4 x f32), a
-// warp along 128 columns, 4 warps along the 1024-wide block, 4 rows per
-// program (4096 elements), 16 programs.
+// warp along 128 columns, 4 warps along the 1024-wide block, 2 rows per
+// program (half of 4096 elements: the bias broadcasts along the rows), 32
+// programs.
 // CHECK: #[[BLK:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
 // CHECK: #[[COLS:.*]] = #tile.slice<{dim = 0, parent = #[[BLK]]}>
 // CHECK-LABEL: tile.func @bias_tanh
 // CHECK-SAME: (%[[X:.*]]: memref<64x1024xf32>, %[[B:.*]]: memref<1024xf32>, %[[OUT:.*]]: memref<64x1024xf32>)
-// CHECK-SAME: tcc.grid = array<i64: 16, 1, 1>, tcc.num_inputs = 2 : i32, tcc.num_warps = 4 : i32
+// CHECK-SAME: tcc.grid = array<i64: 32, 1, 1>, tcc.num_inputs = 2 : i32, tcc.num_warps = 4 : i32
 // CHECK: %[[PID:.*]] = tile.program_id 0 : i32
 // CHECK: %[[P:.*]] = arith.index_cast %[[PID]] : i32 to index
-// CHECK: %[[M0:.*]] = arith.muli %[[P]], %c4 : index
-// CHECK: %[[XT:.*]] = tile.memref_load %[[X]][%[[M0]], %c0] : memref<64x1024xf32> -> tensor<4x1024xf32, #[[BLK]]>
+// CHECK: %[[M0:.*]] = arith.muli %[[P]], %c2 : index
+// CHECK: %[[XT:.*]] = tile.memref_load %[[X]][%[[M0]], %c0] : memref<64x1024xf32> -> tensor<2x1024xf32, #[[BLK]]>
 // CHECK: %[[BT:.*]] = tile.memref_load %[[B]][%c0] : memref<1024xf32> -> tensor<1024xf32, #[[COLS]]>
 // CHECK: %[[BE:.*]] = tile.expand_dims %[[BT]] {axis = 0 : i32} : tensor<1024xf32, #[[COLS]]> -> tensor<1x1024xf32, #[[BLK]]>
-// CHECK: %[[BB:.*]] = tile.broadcast %[[BE]] : tensor<1x1024xf32, #[[BLK]]> -> tensor<4x1024xf32, #[[BLK]]>
-// CHECK: %[[S:.*]] = arith.addf %[[XT]], %[[BB]] : tensor<4x1024xf32, #[[BLK]]>
-// CHECK: %[[T:.*]] = math.tanh %[[S]] : tensor<4x1024xf32, #[[BLK]]>
-// CHECK: tile.memref_store %[[OUT]][%[[M0]], %c0], %[[T]] : memref<64x1024xf32>, tensor<4x1024xf32, #[[BLK]]>
+// CHECK: %[[BB:.*]] = tile.broadcast %[[BE]] : tensor<1x1024xf32, #[[BLK]]> -> tensor<2x1024xf32, #[[BLK]]>
+// CHECK: %[[S:.*]] = arith.addf %[[XT]], %[[BB]] : tensor<2x1024xf32, #[[BLK]]>
+// CHECK: %[[T:.*]] = math.tanh %[[S]] : tensor<2x1024xf32, #[[BLK]]>
+// CHECK: tile.memref_store %[[OUT]][%[[M0]], %c0], %[[T]] : memref<64x1024xf32>, tensor<2x1024xf32, #[[BLK]]>
 // CHECK: tile.return
 // CHECK-NOT: func.func
 func.func @bias_tanh(%x: tensor<64x1024xf32>, %b: tensor<1024xf32>) -> tensor<64x1024xf32> {

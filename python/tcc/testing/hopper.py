@@ -1,0 +1,499 @@
+"""sm_90's warp-specialized GEMM on the CPU emulator (tcc.testing.simt):
+``wgmma.mma_async`` with shared-memory matrix descriptors, TMA tensor copies
+(``cp.async.bulk.tensor``, 128-byte swizzle, zero fill / clipping at the
+tensor's edges), mbarriers (arrive, expect-tx, complete-tx, phase parity) and
+named barriers (``bar.sync id, count``).
+
+Each op of the ``gpu`` stage becomes a call of a host function; the host
+functions call back into Python (``ExecutionEngine.register_runtime``), where
+:class:`HopperState` keeps the program's mbarriers, named barriers and tensor
+maps. The semantics are written from the PTX ISA, not from tcc's lowering:
+
+- matrix descriptors ("Matrix Descriptor Format"): start address bits 0-13,
+  leading byte offset 16-29 and stride byte offset 32-45 (all >> 4), swizzle
+  mode 62-63 (1 = 128-byte); the canonical 128-byte-swizzled layouts of
+  16-bit elements (CUTLASS's ``Layout_K_SW128_Atom`` / ``Layout_MN_SW128_Atom``):
+  K-major element (mn, k) at ``(mn % 8) * 128 + (mn / 8) * SBO + 2 k``,
+  MN-major at ``2 (mn % 64) + (mn / 64) * LBO + (k % 8) * 128 + (k / 8) * SBO``,
+  then address bits 4-6 XOR bits 7-9;
+- the m64nNk16 accumulator fragment ("wgmma .m64nNk16 register fragment
+  layout for matrix D"): thread t of the warpgroup, warp w = t / 32, lane l,
+  register i < N / 2 holds D[16 w + l / 4 + 8 ((i / 2) % 2)][8 (i / 4) +
+  2 (l % 4) + i % 2];
+- TMA boxes land in shared memory densely, row after row, each 16-byte chunk
+  of a 128-byte row moved by the same swizzle; elements outside the tensor
+  read as zero and are not written; a load completes ``box bytes`` of its
+  mbarrier's transaction count;
+- an mbarrier's phase completes when its pending arrivals and transaction
+  bytes both reach zero; ``try_wait.parity p`` returns once the phase of
+  parity ``p`` has completed (at once on a fresh barrier for p = 1).
+
+Copies and MMAs run synchronously when issued (commit / wait-group ops are
+dropped), so a read of a slot before its barrier completes would go
+unnoticed; a wait that never completes is reported as an error naming the
+barrier. Products of the f16 / bf16 elements are summed in f32.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Ops that carry no semantics on the CPU (fences, register hints, the
+# commit / wait of operations that already ran).
+DROPPED = (
+    "nvvm.setmaxregister",
+    "nvvm.fence.mbarrier.init",
+    "nvvm.wgmma.fence.aligned",
+    "nvvm.wgmma.commit.group",
+    "nvvm.fence.proxy",
+    "nvvm.cp.async.bulk.commit.group",
+    "nvvm.cp.async.bulk.wait_group",
+)
+# The shared window's alignment: descriptors hold 18 bits of the address.
+_WINDOW = 1 << 18
+WAIT_S = 120.0  # how long a wait may block before the launch fails
+_MAP_32BIT = 0x40  # Linux x86-64 mmap flag: the mapping lies below 2 GiB
+
+# --- text: gpu-stage lines -> host calls ------------------------------------
+
+DECLS = """  func.func private @__mbar_init(!llvm.ptr, i32) attributes {llvm.emit_c_interface}
+  func.func private @__mbar_arrive(!llvm.ptr, i32) attributes {llvm.emit_c_interface}
+  func.func private @__mbar_wait(!llvm.ptr, i32) attributes {llvm.emit_c_interface}
+  func.func private @__bar_sync(i32, i32) attributes {llvm.emit_c_interface}
+  func.func private @__wgmma(i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+  func.func private @__tma_load(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32)
+      attributes {llvm.emit_c_interface}
+  func.func private @__tma_store(!llvm.ptr, !llvm.ptr, i32, i32, i32)
+      attributes {llvm.emit_c_interface}"""
+
+_V = r"(%[\w#]+)"
+_MMA = re.compile(
+    rf"(\s*){_V} = nvvm\.wgmma\.mma_async {_V}, {_V}, {_V}, <m = 64, n = (\d+), k = 16>, "
+    r"D\[<f32>, <(one|zero)>\], A\[<(f16|bf16)>, <one>, <(row|col)>\], "
+    r"B\[<(?:f16|bf16)>, <one>, <(row|col)>\] : (!llvm\.struct<.*>) -> (!llvm\.struct<.*>)$")
+_WAIT = re.compile(
+    rf'(\s*){_V} = llvm\.inline_asm has_side_effects asm_dialect = att '
+    r'"wgmma\.wait_group\.sync\.aligned \d+;", "[^"]*" (.*) : \((.*)\) -> (!llvm\.struct<.*>)$')
+_TMA_LOAD = re.compile(
+    rf"(\s*)nvvm\.cp\.async\.bulk\.tensor\.shared\.cluster\.global {_V}, {_V}, {_V}, "
+    r"box\[([^\]]*)\] : !llvm\.ptr<7>, !llvm\.ptr$")
+_TMA_STORE = re.compile(
+    rf"(\s*)nvvm\.cp\.async\.bulk\.tensor\.global\.shared\.cta {_V}, {_V}, "
+    r"box\[([^\]]*)\] : !llvm\.ptr, <3>$")
+
+
+class HopperText:
+    """Rewrites the Hopper ops of a gpu.func body into host calls (and the
+    private helpers some of them need, each generated once)."""
+
+    def __init__(self) -> None:
+        self.helpers: dict[str, str] = {}
+        self.fresh = 0
+
+    def _name(self) -> str:
+        self.fresh += 1
+        return f"%__h{self.fresh}"
+
+    def _i32_zero(self, pad: str, out: list[str]) -> str:
+        zero = self._name()
+        out.append(f"{pad}{zero} = arith.constant 0 : i32")
+        return zero
+
+    def _coords(self, pad: str, coords: str, out: list[str]) -> str:
+        values = [c.strip() for c in coords.split(",")]
+        if not 2 <= len(values) <= 3:
+            raise NotImplementedError(f"TMA boxes of rank {len(values)} are not emulated")
+        while len(values) < 3:
+            values.append(self._i32_zero(pad, out))
+        return ", ".join(values)
+
+    def rewrite(self, line: str) -> list[str] | None:
+        """The host lines for one gpu-stage line, or None if it is not a
+        Hopper op (its `ptr<3>` / `ptr<7>` types are the caller's)."""
+        stripped = line.strip()
+        pad = line[: len(line) - len(line.lstrip())]
+        if stripped.startswith(DROPPED):
+            return []
+        out: list[str] = []
+        cast = re.match(rf"{_V} = llvm\.addrspacecast {_V} : !llvm\.ptr<3> to !llvm\.ptr<7>$",
+                        stripped)
+        if cast:
+            return [f"{pad}{cast.group(1)} = llvm.getelementptr {cast.group(2)}[0] : "
+                    "(!llvm.ptr) -> !llvm.ptr, i8"]
+        m = re.match(rf"nvvm\.mbarrier\.init {_V}, {_V} : !llvm\.ptr<3>, i32$", stripped)
+        if m:
+            return [f"{pad}func.call @__mbar_init({m[1]}, {m[2]}) : (!llvm.ptr, i32) -> ()"]
+        m = re.match(rf"nvvm\.mbarrier\.arrive\.expect_tx {_V}, {_V} : !llvm\.ptr<3>, i32$",
+                     stripped)
+        if m:
+            return [f"{pad}func.call @__mbar_arrive({m[1]}, {m[2]}) : (!llvm.ptr, i32) -> ()"]
+        m = re.match(rf"nvvm\.mbarrier\.arrive {_V} : !llvm\.ptr<3>$", stripped)
+        if m:
+            zero = self._i32_zero(pad, out)
+            return [*out, f"{pad}func.call @__mbar_arrive({m[1]}, {zero}) : "
+                          "(!llvm.ptr, i32) -> ()"]
+        m = re.match(rf"nvvm\.mbarrier\.try_wait\.parity {_V}, {_V}, {_V} : "
+                     r"!llvm\.ptr<3>, i32, i32$", stripped)
+        if m:
+            return [f"{pad}func.call @__mbar_wait({m[1]}, {m[2]}) : (!llvm.ptr, i32) -> ()"]
+        m = re.match(rf"nvvm\.barrier id = {_V} number_of_threads = {_V}$", stripped)
+        if m:
+            return [f"{pad}func.call @__bar_sync({m[1]}, {m[2]}) : (i32, i32) -> ()"]
+        m = _TMA_LOAD.match(line)
+        if m:
+            coords = self._coords(pad, m[5], out)
+            return [*out, f"{pad}func.call @__tma_load({m[2]}, {m[3]}, {m[4]}, {coords}) : "
+                          "(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32) -> ()"]
+        m = _TMA_STORE.match(line)
+        if m:
+            coords = self._coords(pad, m[4], out)
+            return [*out, f"{pad}func.call @__tma_store({m[2]}, {m[3]}, {coords}) : "
+                          "(!llvm.ptr, !llvm.ptr, i32, i32, i32) -> ()"]
+        m = _MMA.match(line)
+        if m:
+            return [self._mma(m)]
+        m = _WAIT.match(line)
+        if m:
+            return [self._wait(m)]
+        return None
+
+    def _mma(self, m: re.Match[str]) -> str:
+        pad, result, desc_a, desc_b, acc, n, scale, dtype, layout_a, layout_b, struct, _ = (
+            m.groups())
+        n = int(n)
+        # A K-major is `row`, B K-major is `col` (PTX's tnspA / tnspB = 0).
+        code = (n | (dtype == "bf16") << 16 | (layout_a == "col") << 17
+                | (layout_b == "row") << 18 | (scale == "one") << 19)
+        name = f"__wgmma_{code}"
+        count = n // 2
+        if name not in self.helpers:
+            body = [f"  func.func private @{name}(%a: i64, %b: i64, %c: {struct}, %tid: index)"
+                    f" -> {struct} {{",
+                    f"    %buf = memref.alloca() : memref<{count}xf32>"]
+            for i in range(count):
+                body += [f"    %i{i} = arith.constant {i} : index",
+                         f"    %v{i} = llvm.extractvalue %c[{i}] : {struct}",
+                         f"    memref.store %v{i}, %buf[%i{i}] : memref<{count}xf32>"]
+            body += ["    %p = memref.extract_aligned_pointer_as_index %buf : "
+                     f"memref<{count}xf32> -> index",
+                     "    %pi = arith.index_cast %p : index to i64",
+                     "    %ti = arith.index_cast %tid : index to i64",
+                     f"    %code = arith.constant {code} : i64",
+                     "    func.call @__wgmma(%a, %b, %pi, %ti, %code) : "
+                     "(i64, i64, i64, i64, i64) -> ()",
+                     f"    %s0 = llvm.mlir.undef : {struct}"]
+            for i in range(count):
+                body += [f"    %w{i} = memref.load %buf[%i{i}] : memref<{count}xf32>",
+                         f"    %s{i + 1} = llvm.insertvalue %w{i}, %s{i}[{i}] : {struct}"]
+            body += [f"    return %s{count} : {struct}", "  }"]
+            self.helpers[name] = "\n".join(body)
+        return (f"{pad}{result} = func.call @{name}({desc_a}, {desc_b}, {acc}, %__tid) : "
+                f"(i64, i64, {struct}, index) -> {struct}")
+
+    def _wait(self, m: re.Match[str]) -> str:
+        # wgmma.wait_group: the MMAs already ran; its results are its operands.
+        pad, result, operands, types, struct = m.groups()
+        count = len(types.split(","))
+        name = f"__wgmma_wait_{count}"
+        if name not in self.helpers:
+            params = ", ".join(f"%v{i}: f32" for i in range(count))
+            body = [f"  func.func private @{name}({params}) -> {struct} {{",
+                    f"    %s0 = llvm.mlir.undef : {struct}"]
+            body += [f"    %s{i + 1} = llvm.insertvalue %v{i}, %s{i}[{i}] : {struct}"
+                     for i in range(count)]
+            body += [f"    return %s{count} : {struct}", "  }"]
+            self.helpers[name] = "\n".join(body)
+        return f"{pad}{result} = func.call @{name}({operands}) : ({types}) -> {struct}"
+
+
+# --- run time ----------------------------------------------------------------
+
+
+def low_buffer(nbytes: int) -> np.ndarray:
+    """A zeroed byte buffer below 4 GiB (the kernel keeps shared addresses in
+    32 bits), aligned to the 256 KiB window the descriptors address (the
+    array keeps its mapping alive)."""
+    region = mmap.mmap(-1, nbytes + _WINDOW,
+                       flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_32BIT)
+    raw = np.frombuffer(region, np.uint8)
+    offset = (-raw.ctypes.data) % _WINDOW
+    if raw.ctypes.data + offset + nbytes >= 1 << 32:
+        raise OSError("no shared-memory window below 4 GiB for the sm_90 emulation")
+    return raw[offset : offset + nbytes]
+
+
+@dataclass
+class _MBarrier:
+    count: int
+    pending: int
+    tx: int = 0
+    phase: int = 0
+
+
+@dataclass
+class _Group:
+    """A warpgroup's wgmma rendezvous: its barrier, each thread's operands
+    and call count, and the last two products (double-buffered: a thread
+    still reading product n never sees product n + 1 written over it)."""
+
+    barrier: threading.Barrier
+    issued: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    calls: dict[int, int] = field(default_factory=dict)
+    products: list[Any] = field(default_factory=lambda: [None, None])
+
+
+@dataclass
+class TensorMap:
+    array: np.ndarray  # the tensor (outermost dim first)
+    box: tuple[int, ...]  # outermost first
+    swizzle: int
+
+
+def _swizzle(addresses: np.ndarray) -> np.ndarray:
+    """The 128-byte swizzle: address bits 4-6 XOR bits 7-9."""
+    return addresses ^ (((addresses >> 7) & 7) << 4)
+
+
+@dataclass
+class HopperState:
+    """One launch's mbarriers, named barriers and tensor maps, and the host
+    callbacks the JIT-compiled kernel calls."""
+
+    shared: np.ndarray  # the dynamic shared buffer (in the low window)
+    maps: list[TensorMap]
+    errors: list[str] = field(default_factory=list)
+    _barriers: dict[int, _MBarrier] = field(default_factory=dict)
+    _named: dict[int, threading.Barrier] = field(default_factory=dict)
+    _groups: dict[int, _Group] = field(default_factory=dict)
+    _lock: threading.Condition = field(default_factory=threading.Condition)
+    _keep: list[Any] = field(default_factory=list)
+
+    # -- addresses -----------------------------------------------------------
+    def _offset(self, address: int, nbytes: int = 1) -> int:
+        base = self.shared.ctypes.data
+        offset = (address & 0xFFFFFFFF) - (base & 0xFFFFFFFF)
+        if not 0 <= offset <= self.shared.size - nbytes:
+            raise IndexError(f"shared address {address:#x} is outside the program's "
+                             f"{self.shared.size} bytes")
+        return offset
+
+    # -- mbarriers -------------------------------------------------------------
+    def mbar_init(self, bar: int, count: int) -> None:
+        with self._lock:
+            self._barriers[bar] = _MBarrier(count, count)
+
+    def _complete(self, bar: int, arrivals: int, tx: int) -> None:
+        state = self._barriers.get(bar)
+        if state is None:
+            self.errors.append(f"mbarrier at {bar:#x} used before mbarrier.init")
+            return
+        state.pending -= arrivals
+        state.tx += tx
+        if state.pending < 0:
+            self.errors.append(f"mbarrier at {bar:#x}: more arrivals than its count "
+                               f"{state.count} in phase {state.phase}")
+        if state.pending <= 0 and state.tx == 0:
+            state.phase += 1
+            state.pending = state.count
+            self._lock.notify_all()
+
+    def fail(self, message: str) -> None:
+        with self._lock:
+            self.errors.append(message)
+            self._lock.notify_all()
+        for barrier in [*self._named.values(), *(g.barrier for g in self._groups.values())]:
+            barrier.abort()
+
+    def mbar_arrive(self, bar: int, expect_tx: int) -> None:
+        with self._lock:
+            self._complete(bar, 1, expect_tx)
+
+    def mbar_wait(self, bar: int, parity: int) -> None:
+        with self._lock:
+            if self.errors:  # the launch has failed: let every thread finish
+                return
+            state = self._barriers.get(bar)
+            if state is None:
+                self.errors.append(f"mbarrier at {bar:#x} waited on before mbarrier.init")
+                return
+            # The phase of parity p has completed once the current one's is not p.
+            if not self._lock.wait_for(lambda: state.phase % 2 != parity % 2 or self.errors,
+                                       WAIT_S):
+                self.errors.append(
+                    f"mbarrier at shared offset {self._offset(bar)}: the phase of parity "
+                    f"{parity} never completed ({state.pending} arrivals and {state.tx} "
+                    "transaction bytes pending)")
+                self._lock.notify_all()
+                for group in [*self._named.values(), *(g.barrier for g in self._groups.values())]:
+                    group.abort()
+
+    # -- named barriers ------------------------------------------------------
+    def bar_sync(self, ident: int, count: int) -> None:
+        with self._lock:
+            if self.errors:
+                return
+            barrier = self._named.get(ident)
+            if barrier is None:
+                barrier = self._named[ident] = threading.Barrier(count)
+            elif barrier.parties != count:
+                self.errors.append(f"named barrier {ident} used with {count} threads and "
+                                   f"{barrier.parties}")
+                return
+        try:
+            barrier.wait(WAIT_S)
+        except threading.BrokenBarrierError:
+            if not self.errors:
+                self.fail(f"named barrier {ident} ({count} threads) timed out")
+
+    # -- TMA -----------------------------------------------------------------
+    def _box(self, handle: int, coords: tuple[int, ...]) -> tuple[TensorMap, list[slice],
+                                                                  list[slice]]:
+        tmap = self.maps[handle]
+        rank = tmap.array.ndim
+        if tmap.swizzle != 128 or tmap.box[-1] * tmap.array.itemsize != 128:
+            raise NotImplementedError("only 128-byte rows with the 128-byte swizzle are emulated")
+        origin = list(reversed(coords[:rank]))  # innermost-first -> outermost-first
+        inside, window = [], []
+        for d in range(rank):
+            lo = max(0, origin[d])
+            hi = min(tmap.array.shape[d], origin[d] + tmap.box[d])
+            inside.append(slice(lo, max(lo, hi)))
+            window.append(slice(lo - origin[d], max(lo, hi) - origin[d]))
+        return tmap, inside, window
+
+    def _chunks(self, offset: int, nbytes: int) -> np.ndarray:
+        """Shared offsets of the box's bytes, in the box's row-major order."""
+        first = self.shared.ctypes.data + offset
+        linear = np.arange(nbytes, dtype=np.int64) + (first & 0xFFFFFFFF)
+        return _swizzle(linear) - (self.shared.ctypes.data & 0xFFFFFFFF)
+
+    def tma_load(self, dst: int, handle: int, bar: int, coords: tuple[int, ...]) -> None:
+        tmap, inside, window = self._box(handle, coords)
+        block = np.zeros(tmap.box, tmap.array.dtype)
+        block[tuple(window)] = tmap.array[tuple(inside)]
+        raw = block.reshape(-1).view(np.uint8)
+        offsets = self._chunks(self._offset(dst, raw.size), raw.size)
+        self.shared[offsets] = raw
+        with self._lock:
+            self._complete(bar, 0, -raw.size)
+
+    def tma_store(self, handle: int, src: int, coords: tuple[int, ...]) -> None:
+        tmap, inside, window = self._box(handle, coords)
+        nbytes = int(np.prod(tmap.box)) * tmap.array.itemsize
+        offsets = self._chunks(self._offset(src, nbytes), nbytes)
+        block = self.shared[offsets].view(tmap.array.dtype).reshape(tmap.box)
+        tmap.array[tuple(inside)] = block[tuple(window)]
+
+    # -- wgmma ---------------------------------------------------------------
+    def _product(self, desc_a: int, desc_b: int, code: int) -> np.ndarray:
+        """The [64, N] f32 product of a wgmma's operands."""
+        n = code & 0xFFFF
+        dtype = "bf16" if code >> 16 & 1 else "f16"
+        a = self._operand(desc_a, 64, bool(code >> 17 & 1), dtype)  # [64, 16]
+        b = self._operand(desc_b, n, bool(code >> 18 & 1), dtype)  # [N, 16]
+        return a @ b.T
+
+    def _operand(self, desc: int, rows: int, mn_major: bool, dtype: str) -> np.ndarray:
+        """The [rows (M or N), 16 (K)] operand a descriptor describes."""
+        if desc >> 62 != 1 or (desc >> 49) & 7:
+            raise NotImplementedError(f"matrix descriptor {desc:#x}: only the 128-byte "
+                                      "swizzle with base offset 0 is emulated")
+        start = (desc & 0x3FFF) << 4
+        lbo = ((desc >> 16) & 0x3FFF) << 4
+        sbo = ((desc >> 32) & 0x3FFF) << 4
+        mn = np.arange(rows)[:, None]
+        k = np.arange(16)[None, :]
+        if mn_major:
+            rel = 2 * (mn % 64) + (mn // 64) * lbo + (k % 8) * 128 + (k // 8) * sbo
+        else:
+            rel = (mn % 8) * 128 + (mn // 8) * sbo + 2 * k
+        base = self.shared.ctypes.data
+        window = base & ~(_WINDOW - 1) & 0xFFFFFFFF
+        absolute = _swizzle(window + start + rel) - (base & 0xFFFFFFFF)
+        if absolute.min() < 0 or absolute.max() + 2 > self.shared.size:
+            raise IndexError(f"matrix descriptor {desc:#x} reads outside shared memory")
+        lo = self.shared[absolute].astype(np.uint16)
+        hi = self.shared[absolute + 1].astype(np.uint16)
+        bits = lo | (hi << 8)
+        if dtype == "bf16":
+            return (bits.astype(np.uint32) << 16).view(np.float32)
+        return bits.view(np.float16).astype(np.float32)
+
+    def _rendezvous(self, group: int) -> _Group:
+        with self._lock:
+            if group not in self._groups:
+                self._groups[group] = _Group(threading.Barrier(128))
+            return self._groups[group]
+
+    def wgmma(self, desc_a: int, desc_b: int, acc: int, tid: int, code: int) -> None:
+        """One thread's part of a warpgroup's wgmma: the 128 threads meet
+        (the op is .sync.aligned: a warpgroup issues it together, so no
+        thread runs ahead of its warpgroup's MMAs), one computes the
+        product from the descriptors all of them gave, each adds its
+        fragment."""
+        group = self._rendezvous(tid // 128)
+        calls = group.calls.get(tid, 0)
+        group.calls[tid] = calls + 1
+        group.issued[tid] = (desc_a, desc_b, code)
+        try:
+            if group.barrier.wait(WAIT_S) == 0:
+                issued = set(group.issued.values())
+                if len(issued) != 1:
+                    raise ValueError(f"the threads of warpgroup {tid // 128} issued "
+                                     f"different wgmma operands: {sorted(issued)[:2]}")
+                group.products[(calls + 1) % 2] = self._product(desc_a, desc_b, code)
+            group.barrier.wait(WAIT_S)
+        except threading.BrokenBarrierError:
+            if not self.errors:
+                self.fail(f"warpgroup {tid // 128} did not meet at a wgmma")
+            return
+        product = group.products[(calls + 1) % 2]
+        n = code & 0xFFFF
+        t = tid % 128
+        warp, lane = divmod(t, 32)
+        i = np.arange(n // 2)
+        rows = 16 * warp + lane // 4 + 8 * ((i // 2) % 2)
+        cols = 8 * (i // 4) + 2 * (lane % 4) + i % 2
+        out = np.frombuffer((ctypes.c_float * (n // 2)).from_address(acc), np.float32)
+        if code >> 19 & 1:
+            out += product[rows, cols]
+        else:
+            out[...] = product[rows, cols]
+
+    # -- registration ----------------------------------------------------------
+    def register(self, engine: Any) -> None:
+        def guarded(name: str, fn: Any) -> Any:
+            def call(*args: Any) -> None:
+                try:
+                    fn(*args)
+                except Exception as error:  # noqa: BLE001 (reported after the launch)
+                    self.fail(f"{name}: {error}")
+            return call
+
+        ptr, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
+        table = {
+            "__mbar_init": (ctypes.CFUNCTYPE(None, ptr, i32), self.mbar_init),
+            "__mbar_arrive": (ctypes.CFUNCTYPE(None, ptr, i32), self.mbar_arrive),
+            "__mbar_wait": (ctypes.CFUNCTYPE(None, ptr, i32), self.mbar_wait),
+            "__bar_sync": (ctypes.CFUNCTYPE(None, i32, i32), self.bar_sync),
+            "__wgmma": (ctypes.CFUNCTYPE(None, i64, i64, i64, i64, i64),
+                        lambda a, b, acc, t, code: self.wgmma(a & (2**64 - 1), b & (2**64 - 1),
+                                                              acc, t, code)),
+            "__tma_load": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, i32, i32, i32),
+                           lambda dst, m, bar, c0, c1, c2: self.tma_load(
+                               dst, m or 0, bar, (c0, c1, c2))),
+            "__tma_store": (ctypes.CFUNCTYPE(None, ptr, ptr, i32, i32, i32),
+                            lambda m, src, c0, c1, c2: self.tma_store(m or 0, src,
+                                                                      (c0, c1, c2))),
+        }
+        for name, (kind, fn) in table.items():
+            callback = kind(guarded(name, fn))
+            self._keep.append(callback)
+            engine.register_runtime(name, callback)

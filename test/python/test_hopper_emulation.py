@@ -1,0 +1,183 @@
+"""The Hopper GEMM's numerics without a GPU: sm_90 kernels (wgmma fed by TMA
+through mbarriers, warp-specialized, persistent) run on the CPU emulator
+(tcc.testing.simt with tcc.testing.hopper), against float64 numpy. The
+emulator decodes the matrix descriptors, the 128-byte swizzle, the
+accumulator fragments and the TMA boxes from the PTX ISA, so a wrong
+descriptor, transpose flag, box coordinate or barrier count in the lowering
+shows up as wrong numbers or a failed wait."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tcc.testing.hopper as hopper
+from tcc.compiler.compile import compile as tcc_compile
+from tcc.examples.programs import gemm_program
+from tcc.testing.simt import run_gpu_stage
+
+
+def _inputs(shapes, dtype, seed=0):
+    """(storage arrays, their float64 values): f16 as float16, bf16 as bits."""
+    rng = np.random.default_rng(seed)
+    store, exact = [], []
+    for shape in shapes:
+        x = rng.standard_normal(shape).astype(np.float32)
+        if dtype == "bf16":
+            bits = (x.view(np.uint32) >> 16).astype(np.uint16)
+            store.append(bits)
+            exact.append((bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64))
+        else:
+            h = x.astype(np.float16)
+            store.append(h)
+            exact.append(h.astype(np.float64))
+    return store, exact
+
+
+def _values(out, dtype):
+    if dtype == "bf16":
+        return (out.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return out.astype(np.float64)
+
+
+def _check(out, ref, dtype, roundings=1):
+    got = _values(out, dtype)
+    assert not np.isnan(got).any(), "elements left unwritten"
+    # Roundings to the output type (8 / 11 significant bits) plus f32 sums.
+    rel = roundings * 2.0 ** (-8 if dtype == "bf16" else -11)
+    np.testing.assert_allclose(got, ref, rtol=rel, atol=rel * np.abs(ref).max())
+
+
+def _gemm(m, n, k, dtype, layout, **kw):
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, layout=layout, **kw), "sm_90",
+                         cache=False)
+    assert "wgmma.mma_async" in kernel.asm and "cp.async.bulk.tensor" in kernel.asm
+    return kernel
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn"])
+def test_ragged_gemm_matches_float64(layout, dtype):
+    # M, N, K all ragged against the 128 x 128 x 64 block: the TMA unit's
+    # zero fill along K and the clipped TMA stores of the last blocks.
+    m, n, k = 192, 136, 80
+    kernel = _gemm(m, n, k, dtype, layout)
+    shapes = [(k, m) if layout == "tn" else (m, k), (n, k) if layout == "nt" else (k, n)]
+    store, (a, b) = _inputs(shapes, dtype)
+    out = run_gpu_stage(kernel, *store)[0]
+    lhs = a.T if layout == "tn" else a
+    rhs = b.T if layout == "nt" else b
+    _check(out, lhs @ rhs, dtype)
+
+
+def test_one_consumer_warpgroup():
+    # 64 rows: a [64, 128] block on one consumer warpgroup (8 warps).
+    kernel = _gemm(64, 256, 128, "bf16", "nt")
+    assert "num_warps = 8" in kernel.ir["tile"] and kernel.launch.block == (256, 1, 1)
+    store, (a, b) = _inputs([(64, 128), (256, 128)], "bf16", seed=7)
+    _check(run_gpu_stage(kernel, *store)[0], a @ b.T, "bf16")
+
+
+def test_dual_gemm_with_a_tile_operand():
+    # silu(a) * b + r on [64, 64] blocks of one consumer warpgroup: two
+    # accumulators per thread and r read onto their layout.
+    from tcc.frontend import Tensor, f16, program, silu
+
+    @program
+    def gate_res(x: Tensor[128, 128, f16], w1: Tensor[128, 128, f16],
+                 w3: Tensor[128, 128, f16], r: Tensor[128, 128, f16]):
+        return silu(x @ w1.T) * (x @ w3.T) + r
+
+    import tcc
+
+    k = tcc.compile(gate_res, "sm_90", cache=False)
+    assert k.ir["tile"].count("tile.warpgroup_dot") == 2
+    store, (x, w1, w3, r) = _inputs([(128, 128)] * 4, "f16", seed=8)
+    scaled = [s * np.float16(0.25) for s in store[:3]] + [store[3]]
+    out = run_gpu_stage(k, *scaled)[0]
+    x, w1, w3 = (v * 0.25 for v in (x, w1, w3))
+    g = x @ w1.T
+    _check(out, g / (1 + np.exp(-g)) * (x @ w3.T) + r, "f16", roundings=2)
+
+
+def test_persistent_walk_covers_more_tiles_than_programs():
+    # 2 x 3 tiles of 128 x 128 with the grid cut to 2 programs: each walks
+    # 3 tiles (grouped order) through one running k-step counter, so the
+    # slots and phases wrap across tiles (5 k steps a tile, 4 slots).
+    from dataclasses import replace
+
+    kernel = _gemm(256, 384, 320, "f16", "nt")
+    store, (a, b) = _inputs([(256, 320), (384, 320)], "f16", seed=1)
+    _check(run_gpu_stage(kernel, *store)[0], a @ b.T, "f16")
+    art = kernel.artifact.kernels[0]
+    cut = replace(art, launch=replace(art.launch, grid=(2, 1, 1)))
+    object.__setattr__(kernel, "artifact", replace(kernel.artifact, kernels=(cut,)))
+    _check(run_gpu_stage(kernel, *store)[0], a @ b.T, "f16")
+
+
+def test_batched_bias_gelu_epilogue():
+    kernel = _gemm(128, 192, 64, "bf16", "nt", batch=2, bias_gelu=True)
+    store, (a, b) = _inputs([(2, 128, 64), (2, 192, 64)], "bf16", seed=2)
+    bias = np.random.default_rng(3).standard_normal(192).astype(np.float32)
+    out = run_gpu_stage(kernel, *store, bias)[0]
+    s = a @ b.transpose(0, 2, 1) + bias
+    gelu = 0.5 * s * (1 + np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s ** 3)))
+    _check(out, gelu, "bf16")
+
+
+def test_f32_result_stored_from_registers():
+    text = gemm_program(128, 256, 128, "f16").replace(
+        "  %r = tcc.cast %p : tensor<128x256xf32> to tensor<128x256xf16>\n", "").replace(
+        "return %r : tensor<128x256xf16>", "return %p : tensor<128x256xf32>").replace(
+        "-> tensor<128x256xf16> {", "-> tensor<128x256xf32> {")
+    kernel = tcc_compile(text, "sm_90", cache=False)
+    assert "wgmma.mma_async" in kernel.asm and "global.shared::cta" not in kernel.asm
+    store, (a, b) = _inputs([(128, 128), (128, 256)], "f16", seed=4)
+    out = run_gpu_stage(kernel, *store)[0]
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_swiglu_dual_gemm_program():
+    import tcc
+    import tcc.frontend as tf
+    from tcc.frontend import Tensor, f16, program
+
+    @program
+    def swiglu(x: Tensor[128, 128, f16], w1: Tensor[128, 128, f16],
+               w3: Tensor[128, 128, f16], w2: Tensor[128, 128, f16]) -> Tensor[128, 128, f16]:
+        return (tf.silu(x @ w1.T) * (x @ w3.T)) @ w2.T
+
+    k = tcc.compile(swiglu, "sm_90", cache=False)
+    assert len(k.kernels) == 2 and all("wgmma" in part.asm for part in k.kernels)
+    store, (x, w1, w3, w2) = _inputs([(128, 128)] * 4, "f16", seed=5)
+    out = run_gpu_stage(k, *[s * np.float16(0.25) for s in store])[0]
+    x, w1, w3, w2 = (v * 0.25 for v in (x, w1, w3, w2))
+    g = x @ w1.T
+    # The hidden activation is rounded to f16 between the two kernels.
+    h = ((g / (1 + np.exp(-g))) * (x @ w3.T)).astype(np.float16).astype(np.float64)
+    # (an element of h one f16 ulp off moves its sums by that much).
+    _check(out, h @ w2.T, "f16", roundings=4)
+
+
+def test_a_wrong_transpose_flag_gives_wrong_numbers():
+    # B read as N-major where it is K-major: the emulator reads the slot as
+    # the ISA says, so the numbers break (they would on the GPU).
+    kernel = _gemm(128, 128, 64, "f16", "nt")
+    store, (a, b) = _inputs([(128, 64), (128, 64)], "f16", seed=6)
+    assert "B[<f16>, <one>, <col>]" in kernel.ir["gpu"]
+    kernel.ir["gpu"] = kernel.ir["gpu"].replace("B[<f16>, <one>, <col>]", "B[<f16>, <one>, <row>]")
+    out = _values(run_gpu_stage(kernel, *store)[0], "f16")
+    assert not np.allclose(out, a @ b.T, rtol=1e-2, atol=1e-1)
+
+
+def test_a_missing_arrival_is_a_failed_wait(monkeypatch):
+    # Without the consumers' arrivals the producer waits for a free slot
+    # forever: the launch fails naming the barrier (no hang).
+    monkeypatch.setattr(hopper, "WAIT_S", 5.0)
+    kernel = _gemm(128, 128, 512, "f16", "nn")
+    lines = kernel.ir["gpu"].splitlines()
+    kernel.ir["gpu"] = "\n".join(line for line in lines
+                                 if not line.strip().startswith("nvvm.mbarrier.arrive %"))
+    store, _ = _inputs([(128, 512), (512, 128)], "f16")
+    with pytest.raises(RuntimeError, match="never completed"):
+        run_gpu_stage(kernel, *store)
