@@ -7,7 +7,7 @@ torch.compile, all in one run.
 
     # here (CPU, MLIR): compile the cases into DIR
     PYTHONPATH=build/dev/python_packages python benchmarks/hopper_gemm.py build DIR \\
-        [--quick | --small] [--only=NAME,NAME]
+        [--quick | --small] [--only=NAME,NAME] [--plan=PLAN]
     # on the GPU machine (tcc.runtime, torch, triton):
     PYTHONPATH=python python3 benchmarks/hopper_gemm.py run DIR OUT [--no-time]
     # Nsight Compute on one launch:
@@ -73,7 +73,9 @@ def _name(case: tuple[Any, ...]) -> str:
 
 
 def build(directory: Path, quick: bool, only: list[str] | None = None,
-          small: bool = False) -> None:
+          small: bool = False, plan: str | None = None) -> None:
+    """``plan``: a #tile.lowering_config every GEMM kernel takes instead of
+    the heuristics' (e.g. consumers = pingpong)."""
     from tcc.compiler.compile import compile as tcc_compile
     from tcc.examples.programs import gemm_program
 
@@ -85,7 +87,8 @@ def build(directory: Path, quick: bool, only: list[str] | None = None,
         m, n, k, dtype, layout, batch, epilogue = case
         start = time.perf_counter()
         kernel = tcc_compile(gemm_program(m, n, k, dtype, bias_gelu=epilogue, batch=batch,
-                                          layout=layout), "sm_90", cache=False)
+                                          layout=layout), "sm_90", cache=False,
+                              plans={"gemm": plan} if plan else None)
         # Operand rows whose byte stride is no multiple of 16 cannot be TMA
         # boxes: those GEMMs take the mma.sync path (recorded as such).
         asm = "\n".join(kk.asm for kk in kernel.kernels)
@@ -242,7 +245,8 @@ if __name__ == "__main__":
     if verb == "build" and len(sys.argv) >= 3:
         only = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--only=")),
                     None)
-        build(Path(sys.argv[2]), "--quick" in sys.argv, only, "--small" in sys.argv)
+        plan = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--plan=")), None)
+        build(Path(sys.argv[2]), "--quick" in sys.argv, only, "--small" in sys.argv, plan)
     elif verb == "once" and len(sys.argv) == 4:
         once(Path(sys.argv[2]), sys.argv[3])
     elif verb == "run" and len(sys.argv) >= 4:

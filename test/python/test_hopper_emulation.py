@@ -181,3 +181,46 @@ def test_a_missing_arrival_is_a_failed_wait(monkeypatch):
     store, _ = _inputs([(128, 512), (512, 128)], "f16")
     with pytest.raises(RuntimeError, match="never completed"):
         run_gpu_stage(kernel, *store)
+
+
+PINGPONG = ("#tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, "
+            "num_stages = 4, mma = wgmma_m64nNk16, consumers = pingpong>")
+
+
+def _cut_grid(kernel, programs):
+    """The same kernel launched on fewer programs (each walks more tiles)."""
+    from dataclasses import replace
+
+    art = kernel.artifact.kernels[0]
+    cut = replace(art, launch=replace(art.launch, grid=(programs, 1, 1)))
+    object.__setattr__(kernel, "artifact", replace(kernel.artifact, kernels=(cut,)))
+
+
+@pytest.mark.parametrize(("layout", "dtype"), [("nt", "f16"), ("tn", "bf16")])
+def test_pingpong_consumers_take_tiles_in_turn(layout, dtype):
+    # consumers = pingpong: each warpgroup a whole 128 x 128 block. 2 x 3
+    # tiles (ragged N and K) on 2 programs: warpgroup 0 of program 0 runs
+    # tiles 0 and 4, warpgroup 1 tile 2, each staging its TMA stores in its
+    # own slot and skipping the other's k steps.
+    m, n, k = 256, 328, 200
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, layout=layout), "sm_90", cache=False,
+                         plans={"gemm": PINGPONG})
+    assert "consumers = pingpong" in kernel.ir["tile"]
+    assert "tcc.consumer_groups = 2" in kernel.ir["gpu"]
+    _cut_grid(kernel, 2)
+    shapes = [(k, m) if layout == "tn" else (m, k), (n, k) if layout == "nt" else (k, n)]
+    store, (a, b) = _inputs(shapes, dtype, seed=9)
+    lhs = a.T if layout == "tn" else a
+    rhs = b.T if layout == "nt" else b
+    _check(run_gpu_stage(kernel, *store)[0], lhs @ rhs, dtype)
+
+
+def test_pingpong_bias_gelu_epilogue():
+    kernel = tcc_compile(gemm_program(384, 256, 128, "bf16", layout="nt", bias_gelu=True),
+                         "sm_90", cache=False, plans={"gemm": PINGPONG})
+    _cut_grid(kernel, 1)  # one program, both warpgroups, 6 tiles
+    store, (a, b) = _inputs([(384, 128), (256, 128)], "bf16", seed=10)
+    bias = np.random.default_rng(11).standard_normal(256).astype(np.float32)
+    s = a @ b.T + bias
+    gelu = 0.5 * s * (1 + np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s ** 3)))
+    _check(run_gpu_stage(kernel, *store, bias)[0], gelu, "bf16")

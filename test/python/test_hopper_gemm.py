@@ -245,3 +245,23 @@ def test_dual_gemm_with_a_tile_operand_keeps_to_the_registers():
     assert k.ir["tile"].count("tile.warpgroup_dot") == 2
     report, _ = assemble(k.asm, "sm_90a")
     assert "0 bytes spill stores, 0 bytes spill loads" in report
+
+
+def test_pingpong_plan_is_two_consumers_on_their_own_blocks():
+    # consumers = pingpong: m64n128k16 on 4 warps per block, the TMA store's
+    # named barrier per warpgroup (1 + tid / 128, 128 threads), no spills.
+    plan = ("#tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, "
+            "num_stages = 5, mma = wgmma_m64nNk16, consumers = pingpong>")
+    k = tcc_compile(gemm_program(1024, 1024, 512, "f16", layout="nt"), "sm_90", cache=False,
+                    plans={"gemm": plan})
+    assert k.launch.block == (384, 1, 1) and k.launch.grid == (64, 1, 1)
+    assert "wgmma.mma_async.sync.aligned.m64n128k16" in k.asm
+    assert re.search(r"bar\.sync \t%r\d+, 128;", k.asm) and "bar.sync \t1, 256;" not in k.asm
+    assert "tcc.consumer_groups = 2" in k.ir["gpu"]
+    report, _ = assemble(k.asm, "sm_90a")
+    assert "0 bytes spill stores, 0 bytes spill loads" in report
+    # Cooperative 128 x 128 for comparison: one block on both warpgroups.
+    coop = tcc_compile(gemm_program(1024, 1024, 512, "f16", layout="nt"), "sm_90", cache=False,
+                       plans={"gemm": plan.replace(", consumers = pingpong", "")})
+    assert "wgmma.mma_async.sync.aligned.m64n128k16" in coop.asm
+    assert "bar.sync \t1, 256;" in coop.asm

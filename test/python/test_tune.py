@@ -52,6 +52,17 @@ def test_candidates_are_other_configs_of_the_same_form(config):
         assert set(fields) == set(parse(config))  # mma, walk, stages kept
 
 
+def test_hopper_gemms_try_pingpong_consumers():
+    config = ("#tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, "
+              "num_stages = 4, mma = wgmma_m64nNk16>")
+    found = candidates(config)
+    assert ("#tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, "
+            "num_stages = 5, mma = wgmma_m64nNk16, consumers = pingpong>") in found
+    # a ping-pong plan's neighbours keep it (no second consumers field)
+    pingpong = [c for c in found if "pingpong" in c][0]
+    assert all(c.count("consumers") == 1 for c in candidates(pingpong) if "consumers" in c)
+
+
 @pytest.mark.parametrize(("walk", "other"), [("looped", "staged"), ("staged", "looped")])
 def test_long_softmax_rows_try_the_other_walk(walk, other):
     config = ("#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, "

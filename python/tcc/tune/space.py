@@ -87,4 +87,10 @@ def candidates(config: str) -> list[str]:
                     if (m, n, k, s, w) != (bm, bn, bk, stages, warps):
                         extra = {"num_stages": str(s)} if "num_stages" in fields else {}
                         out.append(_with(fields, [m, n, k], w, **extra))
+        # Hopper: ping-pong consumers (each warpgroup a whole block, so at
+        # most 128 x 128) beside the cooperative plans.
+        if fields.get("mma") == "wgmma_m64nNk16" and "consumers" not in fields:
+            for s in (4, 5):
+                out.append(_with(fields, [128, 128, 64], 12, num_stages=str(s),
+                                 consumers="pingpong"))
     return list(dict.fromkeys(out))

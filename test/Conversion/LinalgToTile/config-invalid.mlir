@@ -363,3 +363,26 @@ func.func @staged_too_wide(%x: tensor<4x60000xf32>) -> tensor<4x60000xf32> {
   %0 = "linalg.softmax"(%x, %e) <{dimension = 1 : i64}> {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, walk = staged>} : (tensor<4x60000xf32>, tensor<4x60000xf32>) -> tensor<4x60000xf32>
   return %0 : tensor<4x60000xf32>
 }
+
+// -----
+
+// A 128 x 256 block per warpgroup holds 256 accumulator floats per thread.
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @too_wide(%arg0: tensor<512x128xf16>, %arg1: tensor<128x512xf16>) -> tensor<512x512xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<512x512xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<512x512xf32>) -> tensor<512x512xf32>
+  // expected-error@+1 {{lowering_config block [128, 256] on 4 consumer warps (pingpong: a block per warpgroup) holds 256 accumulator floats per thread, more than the 128 that fit the consumers' registers}}
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"], tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 3, mma = wgmma_m64nNk16, consumers = pingpong>} ins(%arg0, %arg1 : tensor<512x128xf16>, tensor<128x512xf16>) outs(%1 : tensor<512x512xf32>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f32):
+    %5 = arith.extf %in : f16 to f32
+    %6 = arith.extf %in_0 : f16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x512xf32>
+  return %2 : tensor<512x512xf32>
+}

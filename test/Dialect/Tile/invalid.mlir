@@ -1070,3 +1070,13 @@ tile.func @barriers_in_a_loop(%n: index) attributes {grid_rank = 1 : i32} {
 tile.func @pointer_without_map(%p: !llvm.ptr) attributes {grid_rank = 1 : i32} {
   tile.return
 }
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: consumers is for mma = wgmma_m64nNk16 plans}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16, consumers = pingpong>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: consumers = pingpong needs two consumer warpgroups (num_warps = 12), got num_warps = 8}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 4, mma = wgmma_m64nNk16, consumers = pingpong>}

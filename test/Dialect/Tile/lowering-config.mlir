@@ -43,3 +43,6 @@ func.func private @elementwise_flat_gather() attributes {tile.lowering_config = 
 // CHECK-LABEL: func.func private @elementwise_blocked()
 // CHECK-SAME: #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4, view = blocked>
 func.func private @elementwise_blocked() attributes {tile.lowering_config = #tile.lowering_config<form = elementwise, block = [2, 1024], num_warps = 4, view = blocked>}
+// CHECK-LABEL: func.func private @wgmma_pingpong()
+// CHECK-SAME: #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, consumers = pingpong>
+func.func private @wgmma_pingpong() attributes {tile.lowering_config = #tile.lowering_config<consumers = pingpong, form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>}

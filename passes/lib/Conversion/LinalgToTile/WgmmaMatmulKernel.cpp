@@ -24,6 +24,13 @@
 //     stores it through a shared staging block with TMA (full lines,
 //     asynchronous: the next block's k loop starts while it drains), others
 //     with per-thread stores.
+//   - consumers = cooperative (the default): the consumer warpgroups share
+//     each block, BM / 2 rows each. consumers = pingpong: each warpgroup
+//     runs a whole block (its accumulator BM x BN on 4 warps), the two
+//     taking the program's tiles in turn (warpgroup g: tiles pid + (g +
+//     2 i) * num_programs), so one's epilogue overlaps the other's MMAs;
+//     the slots are freed by the 4 warps that read them, and each
+//     warpgroup stages its TMA stores in its own slot (named barrier 1 + g).
 //
 // Operands are read as they are in memory: A [M, K] or, transposed, [K, M];
 // B [K, N] or, for x @ w.T, [N, K]. The shared slots hold boxes of 64
@@ -101,7 +108,19 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   int64_t consumerWarps = warps - kProducerWarps;
   int64_t groups = consumerWarps / 4;
   int64_t stages = config.getNumStages() ? *config.getNumStages() : 4;
-  if (warps % 4 || groups < 1 || groups > 2 || blockM % (64 * groups) ||
+  // Ping-pong: each consumer warpgroup runs a whole [BM, BN] block, the two
+  // taking the program's tiles in turn.
+  bool pingpong = config.getConsumers() == tile::ConsumerSchedule::pingpong;
+  // Warps on one block (the accumulator's layout), and the warps that free
+  // a slot (those that read it).
+  int64_t tileWarps = pingpong ? 4 : consumerWarps;
+  if (pingpong && groups != 2)
+    return op.emitOpError()
+           << "lowering_config consumers = pingpong needs two consumer "
+              "warpgroups (num_warps = 12), got num_warps = "
+           << warps;
+  if (warps % 4 || groups < 1 || groups > 2 ||
+      blockM % (64 * (pingpong ? 1 : groups)) ||
       blockN % kSpan || blockN > 256 || blockK % kSpan || blockM > 256 ||
       stages < 2)
     return op.emitOpError()
@@ -114,11 +133,13 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               "256, BK a multiple of 64, at least 2 stages)";
   // Each consumer thread holds BM * BN / (32 * consumer warps) accumulator
   // floats; past 128 (of setmaxnreg's 232 registers) they would spill.
-  int64_t accPerThread = products * blockM * blockN / (32 * consumerWarps);
+  int64_t accPerThread = products * blockM * blockN / (32 * tileWarps);
   if (accPerThread > 128)
     return op.emitOpError()
            << "lowering_config block [" << blockM << ", " << blockN
-           << "] on " << consumerWarps << " consumer warps holds "
+           << "] on " << tileWarps << " consumer warps"
+           << (pingpong ? " (pingpong: a block per warpgroup)" : "")
+           << " holds "
            << accPerThread << (second ? " (two products)" : "")
            << " accumulator floats per thread, more than the 128 that fit "
               "the consumers' registers";
@@ -153,7 +174,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // 128-byte lines, asynchronous) when the kernel's one result allows.
   auto func = op->getParentOfType<func::FuncOp>();
   bool tmaStore = func && wgmmaStoresThroughTma(func);
-  int64_t outBytes = tmaStore ? blockM * wgmmaStagingColumns(blockN) * 2 : 0;
+  // One staging slot per warpgroup storing at a time (two in ping-pong).
+  int64_t stagingSlots = pingpong ? 2 : 1;
+  int64_t outBytes =
+      tmaStore ? stagingSlots * blockM * wgmmaStagingColumns(blockN) * 2 : 0;
   int64_t sharedBytes = stages * stageBytes + outBytes + 1024;
   if (sharedBytes > context.target.getMaxSharedBytes())
     return op.emitOpError()
@@ -195,6 +219,9 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   kernel->setAttr("tcc.tensor_maps", ArrayAttr::get(ctx, mapDescs));
   kernel->setAttr("tcc.producer_warps",
                   IntegerAttr::get(IntegerType::get(ctx, 32), kProducerWarps));
+  if (pingpong)
+    kernel->setAttr("tcc.consumer_groups",
+                    IntegerAttr::get(IntegerType::get(ctx, 32), groups));
 
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   // Index constants at the kernel's entry, dominating every region.
@@ -217,14 +244,24 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   Value full = tile::MBarrierAllocOp::create(b, loc, barriers, 1);
   // A slot is free once every consumer warp's wgmma reading it retired
   // (lane 0 of each warp arrives after its warpgroup_wait).
-  Value empty =
-      tile::MBarrierAllocOp::create(b, loc, barriers, consumerWarps);
+  Value empty = tile::MBarrierAllocOp::create(b, loc, barriers, tileWarps);
+  // Ping-pong: the two warpgroups' k loops run in turn (order[g]: "g may
+  // start", completed by the 4 warps of the other when its k loop is done).
+  // Besides letting one epilogue overlap the other's MMAs, this keeps every
+  // slot's parity waits unambiguous: a warpgroup that skips the other's
+  // steps could otherwise see a slot's barrier one phase behind and take
+  // its stale parity for the one it waits for.
+  Value order =
+      pingpong ? tile::MBarrierAllocOp::create(
+                     b, loc, tile::MBarriersType::get(ctx, 2), tileWarps)
+               : Value();
   Value bufC;
   if (tmaStore)
     bufC = tile::SharedAllocOp::create(
         b, loc,
         tile::SharedBufferType::get(ctx,
-                                    {1, wgmmaStagingColumns(blockN) / kSpan,
+                                    {stagingSlots,
+                                     wgmmaStagingColumns(blockN) / kSpan,
                                      blockM, kSpan},
                                     getElementTypeOrSelf(
                                         func.getResultTypes()[0]),
@@ -340,15 +377,39 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       cb, loc, arith::CmpIPredicate::eq,
       arith::RemUIOp::create(cb, loc, tid, c(32)), c(0));
   auto mma = tile::NvidiaMmaEncodingAttr::get(
-      ctx, 3, {unsigned(consumerWarps), 1},
-      {16, unsigned(blockN), 16});
+      ctx, 3, {unsigned(tileWarps), 1}, {16, unsigned(blockN), 16});
+  // Ping-pong: warpgroup g walks tiles pid + g * programs, + 2 * programs,
+  // ...; its k-step counter starts at g * kSteps and skips the other
+  // warpgroup's kSteps after each tile (the producer loads every tile).
+  Value walkStart = pid, walkStep = programs, stepStart = c(0);
+  Value group;
+  if (pingpong) {
+    group = arith::DivUIOp::create(cb, loc, tid, c(128));
+    walkStart = arith::AddIOp::create(
+        cb, loc, pid, arith::MulIOp::create(cb, loc, group, programs));
+    walkStep = arith::MulIOp::create(cb, loc, programs, c(2));
+    stepStart = arith::MulIOp::create(cb, loc, group, c(kSteps));
+  }
   Type f32 = Float32Type::get(ctx);
   auto accType = RankedTensorType::get({blockM, blockN}, f32, mma);
   LogicalResult status = success();
   scf::ForOp::create(
-      cb, loc, pid, tilesValue, programs, ValueRange{c(0)},
+      cb, loc, walkStart, tilesValue, walkStep, ValueRange{stepStart},
       [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
         Origin o = originOf(tb, t);
+        if (pingpong) {
+          // This warpgroup's i-th tile waits for the other's k loop before
+          // it: warpgroup 0 for phase i - 1 of order[0] (a fresh barrier
+          // passes parity 1), warpgroup 1 for phase i of order[1].
+          Value i = arith::DivUIOp::create(
+              tb, loc, arith::SubIOp::create(tb, loc, t, walkStart), walkStep);
+          Value parity = arith::RemUIOp::create(
+              tb, loc,
+              arith::SubIOp::create(
+                  tb, loc, arith::AddIOp::create(tb, loc, i, c(1)), group),
+              c(2));
+          tile::MBarrierWaitOp::create(tb, loc, order, group, parity);
+        }
         Value zero = arith::ConstantOp::create(
             tb, loc, tb.getFloatAttr(f32, 0.0));
         Value acc0 = tile::SplatOp::create(tb, loc, accType, zero);
@@ -389,6 +450,15 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               scf::YieldOp::create(kb, loc, ds);
             });
         Value stepsDone = kLoop.getResult(products);
+        if (pingpong) {
+          // Every wait on a full slot of this tile is behind: the other
+          // warpgroup may start its k loop while these MMAs drain.
+          auto turn = scf::IfOp::create(tb, loc, laneZero, false);
+          OpBuilder rb = OpBuilder::atBlockBegin(&turn.getThenRegion().front());
+          tile::MBarrierArriveOp::create(
+              rb, loc, order, arith::SubIOp::create(rb, loc, c(1), group),
+              IntegerAttr());
+        }
         SmallVector<Value> accs;
         for (int64_t i = 0; i < products; ++i)
           accs.push_back(
@@ -442,7 +512,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
           SmallVector<Value> coords = {o.m0, o.n0};
           if (program->batched)
             coords.insert(coords.begin(), o.batch);
-          tile::TmaStoreOp::create(tb, loc, result, mapC, coords, bufC);
+          tile::TmaStoreOp::create(tb, loc, result, mapC, coords, bufC,
+                                   pingpong ? group : Value());
           return success();
         };
         GridSize unused;
@@ -453,7 +524,11 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                          : function_ref<LogicalResult(Value)>(),
                 moreProducts)))
           status = failure();
-        scf::YieldOp::create(tb, loc, ValueRange{stepsDone});
+        // Ping-pong: past the other warpgroup's tile too.
+        Value next = pingpong ? arith::AddIOp::create(tb, loc, stepsDone,
+                                                      c(kSteps))
+                              : stepsDone;
+        scf::YieldOp::create(tb, loc, ValueRange{next});
       });
   if (failed(status))
     return failure();

@@ -152,7 +152,7 @@ struct ReadFmaOperandLowering : public TilePattern<tile::ConvertLayoutOp> {
     }
     // From registers: through row-major scratch.
     TileLayout owned = *getOwnedLayout(type, info.warpSize);
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    ThreadIds ids = emitThreadIds(rewriter, loc, info);
     Value buffer = getScratchBuffer(op, info, type.getElementType());
     emitStoreToScratch(rewriter, loc, adaptor.getSrc(),
                        layoutOf(op.getSrc().getType()), buffer, ids);

@@ -60,7 +60,7 @@ struct ArangeLowering : public TilePattern<tile::ArangeOp> {
     Location loc = op.getLoc();
     TileLayout layout = layoutOf(op.getType());
     auto vecType = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    ThreadIds ids = emitThreadIds(rewriter, loc, info);
     Value base = layout.emitThreadBase(rewriter, loc, ids)[0];
     base = arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(), base);
     SmallVector<int32_t> offsets;
@@ -149,7 +149,7 @@ struct ConvertLayoutLowering : public TilePattern<tile::ConvertLayoutOp> {
     }
     Location loc = op.getLoc();
     Value buffer = getScratchBuffer(op, info, op.getType().getElementType());
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    ThreadIds ids = emitThreadIds(rewriter, loc, info);
     rewriter.replaceOp(op, emitRelayoutThroughScratch(rewriter, loc,
                                                       adaptor.getSrc(), src,
                                                       dst, buffer, ids));
@@ -168,7 +168,7 @@ struct ReshapeLowering : public TilePattern<tile::ReshapeOp> {
     TileLayout dst = layoutOf(op.getType());
     Location loc = op.getLoc();
     Value buffer = getScratchBuffer(op, info, op.getType().getElementType());
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    ThreadIds ids = emitThreadIds(rewriter, loc, info);
     rewriter.replaceOp(op, emitRelayoutThroughScratch(rewriter, loc,
                                                       adaptor.getSrc(), src,
                                                       dst, buffer, ids));

@@ -21,7 +21,7 @@ public:
   /// `offsetDivisors` (may be empty): what each offset is known to be a
   /// multiple of (KernelInfo::offsetDivisors).
   MemRefAccessPlan(OpBuilder &b, Location loc, const TileLayout &layout,
-                   Value memref, ValueRange offsets, unsigned warpSize,
+                   Value memref, ValueRange offsets, const KernelInfo &info,
                    ArrayRef<int64_t> offsetDivisors)
       : b(b), loc(loc), layout(layout), memref(memref) {
     this->offsetDivisors = offsetDivisors;
@@ -41,7 +41,7 @@ public:
                        std::max<int64_t>(1, kMaxAccessBytes / bytes));
       alignmentBytes = width * bytes;
     }
-    ThreadIds ids = emitThreadIds(b, loc, warpSize);
+    ThreadIds ids = emitThreadIds(b, loc, info);
     base = layout.emitThreadBase(b, loc, ids);
     for (unsigned d = 0; d < layout.getRank(); ++d) {
       base[d] = arith::AddIOp::create(b, loc, base[d], offsets[d]);

@@ -57,9 +57,9 @@ Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
                                              Value memref, ValueRange offsets,
                                              ArrayRef<int64_t> offsetDivisors,
                                              Value mask, Value other,
-                                             unsigned warpSize) {
+                                             const KernelInfo &info) {
   Type elem = vecType.getElementType();
-  MemRefAccessPlan plan(b, loc, layout, memref, offsets, warpSize,
+  MemRefAccessPlan plan(b, loc, layout, memref, offsets, info,
                         offsetDivisors);
   int64_t width = plan.getWidth();
   VectorType runType = VectorType::get({width}, elem);
@@ -176,7 +176,7 @@ struct MemRefLoadLowering : public TilePattern<tile::MemRefLoadOp> {
                            vectorTypeOf(op.getType()), op.getType().getShape(),
                            adaptor.getMemref(), adaptor.getOffsets(),
                            info.getOffsetDivisors(op), adaptor.getMask(),
-                           adaptor.getOther(), info.warpSize));
+                           adaptor.getOther(), info));
     return success();
   }
 };
@@ -191,7 +191,7 @@ struct MemRefStoreLowering : public TilePattern<tile::MemRefStoreOp> {
     Value memref = adaptor.getMemref(), mask = adaptor.getMask(),
           value = adaptor.getValue();
     MemRefAccessPlan plan(rewriter, loc, layout, memref, adaptor.getOffsets(),
-                          info.warpSize, info.getOffsetDivisors(op));
+                          info, info.getOffsetDivisors(op));
     int64_t width = plan.getWidth();
 
     auto slowRun = [&](OpBuilder &b, Location loc, ArrayRef<Value> indices,

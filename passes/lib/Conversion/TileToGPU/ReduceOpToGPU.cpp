@@ -135,7 +135,7 @@ struct ReduceLowering : public TilePattern<tile::ReduceOp> {
     // 3. Across the warps along the axis.
     int64_t warps = src.getDistinctWarps(axis);
     if (warps > 1) {
-      ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+      ThreadIds ids = emitThreadIds(rewriter, loc, info);
       int64_t outElems = srcType.getNumElements() / srcType.getDimSize(axis);
       auto cst = [&](int64_t v) -> Value {
         return arith::ConstantIndexOp::create(rewriter, loc, v);

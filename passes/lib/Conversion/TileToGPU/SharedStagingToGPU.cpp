@@ -75,12 +75,12 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
     auto copyThroughRegisters = [&](OpBuilder &b, Location l) {
       Value values = emitMemRefLoad(
           b, l, layout, vectorTypeOf(tileType), tileType.getShape(), memref,
-          offsets, info.getOffsetDivisors(op), Value(), Value(), info.warpSize);
+          offsets, info.getOffsetDivisors(op), Value(), Value(), info);
       emitSharedTileStore(b, l, layout, values, dst, info.warpSize);
     };
 
     MemRefAccessPlan plan(rewriter, loc, layout, memref, offsets,
-                          info.warpSize, info.getOffsetDivisors(op));
+                          info, info.getOffsetDivisors(op));
     int64_t bytes = elementBytes(tileType.getElementType());
     // One cp.async per piece: a thread's run, cut at swizzle groups.
     int64_t piece = sharedPiece(dst.layout, plan.getWidth());
@@ -94,7 +94,7 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
         Value values = emitMemRefLoad(
             rewriter, loc, layout, vectorTypeOf(tileType), tileType.getShape(),
             memref, offsets, info.getOffsetDivisors(op), Value(), Value(),
-            info.warpSize);
+            info);
         info.deferredStores[commit].push_back({layout, values, dst});
       } else {
         copyThroughRegisters(rewriter, loc);

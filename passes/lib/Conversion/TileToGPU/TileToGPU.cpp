@@ -182,6 +182,15 @@ ThreadIds mlir::tcc::tile_to_gpu::emitThreadIds(OpBuilder &b, Location loc,
           arith::DivUIOp::create(b, loc, tid, ws)};
 }
 
+ThreadIds mlir::tcc::tile_to_gpu::emitThreadIds(OpBuilder &b, Location loc,
+                                                const KernelInfo &info) {
+  ThreadIds ids = emitThreadIds(b, loc, info.warpSize);
+  if (info.tileWarps)
+    ids.warp = arith::RemUIOp::create(
+        b, loc, ids.warp, arith::ConstantIndexOp::create(b, loc, info.tileWarps));
+  return ids;
+}
+
 Value mlir::tcc::tile_to_gpu::emitZero(OpBuilder &b, Location loc, Type type) {
   if (isa<LLVM::LLVMPointerType>(type))
     return LLVM::ZeroOp::create(b, loc, type);
@@ -499,6 +508,11 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
     info.numWarps = defaultNumWarps;
   // Warp-specialized kernels: warps past the tiles' (a TMA producer
   // warpgroup) run no distributed layout.
+  if (auto groups = func->getAttrOfType<IntegerAttr>("tcc.consumer_groups");
+      groups && groups.getInt() > 1) {
+    info.tileWarps = info.numWarps;
+    info.numWarps *= groups.getInt();
+  }
   if (auto extra = func->getAttrOfType<IntegerAttr>("tcc.producer_warps"))
     info.numWarps += extra.getInt();
   if (info.getSharedBytes() > maxSharedBytes) {
@@ -606,7 +620,8 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
     for (auto [i, plan] : llvm::enumerate(plans))
       if (DictionaryAttr attrs = func.getArgAttrDict(i))
         gpuFunc.setArgAttrs(plan.first, attrs);
-    for (StringRef name : {"tcc.tensor_maps", "tcc.producer_warps"})
+    for (StringRef name :
+         {"tcc.tensor_maps", "tcc.producer_warps", "tcc.consumer_groups"})
       if (Attribute attr = func->getAttr(name))
         gpuFunc->setAttr(name, attr);
     gpuFunc->setAttr("tcc.shared_bytes",

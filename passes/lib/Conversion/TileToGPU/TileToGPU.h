@@ -48,6 +48,10 @@ struct SharedTileRef {
 /// What the pass learned about one kernel before converting it.
 struct KernelInfo {
   unsigned numWarps = 0;
+  /// Warps of each consumer group when the kernel runs several groups of
+  /// its tiles' layouts side by side (tcc.consumer_groups: ping-pong
+  /// warpgroups); 0 otherwise. Warp ids are taken within the group.
+  unsigned tileWarps = 0;
   unsigned warpSize = 32;
   /// Workgroup scratch buffers, one per storage element type, in the order
   /// of the gpu.func's workgroup attributions: (element type, elements).
@@ -140,6 +144,9 @@ Value emitZero(OpBuilder &b, Location loc, Type type);
 
 /// The running thread's lane and warp ids.
 ThreadIds emitThreadIds(OpBuilder &b, Location loc, unsigned warpSize);
+/// The same for a kernel's tiles: with ping-pong consumer groups
+/// (info.tileWarps), the warp id within the thread's group.
+ThreadIds emitThreadIds(OpBuilder &b, Location loc, const KernelInfo &info);
 
 /// Scalar `value` converted to / from its scratch storage type.
 Value toStorage(OpBuilder &b, Location loc, Value value);
@@ -204,7 +211,7 @@ Value emitMfmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
 Value emitMemRefLoad(OpBuilder &b, Location loc, const TileLayout &layout,
                      VectorType vecType, ArrayRef<int64_t> shape, Value memref,
                      ValueRange offsets, ArrayRef<int64_t> offsetDivisors,
-                     Value mask, Value other, unsigned warpSize);
+                     Value mask, Value other, const KernelInfo &info);
 /// AMD MFMA operands (MfmaOpsToGPU.cpp).
 tile::AMDMfmaEncodingAttr mfmaParentOf(Type type);
 Type convertMfmaOperandType(RankedTensorType type);

@@ -192,11 +192,14 @@ struct TmaLoadLowering : public TilePattern<tile::TmaLoadOp> {
   }
 };
 
-/// Thread 0 of the kernel (the one that issues TMA stores).
-Value isLeader(OpBuilder &b, Location loc) {
+/// The first thread of each group of `threads` (the one that issues a
+/// tile's TMA stores: thread 0 of a tile's warps).
+Value isLeader(OpBuilder &b, Location loc, int64_t threads) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                               cst(b, loc, 0));
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, tid, cst(b, loc, threads)),
+      cst(b, loc, 0));
 }
 
 struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
@@ -213,18 +216,27 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
     auto i32 = [&](int64_t v) {
       return arith::ConstantIntOp::create(rewriter, loc, v, 32);
     };
-    // The tile's threads meet on named barrier 1 (other warps, a TMA
-    // producer, never reach this store).
-    Value threads = i32(layout.getNumWarps() * info.warpSize);
+    // The tile's threads meet on named barrier 1 + their group (other
+    // warps, a TMA producer or the other ping-pong consumer, never reach
+    // it); group g is warps [g W, (g + 1) W) of the layout's W.
+    int64_t tileThreads = layout.getNumWarps() * info.warpSize;
+    Value threads = i32(tileThreads);
+    Value group = arith::DivUIOp::create(
+        rewriter, loc, gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x),
+        cst(rewriter, loc, tileThreads));
+    Value barrierId = arith::AddIOp::create(
+        rewriter, loc, i32(1),
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(), group));
     auto sync = [&] {
-      NVVM::BarrierOp::create(rewriter, loc, Type(), i32(1), threads,
+      NVVM::BarrierOp::create(rewriter, loc, Type(), barrierId, threads,
                               NVVM::BarrierReductionAttr(), Value());
     };
+    Value slot = adaptor.getSlot() ? adaptor.getSlot() : cst(rewriter, loc, 0);
     SmallVector<Value> outer;
     for (Value c : adaptor.getCoords())
       outer.push_back(arith::IndexCastOp::create(
           rewriter, loc, rewriter.getI32Type(), c));
-    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    ThreadIds ids = emitThreadIds(rewriter, loc, info);
     SmallVector<Value> base = layout.emitThreadBase(rewriter, loc, ids);
     auto swizzle = tile::SharedEncodingAttr::get(ctx, 8, 1, 8, {1, 0});
     int64_t run = layout.getSizePerThread(1);
@@ -234,7 +246,8 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
     int64_t rounds = srcType.getDimSize(1) / (chunks * 64);
     for (int64_t round = 0; round < rounds; ++round) {
       // The previous group must have read the buffer.
-      auto drain = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+      auto drain = scf::IfOp::create(rewriter, loc,
+                                     isLeader(rewriter, loc, tileThreads),
                                      /*withElse=*/false);
       {
         OpBuilder::InsertionGuard guard(rewriter);
@@ -260,7 +273,7 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
             ArrayRef<int64_t>{run}, ArrayRef<int64_t>{1});
         vector::StoreOp::create(
             rewriter, loc, part, adaptor.getBuffer(),
-            ValueRange{cst(rewriter, loc, 0), chunk, row,
+            ValueRange{slot, chunk, row,
                        emitSwizzledColumn(rewriter, loc, swizzle, row,
                                           inChunk)});
       }
@@ -269,7 +282,8 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
           rewriter, loc, NVVM::ProxyKind::async_shared,
           NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
       sync();
-      auto issue = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+      auto issue = scf::IfOp::create(rewriter, loc,
+                                     isLeader(rewriter, loc, tileThreads),
                                      /*withElse=*/false);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&issue.getThenRegion().front());
@@ -277,7 +291,7 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
         Value src = emitSharedPointer(
             rewriter, loc,
             emitSlotChunkAddress(rewriter, loc, bufferType,
-                                 adaptor.getBuffer(), cst(rewriter, loc, 0),
+                                 adaptor.getBuffer(), slot,
                                  cst(rewriter, loc, ch)));
         // Innermost first: the chunk's first column, its first row, the
         // batch.
@@ -303,7 +317,10 @@ struct TmaStoreWaitLowering : public TilePattern<tile::TmaStoreWaitOp> {
   matchAndRewrite(tile::TmaStoreWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto wait = scf::IfOp::create(rewriter, loc, isLeader(rewriter, loc),
+    // Each warpgroup's first thread (a tile's first thread is one of
+    // them; the others have no bulk group to wait for).
+    auto wait = scf::IfOp::create(rewriter, loc,
+                                  isLeader(rewriter, loc, 4 * info.warpSize),
                                   /*withElse=*/false);
     rewriter.setInsertionPointToStart(&wait.getThenRegion().front());
     NVVM::CpAsyncBulkWaitGroupOp::create(

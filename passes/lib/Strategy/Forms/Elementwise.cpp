@@ -40,10 +40,12 @@ FailureOr<tile::LoweringConfigAttr> mlir::tcc::strategy::makeConfig(
     Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
     unsigned numWarps, std::optional<unsigned> numStages,
     std::optional<tile::MmaKind> mma, std::optional<tile::RowWalk> walk,
-    std::optional<tile::ElementwiseView> view) {
+    std::optional<tile::ElementwiseView> view,
+    std::optional<tile::ConsumerSchedule> consumers) {
   auto config = tile::LoweringConfigAttr::getChecked(
       [&] { return root->emitOpError() << "tcc-select-strategy: "; },
-      root->getContext(), form, block, numWarps, numStages, mma, walk, view);
+      root->getContext(), form, block, numWarps, numStages, mma, walk, view,
+      consumers);
   if (!config)
     return failure();
   return config;

@@ -85,7 +85,8 @@ makeConfig(Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
            unsigned numWarps, std::optional<unsigned> numStages = {},
            std::optional<tile::MmaKind> mma = {},
            std::optional<tile::RowWalk> walk = {},
-           std::optional<tile::ElementwiseView> view = {});
+           std::optional<tile::ElementwiseView> view = {},
+           std::optional<tile::ConsumerSchedule> consumers = {});
 
 } // namespace mlir::tcc::strategy
 

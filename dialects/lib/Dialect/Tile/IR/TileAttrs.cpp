@@ -513,7 +513,8 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
                                          std::optional<unsigned> numStages,
                                          std::optional<MmaKind> mma,
                                          std::optional<RowWalk> walk,
-                                         std::optional<ElementwiseView> view) {
+                                         std::optional<ElementwiseView> view,
+                                         std::optional<ConsumerSchedule> consumers) {
   StringRef name = stringifyKernelForm(form);
   bool matmul = form == KernelForm::matmul || form == KernelForm::fma_matmul;
   size_t rank = matmul ? 3 : 2;
@@ -577,6 +578,14 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
                           "one row of all elements: its block must be [1, "
                           "BN], got ["
                        << block[0] << ", " << block[1] << "]";
+  if (consumers && !wgmma)
+    return emitError() << "#tile.lowering_config: consumers is for mma = "
+                          "wgmma_m64nNk16 plans";
+  if (consumers == ConsumerSchedule::pingpong && numWarps != 12)
+    return emitError() << "#tile.lowering_config: consumers = pingpong needs "
+                          "two consumer warpgroups (num_warps = 12), got "
+                          "num_warps = "
+                       << numWarps;
   if (form == KernelForm::transpose && block[0] != block[1])
     return emitError() << "#tile.lowering_config: form = transpose needs a "
                           "square block ([T, T]), got ["

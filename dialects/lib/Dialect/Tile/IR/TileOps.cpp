@@ -830,11 +830,14 @@ LogicalResult TmaStoreOp::verify() {
     return failure();
   auto src = cast<RankedTensorType>(getSrc().getType());
   ArrayRef<int64_t> tile = buffer.getTileShape();
-  if (src.getRank() != 2 || buffer.getNumSlots() != 1 ||
-      src.getDimSize(0) != tile[1] || src.getDimSize(1) % (tile[0] * 64) ||
+  if (buffer.getNumSlots() != 1 && !getSlot())
+    return emitOpError("a staging buffer of ")
+           << buffer.getNumSlots() << " slots needs the slot to stage in";
+  if (src.getRank() != 2 || src.getDimSize(0) != tile[1] ||
+      src.getDimSize(1) % (tile[0] * 64) ||
       src.getElementType() != buffer.getElementType())
     return emitOpError("source ")
-           << src << " must be rounds of the staging buffer's one slot of ["
+           << src << " must be rounds of a staging buffer slot of ["
            << tile[1] << ", " << tile[0] * 64 << "] "
            << buffer.getElementType();
   return success();

@@ -72,6 +72,19 @@ def Tile_ElementwiseView : I32EnumAttr<"ElementwiseView", "elementwise view", [
   let genSpecializedAttr = 0;
 }
 
+// How the consumer warpgroups of a warp-specialized (wgmma) GEMM share the
+// work: cooperative (both on one [BM, BN] block, BM / 2 rows each; the
+// default) or pingpong (each on its own [BM, BN] block, the two taking the
+// program's tiles in turn, so one warpgroup's epilogue overlaps the other's
+// MMAs).
+def Tile_ConsumerSchedule : I32EnumAttr<"ConsumerSchedule", "consumer schedule", [
+    I32EnumAttrCase<"cooperative", 0>,
+    I32EnumAttrCase<"pingpong", 1>
+  ]> {
+  let cppNamespace = "::mlir::tcc::tile";
+  let genSpecializedAttr = 0;
+}
+
 // `[d0, d1, ...]` of positive sizes.
 def Tile_BlockShapeParameter : ArrayRefParameter<"int64_t", "block shape"> {
   let parser = [{ ::mlir::tcc::tile::parseBlockShape($_parser) }];
@@ -108,7 +121,12 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
       of [1, BN]: identity-indexed operands and results in 16-byte vectors,
       broadcast operands gathered at their offset of each flat index; what
       tcc-select-strategy picks for a broadcast over a last dim that is not
-      a multiple of the vector length).
+      a multiple of the vector length);
+    - `consumers`: for mma = wgmma_m64nNk16 with two consumer warpgroups
+      (num_warps = 12), `cooperative` (both on one block, the default) or
+      `pingpong` (each warpgroup its own block, tiles taken in turn: one
+      epilogue overlaps the other warpgroup's MMAs; the accumulator of a
+      whole block per warpgroup).
 
     The root op the config sits on: the op itself for elementwise,
     transpose and softmax; the reduction or matmul for row_reduction,
@@ -123,7 +141,8 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     OptionalParameter<"std::optional<unsigned>">:$num_stages,
     OptionalParameter<"std::optional<::mlir::tcc::tile::MmaKind>">:$mma,
     OptionalParameter<"std::optional<::mlir::tcc::tile::RowWalk>">:$walk,
-    OptionalParameter<"std::optional<::mlir::tcc::tile::ElementwiseView>">:$view
+    OptionalParameter<"std::optional<::mlir::tcc::tile::ElementwiseView>">:$view,
+    OptionalParameter<"std::optional<::mlir::tcc::tile::ConsumerSchedule>">:$consumers
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

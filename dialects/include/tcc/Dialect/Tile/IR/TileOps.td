@@ -544,30 +544,39 @@ def Tile_WarpGroupWaitOp : Tile_Op<"warpgroup_wait", [
   let assemblyFormat = "$src attr-dict `:` type($result)";
 }
 
-def Tile_TmaStoreOp : Tile_Op<"tma_store", [MemoryEffects<[MemWrite]>]> {
+def Tile_TmaStoreOp : Tile_Op<"tma_store", [MemoryEffects<[MemWrite]>,
+                                              AttrSizedOperandSegments]> {
   let summary = "store a register tile through shared memory with TMA";
   let description = [{
     ```mlir
     tile.tma_store %res, %mapC[%m0, %n0], %bufC
         : tensor<128x256xf16, #mma>, !llvm.ptr,
           !tile.shared_buffer<1x4x128x64xf16, #sw128>
+    tile.tma_store %res, %mapC[%m0, %n0], %bufC[%group]
+        : tensor<128x128xf16, #mma>, !llvm.ptr,
+          !tile.shared_buffer<2x2x128x64xf16, #sw128>
     ```
-    In rounds of as many 64-column chunks as the staging buffer holds
-    ([chunks, rows, 64] in the 128-byte swizzle), the tile's threads (those
-    of its layout's warps) write their elements of the round's columns,
-    fence them for the async proxy and synchronize on a named barrier;
-    thread 0 then issues one `cp.async.bulk.tensor` store per chunk at the
-    coordinates (outermost first; the map's box is [rows, 64]) and commits
-    them as a bulk group. Before each round's writes, thread 0 waits until
-    the previous group has read the buffer. Elements outside
-    the tensor are not written. `tile.tma_store_wait` waits for the stores
-    to complete.
+    In rounds of as many 64-column chunks as a staging slot holds
+    ([chunks, rows, 64] in the 128-byte swizzle; slot `slot`, 0 when the
+    buffer has one), the tile's threads (those of its layout's warps) write
+    their elements of the round's columns, fence them for the async proxy
+    and synchronize on a named barrier; the tile's first thread then issues
+    one `cp.async.bulk.tensor` store per chunk at the coordinates (outermost
+    first; the map's box is [rows, 64]) and commits them as a bulk group.
+    Before each round's writes, that thread waits until the previous group
+    has read the slot. Elements outside the tensor are not written. When
+    the kernel runs several tiles of this layout side by side (ping-pong
+    consumer warpgroups, `tcc.consumer_groups` on the kernel), group g's
+    threads are warps [g W, (g + 1) W) of the W the layout has, meet on
+    named barrier 1 + g and stage in their own slot.
+    `tile.tma_store_wait` waits for the stores to complete.
   }];
   let arguments = (ins Tile_Tensor:$src, LLVM_AnyPointer:$map,
-                       Variadic<Index>:$coords, Tile_SharedBuffer:$buffer);
+                       Variadic<Index>:$coords, Tile_SharedBuffer:$buffer,
+                       Optional<Index>:$slot);
   let assemblyFormat = [{
-    $src `,` $map `[` $coords `]` `,` $buffer attr-dict `:` type($src) `,`
-    qualified(type($map)) `,` qualified(type($buffer))
+    $src `,` $map `[` $coords `]` `,` $buffer (`[` $slot^ `]`)? attr-dict `:`
+    type($src) `,` qualified(type($map)) `,` qualified(type($buffer))
   }];
   let hasVerifier = 1;
 }
@@ -576,8 +585,9 @@ def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait for this thread's TMA stores to complete";
   let description = [{
-    `tile.tma_store_wait`: `cp.async.bulk.wait_group 0` in the thread that
-    issues `tile.tma_store`s (thread 0); a kernel ends with it.
+    `tile.tma_store_wait`: `cp.async.bulk.wait_group 0` in the threads that
+    issue `tile.tma_store`s (the first thread of each warpgroup: a thread
+    with no bulk group waits for nothing); a kernel ends with it.
   }];
   let assemblyFormat = "attr-dict";
 }
