@@ -193,13 +193,14 @@ struct TmaLoadLowering : public TilePattern<tile::TmaLoadOp> {
 };
 
 /// The first thread of each group of `threads` (the one that issues a
-/// tile's TMA stores: thread 0 of a tile's warps).
+/// tile's TMA stores: thread 0 of a tile's warps); thread 0 of the kernel
+/// for `threads` = 0.
 Value isLeader(OpBuilder &b, Location loc, int64_t threads) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b, loc, tid, cst(b, loc, threads)),
-      cst(b, loc, 0));
+  if (threads)
+    tid = arith::RemUIOp::create(b, loc, tid, cst(b, loc, threads));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                               cst(b, loc, 0));
 }
 
 struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
@@ -219,14 +220,23 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
     // The tile's threads meet on named barrier 1 + their group (other
     // warps, a TMA producer or the other ping-pong consumer, never reach
     // it); group g is warps [g W, (g + 1) W) of the layout's W.
+    // Without consumer groups the tile's threads are the kernel's first
+    // ones: barrier 1 and thread 0 as constants, the PTX of the
+    // cooperative kernels unchanged.
     int64_t tileThreads = layout.getNumWarps() * info.warpSize;
     Value threads = i32(tileThreads);
-    Value group = arith::DivUIOp::create(
-        rewriter, loc, gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x),
-        cst(rewriter, loc, tileThreads));
-    Value barrierId = arith::AddIOp::create(
-        rewriter, loc, i32(1),
-        arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(), group));
+    Value barrierId = i32(1);
+    if (info.tileWarps) {
+      Value group = arith::DivUIOp::create(
+          rewriter, loc,
+          gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x),
+          cst(rewriter, loc, tileThreads));
+      barrierId = arith::AddIOp::create(
+          rewriter, loc, barrierId,
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     group));
+    }
+    int64_t leaders = info.tileWarps ? tileThreads : 0;
     auto sync = [&] {
       NVVM::BarrierOp::create(rewriter, loc, Type(), barrierId, threads,
                               NVVM::BarrierReductionAttr(), Value());
@@ -247,7 +257,7 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
     for (int64_t round = 0; round < rounds; ++round) {
       // The previous group must have read the buffer.
       auto drain = scf::IfOp::create(rewriter, loc,
-                                     isLeader(rewriter, loc, tileThreads),
+                                     isLeader(rewriter, loc, leaders),
                                      /*withElse=*/false);
       {
         OpBuilder::InsertionGuard guard(rewriter);
@@ -283,7 +293,7 @@ struct TmaStoreLowering : public TilePattern<tile::TmaStoreOp> {
           NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
       sync();
       auto issue = scf::IfOp::create(rewriter, loc,
-                                     isLeader(rewriter, loc, tileThreads),
+                                     isLeader(rewriter, loc, leaders),
                                      /*withElse=*/false);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&issue.getThenRegion().front());
@@ -317,11 +327,12 @@ struct TmaStoreWaitLowering : public TilePattern<tile::TmaStoreWaitOp> {
   matchAndRewrite(tile::TmaStoreWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    // Each warpgroup's first thread (a tile's first thread is one of
-    // them; the others have no bulk group to wait for).
-    auto wait = scf::IfOp::create(rewriter, loc,
-                                  isLeader(rewriter, loc, 4 * info.warpSize),
-                                  /*withElse=*/false);
+    // The threads that issued stores: thread 0, or with consumer groups
+    // the first thread of each group.
+    auto wait = scf::IfOp::create(
+        rewriter, loc,
+        isLeader(rewriter, loc, info.tileWarps * info.warpSize),
+        /*withElse=*/false);
     rewriter.setInsertionPointToStart(&wait.getThenRegion().front());
     NVVM::CpAsyncBulkWaitGroupOp::create(
         rewriter, loc, rewriter.getI32IntegerAttr(0), UnitAttr());

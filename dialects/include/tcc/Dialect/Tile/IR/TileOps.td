@@ -586,8 +586,8 @@ def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait", [
   let summary = "wait for this thread's TMA stores to complete";
   let description = [{
     `tile.tma_store_wait`: `cp.async.bulk.wait_group 0` in the threads that
-    issue `tile.tma_store`s (the first thread of each warpgroup: a thread
-    with no bulk group waits for nothing); a kernel ends with it.
+    issue `tile.tma_store`s (thread 0, or the first thread of each consumer
+    group); a kernel ends with it.
   }];
   let assemblyFormat = "attr-dict";
 }
