@@ -292,13 +292,13 @@ class HopperState:
     def _complete(self, bar: int, arrivals: int, tx: int) -> None:
         state = self._barriers.get(bar)
         if state is None:
-            self.errors.append(f"mbarrier at {bar:#x} used before mbarrier.init")
+            self.fail(f"mbarrier at {bar:#x} used before mbarrier.init")
             return
         state.pending -= arrivals
         state.tx += tx
         if state.pending < 0:
-            self.errors.append(f"mbarrier at {bar:#x}: more arrivals than its count "
-                               f"{state.count} in phase {state.phase}")
+            self.fail(f"mbarrier at {bar:#x}: more arrivals than its count "
+                      f"{state.count} in phase {state.phase}")
         if state.pending <= 0 and state.tx == 0:
             state.phase += 1
             state.pending = state.count
@@ -321,18 +321,15 @@ class HopperState:
                 return
             state = self._barriers.get(bar)
             if state is None:
-                self.errors.append(f"mbarrier at {bar:#x} waited on before mbarrier.init")
+                self.fail(f"mbarrier at {bar:#x} waited on before mbarrier.init")
                 return
             # The phase of parity p has completed once the current one's is not p.
             if not self._lock.wait_for(lambda: state.phase % 2 != parity % 2 or self.errors,
                                        WAIT_S):
-                self.errors.append(
+                self.fail(
                     f"mbarrier at shared offset {self._offset(bar)}: the phase of parity "
                     f"{parity} never completed ({state.pending} arrivals and {state.tx} "
                     "transaction bytes pending)")
-                self._lock.notify_all()
-                for group in [*self._named.values(), *(g.barrier for g in self._groups.values())]:
-                    group.abort()
 
     # -- named barriers ------------------------------------------------------
     def bar_sync(self, ident: int, count: int) -> None:
@@ -343,8 +340,8 @@ class HopperState:
             if barrier is None:
                 barrier = self._named[ident] = threading.Barrier(count)
             elif barrier.parties != count:
-                self.errors.append(f"named barrier {ident} used with {count} threads and "
-                                   f"{barrier.parties}")
+                self.fail(f"named barrier {ident} used with {count} threads and "
+                          f"{barrier.parties}")
                 return
         try:
             barrier.wait(WAIT_S)

@@ -828,7 +828,7 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
         art = prog.kernels[step.kernel]
         _run_kernel(gpu_ir[art.kernel_name], art.launch, warp_size,
                     [storage[a] for a in step.args],
-                    art.args if art.call_conv == "sized" else ())
+                    art.args if art.call_conv == "sized" else (), art.tensor_maps)
     results = []
     for r in prog.results:
         results.append(storage[r].copy() if prog.values[r].kind != "output" else storage[r])
@@ -841,17 +841,21 @@ def _run_single(kernel: Any, warp_size: int, inputs: Sequence[np.ndarray]) -> li
         raise TypeError(f"{kernel.name} takes {len(specs)} arguments with its outputs")
     it = iter(_aligned_copy(np.ascontiguousarray(a)) for a in inputs)
     args = [next(it) if s.role == "input" else _poisoned(tuple(s.shape), s.dtype) for s in specs]
-    sized = getattr(getattr(kernel, "artifact", None), "call_conv", "") == "sized"
-    _run_kernel(kernel.ir["gpu"], kernel.launch, warp_size, args, specs if sized else ())
+    art = getattr(kernel, "artifact", None)
+    sized = getattr(art, "call_conv", "") == "sized"
+    _run_kernel(kernel.ir["gpu"], kernel.launch, warp_size, args, specs if sized else (),
+                getattr(art, "tensor_maps", ()))
     return [a for a, s in zip(args, specs, strict=True) if s.role != "input"]
 
 
 def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray],
-                specs: Sequence[Any] = ()) -> None:
+                specs: Sequence[Any] = (), tensor_maps: Sequence[Any] = ()) -> None:
     """One kernel launch on the CPU: ``args`` (numpy, aligned, C-contiguous)
     in the kernel's argument order, written in place. ``specs`` (the
     artifact's ArgSpecs): an argument of symbolic shape is passed as the
-    gpu.func takes it, a pointer (a flat view) then its dynamic sizes."""
+    gpu.func takes it, a pointer (a flat view) then its dynamic sizes.
+    ``tensor_maps`` (the artifact's TensorMapSpecs): the TMA maps the kernel
+    takes after its arguments, over those arrays."""
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
@@ -875,7 +879,10 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
     names = {**dict(launch.constants), **symbols}
     grid = tuple(eval_grid_expr(g, [tuple(a.shape) for a in args], names) for g in launch.grid)
     threads = launch.block[0]
-    maps = _tensor_maps(gpu_ir, args) if hopper else []
+    if hopper and "tcc.tensor_maps" in gpu_ir and not tensor_maps:
+        raise ValueError("an sm_90 kernel with TMA tensor maps runs with its artifact's "
+                         "tensor_maps")
+    maps = [TensorMap(args[m.operand], tuple(m.box), m.swizzle) for m in tensor_maps]
     params.extend(range(len(maps)))  # a map parameter: its index in `maps`
     text, name = host_module(gpu_ir, warp_size, grid)
     with ir.Context(), ir.Location.unknown():
@@ -928,20 +935,6 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
     finally:
         for barrier in at:
             libc.pthread_barrier_destroy(barrier)
-
-
-def _tensor_maps(gpu_ir: str, args: list[np.ndarray]) -> list[TensorMap]:
-    """The kernel's TMA tensor maps (its ``tcc.tensor_maps``: operand, box,
-    swizzle) over the launch's arrays, in parameter order."""
-    found = re.search(r"tcc\.tensor_maps = \[(.*?)\]\s*[,}]", gpu_ir)
-    maps = []
-    for entry in re.findall(r"\{([^}]*)\}", found.group(1) if found else ""):
-        box = tuple(int(v) for v in re.search(r"box = array<i64: ([\d, ]+)>", entry)
-                    .group(1).split(","))
-        operand = int(re.search(r"operand = (\d+)", entry).group(1))
-        swizzle = int(re.search(r"swizzle = (\d+)", entry).group(1))
-        maps.append(TensorMap(args[operand], box, swizzle))
-    return maps
 
 
 def _run_program(entry: Any, descriptors: list[Any], bid: int, threads: int, warp_size: int,

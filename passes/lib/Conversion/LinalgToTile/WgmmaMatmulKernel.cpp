@@ -113,12 +113,9 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   bool pingpong = config.getConsumers() == tile::ConsumerSchedule::pingpong;
   // Warps on one block (the accumulator's layout), and the warps that free
   // a slot (those that read it).
+  // (#tile.lowering_config's verifier holds pingpong to two consumer
+  // warpgroups.)
   int64_t tileWarps = pingpong ? 4 : consumerWarps;
-  if (pingpong && groups != 2)
-    return op.emitOpError()
-           << "lowering_config consumers = pingpong needs two consumer "
-              "warpgroups (num_warps = 12), got num_warps = "
-           << warps;
   if (warps % 4 || groups < 1 || groups > 2 ||
       blockM % (64 * (pingpong ? 1 : groups)) ||
       blockN % kSpan || blockN > 256 || blockK % kSpan || blockM > 256 ||
