@@ -90,3 +90,41 @@ tile.func @wgmma(%x: memref<64x128xf32>) attributes {grid_rank = 1 : i32} {
   tile.memref_store %x[%c0, %c0], %w : memref<64x128xf32>, tensor<64x128xf32, #mma>
   tile.return
 }
+
+// -----
+
+// A TMA store of one ping-pong consumer group (tcc.consumer_groups = 2, a
+// [4, 1]-warp accumulator): 2 x 4 consumer warps + 4 producer warps; group
+// g = tid / 128 meets on named barrier 1 + g (128 threads), warp ids are
+// taken within the group (mod 4), the group's first thread issues the
+// stores from its slot (slot 1: 1 x 2 chunks x 128 rows x 128 bytes = 32768
+// bytes in) and waits for them at the end.
+// CHECK-LABEL: gpu.func @pingpong_store
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[G:.*]] = arith.divui %[[TID]], %c128 : index
+// CHECK: %[[G32:.*]] = arith.index_cast %[[G]] : index to i32
+// CHECK: %[[BAR:.*]] = arith.addi %[[G32]], %c1_i32 : i32
+// CHECK: %[[W:.*]] = arith.divui %[[TID]], %c32 : index
+// CHECK: arith.remui %[[W]], %c4 : index
+// CHECK: %[[IN:.*]] = arith.remui %[[TID]], %c128 : index
+// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[IN]], %c0 : index
+// CHECK: nvvm.barrier id = %[[BAR]] number_of_threads = %c128_i32
+// CHECK: nvvm.barrier id = %[[BAR]] number_of_threads = %c128_i32
+// CHECK: scf.if %[[LEAD]] {
+// CHECK: arith.addi %{{.*}}, %c32768_i32 : i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK: scf.if %[[LEAD]] {
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+tile.func @pingpong_store(%c: memref<256x128xf16>, %map: !llvm.ptr) attributes {grid_rank = 1 : i32, tcc.consumer_groups = 2 : i32, tcc.producer_warps = 4 : i32, tcc.tensor_maps = [{box = array<i64: 128, 64>, operand = 0 : i64, swizzle = 128 : i64}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f16
+  %t = tile.splat %zero : f16 -> tensor<128x128xf16, #mma>
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x2x128x64xf16, #sw>
+  tile.tma_store %t, %map[%c0, %c0], %buf[%c1] : tensor<128x128xf16, #mma>, !llvm.ptr, !tile.shared_buffer<2x2x128x64xf16, #sw>
+  tile.tma_store_wait
+  tile.return
+}
