@@ -90,9 +90,11 @@ def build(directory: Path, quick: bool, only: list[str] | None = None,
                                           layout=layout), "sm_90", cache=False,
                               plans={"gemm": plan} if plan else None)
         # Operand rows whose byte stride is no multiple of 16 cannot be TMA
-        # boxes: those GEMMs take the mma.sync path (recorded as such).
+        # boxes: the producer copies those through registers (recorded).
         asm = "\n".join(kk.asm for kk in kernel.kernels)
         path = "wgmma" if "wgmma.mma_async" in asm else "mma.sync"
+        if "tile.box_copy" in kernel.ir.get("tile", ""):
+            path += "+copies"
         kernel.artifact.save(directory / f"{_name(case)}.tcck")
         manifest.append({"name": _name(case), "case": list(case), "path": path,
                          "kernels": len(kernel.kernels),

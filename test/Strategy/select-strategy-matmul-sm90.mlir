@@ -36,8 +36,8 @@ func.func @gemm(%arg0: tensor<4096x4096xf16>, %arg1: tensor<4096x4096xf16>) -> t
 
 // -----
 
-// B [512, 777] bf16: rows of 1554 bytes are no TMA box (strides must be
-// multiples of 16 bytes): the mma.sync plan.
+// B [512, 777] bf16: rows of 1554 bytes are no TMA box nor whole 4-byte
+// cp.async runs: the mma.sync plan.
 // CHECK-LABEL: func.func @gemm_bias_gelu(
 // CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -81,6 +81,56 @@ func.func @gemm_bias_gelu(%arg0: tensor<1000x512xbf16>, %arg1: tensor<512x777xbf
     linalg.yield %15 : bf16
   } -> tensor<1000x777xbf16>
   return %4 : tensor<1000x777xbf16>
+}
+
+// -----
+
+// B [512, 778] bf16: rows of 1556 bytes are no TMA box, but whole 4-byte
+// cp.async runs: the wgmma plan (the producer copies B's boxes), 128 x 128
+// for 8 x 7 blocks.
+// CHECK-LABEL: func.func @gemm_bias_gelu_copied(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map4 = affine_map<(d0, d1) -> (d1)>
+func.func @gemm_bias_gelu_copied(%arg0: tensor<1000x512xbf16>, %arg1: tensor<512x778xbf16>, %arg2: tensor<778xf32>) -> tensor<1000x778xbf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0.797884583 : f32
+  %cst_1 = arith.constant 4.471500e-02 : f32
+  %cst_2 = arith.constant 1.000000e+00 : f32
+  %cst_3 = arith.constant 5.000000e-01 : f32
+  %0 = tensor.empty() : tensor<1000x778xf32>
+  %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel"]} outs(%0 : tensor<1000x778xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<1000x778xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<1000x512xbf16>, tensor<512x778xbf16>) outs(%1 : tensor<1000x778xf32>) {
+  ^bb0(%in: bf16, %in_4: bf16, %out: f32):
+    %5 = arith.extf %in : bf16 to f32
+    %6 = arith.extf %in_4 : bf16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1000x778xf32>
+  %3 = tensor.empty() : tensor<1000x778xbf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map4, #map], iterator_types = ["parallel", "parallel"]} ins(%2, %arg2 : tensor<1000x778xf32>, tensor<778xf32>) outs(%3 : tensor<1000x778xbf16>) {
+  ^bb0(%in: f32, %in_4: f32, %out: bf16):
+    %5 = arith.addf %in, %in_4 : f32
+    %6 = arith.mulf %5, %5 : f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.mulf %7, %cst_1 : f32
+    %9 = arith.addf %5, %8 : f32
+    %10 = arith.mulf %9, %cst_0 : f32
+    %11 = math.tanh %10 : f32
+    %12 = arith.mulf %5, %cst_3 : f32
+    %13 = arith.addf %11, %cst_2 : f32
+    %14 = arith.mulf %12, %13 : f32
+    %15 = arith.truncf %14 : f32 to bf16
+    linalg.yield %15 : bf16
+  } -> tensor<1000x778xbf16>
+  return %4 : tensor<1000x778xbf16>
 }
 
 // -----

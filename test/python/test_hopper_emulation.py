@@ -70,6 +70,38 @@ def test_ragged_gemm_matches_float64(layout, dtype):
     _check(out, lhs @ rhs, dtype)
 
 
+@pytest.mark.parametrize(("layout", "m", "n", "k", "dtype", "batch", "copies"), [
+    # B [80, 134]: rows of 268 bytes, no TMA box: 4-byte cp.async runs.
+    ("nn", 192, 134, 80, "f16", None, 4),
+    ("nn", 192, 134, 80, "bf16", None, 4),
+    # A [84, 132] (264 bytes, 8-byte runs) copied M-major, B by TMA.
+    ("tn", 132, 136, 84, "f16", None, 4),
+    # A [130, 84] and B [136, 84]: both copied along K, no TMA load at all.
+    ("nt", 130, 136, 84, "bf16", None, 8),
+    # One of a batch (rank-3 boxes go through registers).
+    ("nn", 128, 100, 72, "f16", 2, 4),
+])
+def test_operands_tma_cannot_read_are_copied(layout, m, n, k, dtype, batch, copies):
+    # The producer warpgroup copies those boxes into the swizzled slots
+    # (tile.box_copy), each thread's part an arrival on the slot's barrier;
+    # wrong rows, swizzle or arrival counts give wrong numbers or a failed
+    # wait.
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, layout=layout, batch=batch), "sm_90",
+                         cache=False)
+    assert "wgmma.mma_async" in kernel.asm
+    assert kernel.ir["tile"].count("tile.box_copy") == copies
+    if batch is None:
+        assert "cp.async.mbarrier.arrive.noinc.shared.b64" in kernel.asm
+    lead = (batch,) if batch else ()
+    shapes = [lead + ((k, m) if layout == "tn" else (m, k)),
+              lead + ((n, k) if layout == "nt" else (k, n))]
+    store, (a, b) = _inputs(shapes, dtype, seed=11)
+    out = run_gpu_stage(kernel, *store)[0]
+    lhs = np.swapaxes(a, -1, -2) if layout == "tn" else a
+    rhs = np.swapaxes(b, -1, -2) if layout == "nt" else b
+    _check(out, lhs @ rhs, dtype)
+
+
 def test_one_consumer_warpgroup():
     # 64 rows: a [64, 128] block on one consumer warpgroup (8 warps).
     kernel = _gemm(64, 256, 128, "bf16", "nt")

@@ -70,6 +70,37 @@ def test_sass_has_hgmma_and_no_spills():
     assert "C7508" not in report  # setmaxnreg honoured (no "ignored" warning)
 
 
+@pytest.mark.parametrize("layout", ["nn", "tn"])
+def test_rows_tma_cannot_box_are_copied_with_cp_async(layout):
+    # 3000 x 1500 x 776: B [776, 1500] (3000-byte rows) has no tensor map;
+    # the producer warpgroup copies its boxes with 8-byte cp.async runs and
+    # cp.async.mbarrier.arrive.noinc, keeping 104 registers (the consumers
+    # 200); A still comes by TMA (in TN too: [776, 3000], 6000-byte rows).
+    k = compile_gemm(3000, 1500, 776, "f16", layout=layout)
+    assert len(k.kernels) == 1
+    ptx = k.asm
+    assert "wgmma.mma_async" in ptx and "mma.sync" not in ptx
+    assert re.search(r"cp\.async\.ca\.shared\.global \[%rd\d+(\+\d+)?\], "
+                     r"\[%rd\d+(\+\d+)?\], 8;", ptx)
+    assert "cp.async.mbarrier.arrive.noinc.shared.b64" in ptx
+    assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+104;", ptx)
+    assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+200;", ptx)
+    assert "fence.proxy.async.shared::cta;" in ptx
+    # One tensor map (A's); the 3000-byte rows of C leave by per-thread stores.
+    assert [m.operand for m in k.artifact.kernels[0].tensor_maps] == [0]
+    report, sass = assemble(ptx, "sm_90a")
+    assert "0 bytes spill stores, 0 bytes spill loads" in report, report
+    assert re.search(r"HGMMA\.64x128x16\.F32", sass) and "LDGSTS" in sass
+
+
+def test_rows_of_an_odd_count_take_mma_sync():
+    # N = 4095 f16: 8190-byte rows are neither a TMA box nor whole 4-byte
+    # cp.async runs; the mma.sync plan reads them (measured faster than
+    # copying them through registers for wgmma, docs/hopper-gemm.md).
+    k = compile_gemm(4097, 4095, 4096, "f16", layout="nn")
+    assert "mma.sync" in k.asm and "wgmma" not in k.asm
+
+
 def test_swiglu_is_a_dual_gemm_in_registers():
     # silu(x @ w1.T) * (x @ w3.T): one kernel streams A once and both
     # weights (three tensor maps in, one out), two wgmma groups per k step

@@ -139,6 +139,14 @@ class HopperText:
             zero = self._i32_zero(pad, out)
             return [*out, f"{pad}func.call @__mbar_arrive({m[1]}, {zero}) : "
                           "(!llvm.ptr, i32) -> ()"]
+        # cp.async runs when issued here, so the arrival its completion
+        # triggers is an arrival now (noinc: it counts against the count).
+        m = re.match(rf"nvvm\.cp\.async\.mbarrier\.arrive {_V} {{noinc = true}} : "
+                     r"!llvm\.ptr<3>$", stripped)
+        if m:
+            zero = self._i32_zero(pad, out)
+            return [*out, f"{pad}func.call @__mbar_arrive({m[1]}, {zero}) : "
+                          "(!llvm.ptr, i32) -> ()"]
         m = re.match(rf"nvvm\.mbarrier\.try_wait\.parity {_V}, {_V}, {_V} : "
                      r"!llvm\.ptr<3>, i32, i32$", stripped)
         if m:

@@ -41,8 +41,8 @@
 // CHECK:       %[[SLOT:.*]] = arith.remui %[[STEP]], %c6 : index
 // CHECK:       %[[PREV:.*]] = arith.addi %[[PHASE]], %c1 : index
 // CHECK:       tile.mbarrier_wait %[[EMPTY]][%[[SLOT]]], %[[PREV]]
-// CHECK:       tile.mbarrier_arrive %[[FULL]][%[[SLOT]]] {expect_tx = 24576 : i64}
 // CHECK:       %[[K0:.*]] = arith.muli %[[KK]], %c64 : index
+// CHECK:       tile.mbarrier_arrive %[[FULL]][%[[SLOT]]] {expect_tx = 24576 : i64}
 // CHECK:       tile.tma_load %[[MAPA]][%{{.*}}, %[[K0]]], %[[BUFA]][%[[SLOT]], %c0], %[[FULL]][%[[SLOT]]]
 // CHECK:       tile.tma_load %[[MAPB]][%[[K0]], %[[N0:.*]]], %[[BUFB]][%[[SLOT]], %c0], %[[FULL]][%[[SLOT]]]
 // CHECK:       %[[N1:.*]] = arith.addi %[[N0]], %c64 : index

@@ -1080,3 +1080,42 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // expected-error@+1 {{#tile.lowering_config: consumers = pingpong needs two consumer warpgroups (num_warps = 12), got num_warps = 8}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 4, mma = wgmma_m64nNk16, consumers = pingpong>}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#copy = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.func @box_copy_past_chunk(%b: memref<776x1500xf16>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %bars = tile.mbarrier_alloc {arrivals = 128 : i64} : !tile.mbarriers<2>
+  // expected-error @below {{'tile.box_copy' op rows [48, 80) must be whole swizzle periods (multiples of 8) within the 64 rows of a chunk}}
+  tile.box_copy %b[%c0, %c0], %buf[%c0, %c0], %bars[%c0] layout #copy {row = 48 : i64, rows = 32 : i64} : memref<776x1500xf16> -> !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#copy = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.func @box_copy_batch_coordinates(%b: memref<2x776x1500xf16>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %bars = tile.mbarrier_alloc {arrivals = 128 : i64} : !tile.mbarriers<2>
+  // expected-error @below {{'tile.box_copy' op layout rank 2 must equal the 3 coordinates}}
+  tile.box_copy %b[%c0, %c0, %c0], %buf[%c0, %c0], %bars[%c0] layout #copy {row = 0 : i64, rows = 32 : i64} : memref<2x776x1500xf16> -> !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#copy = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.func @box_copy_element_type(%b: memref<776x1500xbf16>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %bars = tile.mbarrier_alloc {arrivals = 128 : i64} : !tile.mbarriers<2>
+  // expected-error @below {{'tile.box_copy' op 'box' element type 'f16' must match the memref element type 'bf16'}}
+  tile.box_copy %b[%c0, %c0], %buf[%c0, %c0], %bars[%c0] layout #copy {row = 0 : i64, rows = 32 : i64} : memref<776x1500xbf16> -> !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
+  tile.return
+}

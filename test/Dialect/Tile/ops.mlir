@@ -234,3 +234,18 @@ tile.func @gather(%b: memref<777xf32>, %d: memref<?xf16>) attributes {grid_rank 
   %h = tile.memref_gather %d[%i] : memref<?xf16>, tensor<1x512xi32, #g> -> tensor<1x512xf16, #g>
   tile.return
 }
+
+// The Hopper GEMM producer's copy of a box TMA cannot read (rows of 1500
+// f16: 3000 bytes), completing on an mbarrier.
+// CHECK-LABEL: tile.func @box_copy(
+// CHECK: tile.box_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}] layout #{{.*}} {row = 32 : i64, rows = 32 : i64} : memref<776x1500xf16> -> !tile.shared_buffer<4x4x64x64xf16, #{{.*}}>, !tile.mbarriers<4>
+#sw128 = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#copy = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+tile.func @box_copy(%b: memref<776x1500xf16>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<4x4x64x64xf16, #sw128>
+  %full = tile.mbarrier_alloc {arrivals = 128 : i64} : !tile.mbarriers<4>
+  tile.box_copy %b[%c0, %c0], %buf[%c1, %c0], %full[%c1] layout #copy {row = 32 : i64, rows = 32 : i64} : memref<776x1500xf16> -> !tile.shared_buffer<4x4x64x64xf16, #sw128>, !tile.mbarriers<4>
+  tile.return
+}

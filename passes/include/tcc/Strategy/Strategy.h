@@ -84,11 +84,20 @@ std::optional<std::pair<bool, bool>> matmulTransposes(linalg::GenericOp op);
 /// f16 or bf16 operands of one type: what the tensor-core kinds take.
 bool hasTensorCoreTypes(linalg::GenericOp op);
 /// Whether the Hopper GEMM (wgmma fed by TMA) takes contraction `op` on
-/// `target`: a target with wgmma, f16 / bf16 operands (TMA copies their
-/// buffers as they are; A and B may be transposed), static shapes and
-/// operand rows whose byte strides are multiples of 16 (a tensor map's
-/// rule).
+/// `target`: a target with wgmma, f16 / bf16 operands (read as they are in
+/// memory; A and B may be transposed), static shapes (M may be dynamic) and
+/// operand rows of a multiple of 4 bytes (TMA boxes, or cp.async copies
+/// where rows are no multiple of 16 bytes).
 bool fitsWgmma(linalg::GenericOp op, tile::TargetAttr target);
+/// Whether TMA can read Hopper GEMM operand `operand`: its rows (last dim)
+/// are a multiple of 16 bytes, a tensor map's stride rule. The producer
+/// copies other operands with cp.async (tile.box_copy).
+bool wgmmaReadsThroughTma(Value operand);
+/// The tensor maps a Hopper GEMM kernel takes (trailing parameters): one
+/// per operand TMA reads (A, B, a dual GEMM's second B), then its result's
+/// when it stores it with TMA.
+unsigned wgmmaTensorMapCount(linalg::GenericOp op, linalg::GenericOp second,
+                             func::FuncOp func);
 /// Whether contractions `first` and `second` can share one Hopper GEMM
 /// kernel (a dual GEMM, SwiGLU's x @ w1.T and x @ w3.T): both fitsWgmma,
 /// the same A value, the same indexing maps, operand and result types, each

@@ -720,14 +720,15 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
                 "one elementwise epilogue)";
   }
 
-  // A wgmma kernel's operands (and its result, when it stores it with TMA)
-  // arrive as TMA tensor maps too: trailing parameters that
+  // A wgmma kernel's operands TMA reads (and its result, when it stores it
+  // with TMA) arrive as TMA tensor maps too: trailing parameters that
   // WgmmaMatmulKernel.cpp describes in tcc.tensor_maps.
   unsigned numMemRefs = memrefTypes.size();
   if (form == tile::KernelForm::matmul &&
       config.getMma() == tile::MmaKind::wgmma_m64nNk16)
-    memrefTypes.append(2 + dual + wgmmaStoresThroughTma(func),
-                       LLVM::LLVMPointerType::get(func.getContext()));
+    if (auto contraction = dyn_cast<linalg::GenericOp>(*root))
+      memrefTypes.append(wgmmaTensorMapCount(contraction, second, func),
+                         LLVM::LLVMPointerType::get(func.getContext()));
   OpBuilder b(func);
   Location loc = func.getLoc();
   auto kernel = tile::FuncOp::create(

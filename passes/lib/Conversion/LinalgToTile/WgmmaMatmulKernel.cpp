@@ -39,6 +39,14 @@
 // wgmma), so no operand is transposed through a copy. Ragged edges are the
 // TMA unit's zero fill on loads and masked stores in the epilogue.
 //
+// An operand whose rows are not a multiple of 16 bytes has no tensor map
+// (N = 1500 f16 in [K, N]): the whole producer warpgroup walks the tiles
+// and copies its boxes into the same swizzled slots (tile.box_copy:
+// cp.async runs as wide as the rows' alignment allows, zero outside, each
+// thread's completion an arrival on full[s]); the consumers fence the
+// copies for the async proxy after their wait, and their wgmma are the
+// same.
+//
 // Slot s and phase parity come from one running k-step counter that the
 // producer and the consumers advance identically over the persistent loop:
 // step i uses slot i % S in phase i / S.
@@ -69,6 +77,13 @@ constexpr int64_t kSpan = 64;          // elements per slot row (128 bytes)
 constexpr int64_t kProducerWarps = 4;  // one warpgroup
 constexpr int64_t kProducerRegs = 40;  // setmaxnreg.dec
 constexpr int64_t kConsumerRegs = 232; // setmaxnreg.inc
+// With box copies the producer keeps more (ptxas spilled the copies'
+// addresses of a 4096 x 4094 x 4096 NN GEMM at 40, 64 and 88 registers,
+// none at 104): 200 x 256 + 104 x 128 registers still fit the SM's 64 K.
+constexpr int64_t kCopyProducerRegs = 104;
+constexpr int64_t kCopyConsumerRegs = 200;
+// Rows of one tile.box_copy: 16 elements per producer thread.
+constexpr int64_t kCopyRows = 32;
 
 /// One operand's TMA boxes and shared slot: `rows` x 64 boxes along the
 /// contiguous dim, `chunks` of them per k step.
@@ -77,7 +92,10 @@ struct OperandPlan {
   bool mnMajor;     // contiguous along M / N (else along K)
   int64_t rows;     // box rows
   int64_t chunks;   // boxes per k step
-  Value map;       // its tensor map parameter
+  Value map;       // its tensor map parameter (TMA reads it)
+  bool tma = true;  // else the producer copies it through registers
+  Value memref;     // the memref argument, as a value
+  int64_t rowElems = 0; // elements per memref row (the copies' vectors)
 
   int64_t bytes() const { return chunks * rows * kSpan * 2; }
 };
@@ -165,8 +183,21 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     if (failed(memref))
       return failure();
     plan->arg = cast<BlockArgument>(*memref).getArgNumber();
+    plan->memref = *memref;
+    plan->tma = wgmmaReadsThroughTma(operand);
+    plan->rowElems = cast<ShapedType>(operand.getType()).getShape().back();
   }
   int64_t stageBytes = a.bytes() + products * bp.bytes();
+  // The bytes TMA delivers per step, and whether the producer warpgroup
+  // also copies boxes through registers (operand rows TMA cannot read).
+  int64_t tmaBytes = 0, copiesPerStep = 0;
+  for (OperandPlan *plan : plans) {
+    if (plan->tma)
+      tmaBytes += plan->bytes();
+    else
+      copiesPerStep += plan->chunks * (plan->rows / kCopyRows);
+  }
+  bool copies = copiesPerStep > 0;
   // The result block leaves through shared memory with TMA stores (full
   // 128-byte lines, asynchronous) when the kernel's one result allows.
   auto func = op->getParentOfType<func::FuncOp>();
@@ -190,7 +221,6 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // by tcc.tensor_maps.
   Block *entry = &kernel.getBody().front();
   SmallVector<Attribute> mapDescs;
-  unsigned firstMap = kernel.getNumArguments() - plans.size() - tmaStore;
   auto i64 = IntegerType::get(ctx, 64);
   auto describe = [&](unsigned arg, int64_t rows, unsigned rank) {
     SmallVector<int64_t> box = {rows, kSpan};
@@ -202,13 +232,18 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     desc.set("swizzle", IntegerAttr::get(i64, 128));
     mapDescs.push_back(desc.getDictionary(ctx));
   };
-  for (auto [i, plan] : llvm::enumerate(plans)) {
-    plan->map = entry->getArgument(firstMap + i);
+  unsigned tmaOperands = llvm::count_if(
+      plans, [](const OperandPlan *plan) { return plan->tma; });
+  unsigned nextMap = kernel.getNumArguments() - tmaOperands - tmaStore;
+  for (OperandPlan *plan : plans) {
+    if (!plan->tma)
+      continue;
+    plan->map = entry->getArgument(nextMap++);
     describe(plan->arg, plan->rows, program->batched ? 3 : 2);
   }
   Value mapC;
   if (tmaStore) {
-    mapC = entry->getArgument(firstMap + plans.size());
+    mapC = entry->getArgument(nextMap);
     Value out = outputs.outputArgs.front();
     describe(cast<BlockArgument>(out).getArgNumber(), blockM,
              cast<MemRefType>(out.getType()).getRank());
@@ -238,7 +273,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   Value bufB2 =
       second ? tile::SharedAllocOp::create(b, loc, bufferOf(bp2)) : Value();
   auto barriers = tile::MBarriersType::get(ctx, stages);
-  Value full = tile::MBarrierAllocOp::create(b, loc, barriers, 1);
+  // A slot is full once its TMA bytes landed (one arrival, the expect-tx
+  // of the thread issuing them) and every producer thread's part of each
+  // box copy did (one arrival each).
+  Value full = tile::MBarrierAllocOp::create(
+      b, loc, barriers,
+      copiesPerStep * kProducerWarps * 32 + (tmaBytes ? 1 : 0));
   // A slot is free once every consumer warp's wgmma reading it retired
   // (lane 0 of each warp arrives after its warpgroup_wait).
   Value empty = tile::MBarrierAllocOp::create(b, loc, barriers, tileWarps);
@@ -313,15 +353,40 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                                            tid, consumerThreads);
   auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
 
-  // --- Producer warpgroup: one thread issues every TMA copy. ---
+  // --- Producer warpgroup: one thread issues every TMA copy; all of its
+  // threads copy the boxes TMA cannot read. ---
   {
     OpBuilder pb = OpBuilder::atBlockBegin(&roles.getThenRegion().front());
-    NVVM::SetMaxRegisterOp::create(pb, loc, kProducerRegs,
+    NVVM::SetMaxRegisterOp::create(pb, loc,
+                                   copies ? kCopyProducerRegs : kProducerRegs,
                                    NVVM::SetMaxRegisterAction::decrease);
     Value leader = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq,
                                          tid, consumerThreads);
-    auto one = scf::IfOp::create(pb, loc, leader, /*withElse=*/false);
-    OpBuilder ob = OpBuilder::atBlockBegin(&one.getThenRegion().front());
+    // The walk runs in the leader alone, or in every producer thread when
+    // some boxes are copied through registers (their layout spreads a
+    // box's kCopyRows x 64 elements over the warpgroup along its rows).
+    OpBuilder ob = pb;
+    if (!copies) {
+      auto one = scf::IfOp::create(pb, loc, leader, /*withElse=*/false);
+      ob = OpBuilder::atBlockBegin(&one.getThenRegion().front());
+    }
+    auto copyLayout = [&](const OperandPlan &plan) {
+      // Vectors of up to 8 elements (16 bytes) that rows keep aligned.
+      unsigned vec = 8;
+      while (plan.rowElems % vec)
+        vec /= 2;
+      unsigned lanesAlong = std::min<unsigned>(32, kSpan / vec);
+      SmallVector<unsigned> spt = {1, vec}, tpw = {32 / lanesAlong, lanesAlong},
+                            wpc = {unsigned(kProducerWarps), 1},
+                            order = {1, 0};
+      if (program->batched) {
+        spt.insert(spt.begin(), 1);
+        tpw.insert(tpw.begin(), 1);
+        wpc.insert(wpc.begin(), 1);
+        order = {2, 1, 0};
+      }
+      return tile::BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
+    };
     auto walk = scf::ForOp::create(
         ob, loc, pid, tilesValue, programs, ValueRange{c(0)},
         [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
@@ -334,29 +399,57 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                 // fresh barrier passes parity 1 at once).
                 Value prev = arith::AddIOp::create(kb, loc, phase, c(1));
                 tile::MBarrierWaitOp::create(kb, loc, empty, slot, prev);
-                tile::MBarrierArriveOp::create(
-                    kb, loc, full, slot,
-                    kb.getI64IntegerAttr(stageBytes));
                 Value k0 = arith::MulIOp::create(kb, loc, kk, c(blockK));
-                auto load = [&](const OperandPlan &plan, Value buffer,
-                                Value mn0) {
-                  for (int64_t ch = 0; ch < plan.chunks; ++ch) {
-                    // Rows along the non-contiguous dim, 64 columns of the
-                    // contiguous one.
-                    Value row = plan.mnMajor ? k0 : mn0;
-                    Value col = arith::AddIOp::create(
-                        kb, loc, plan.mnMajor ? mn0 : k0, c(ch * kSpan));
-                    SmallVector<Value> coords = {row, col};
-                    if (program->batched)
-                      coords.insert(coords.begin(), o.batch);
-                    tile::TmaLoadOp::create(kb, loc, plan.map, coords,
-                                            buffer, slot, c(ch), full, slot);
-                  }
+                // Box `ch` of an operand: rows along the non-contiguous
+                // dim, 64 columns of the contiguous one.
+                auto coordsOf = [&](OpBuilder &lb, const OperandPlan &plan,
+                                    Value mn0, int64_t ch, int64_t row) {
+                  Value r = plan.mnMajor ? k0 : mn0;
+                  if (row)
+                    r = arith::AddIOp::create(lb, loc, r, c(row));
+                  Value col = arith::AddIOp::create(
+                      lb, loc, plan.mnMajor ? mn0 : k0, c(ch * kSpan));
+                  SmallVector<Value> coords = {r, col};
+                  if (program->batched)
+                    coords.insert(coords.begin(), o.batch);
+                  return coords;
                 };
-                load(a, bufA, o.m0);
-                load(bp, bufB, o.n0);
+                SmallVector<std::tuple<OperandPlan *, Value, Value>> loads = {
+                    {&a, bufA, o.m0}, {&bp, bufB, o.n0}};
                 if (second)
-                  load(bp2, bufB2, o.n0);
+                  loads.push_back({&bp2, bufB2, o.n0});
+                if (tmaBytes) {
+                  OpBuilder tb2 = kb;
+                  if (copies) {
+                    auto issue =
+                        scf::IfOp::create(kb, loc, leader, /*withElse=*/false);
+                    tb2 = OpBuilder::atBlockBegin(
+                        &issue.getThenRegion().front());
+                  }
+                  tile::MBarrierArriveOp::create(
+                      tb2, loc, full, slot, tb2.getI64IntegerAttr(tmaBytes));
+                  for (auto [plan, buffer, mn0] : loads)
+                    if (plan->tma)
+                      for (int64_t ch = 0; ch < plan->chunks; ++ch)
+                        tile::TmaLoadOp::create(
+                            tb2, loc, plan->map,
+                            coordsOf(tb2, *plan, mn0, ch, 0), buffer, slot,
+                            c(ch), full, slot);
+                }
+                if (copies) {
+                  for (auto [plan, buffer, mn0] : loads) {
+                    if (plan->tma)
+                      continue;
+                    tile::BlockedEncodingAttr layout = copyLayout(*plan);
+                    for (int64_t ch = 0; ch < plan->chunks; ++ch)
+                      for (int64_t row = 0; row < plan->rows;
+                           row += kCopyRows)
+                        tile::BoxCopyOp::create(
+                            kb, loc, plan->memref,
+                            coordsOf(kb, *plan, mn0, ch, row), buffer, slot,
+                            c(ch), full, slot, layout, row, kCopyRows);
+                  }
+                }
                 scf::YieldOp::create(
                     kb, loc,
                     ValueRange{arith::AddIOp::create(kb, loc, it[0], c(1))});
@@ -368,7 +461,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
 
   // --- Consumer warpgroups: wgmma on the slots, then the epilogue. ---
   OpBuilder cb = OpBuilder::atBlockBegin(&roles.getElseRegion().front());
-  NVVM::SetMaxRegisterOp::create(cb, loc, kConsumerRegs,
+  NVVM::SetMaxRegisterOp::create(cb, loc,
+                                 copies ? kCopyConsumerRegs : kConsumerRegs,
                                  NVVM::SetMaxRegisterAction::increase);
   Value laneZero = arith::CmpIOp::create(
       cb, loc, arith::CmpIPredicate::eq,
@@ -418,6 +512,13 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
             [&](OpBuilder &kb, Location, Value kk, ValueRange it) {
               auto [slot, phase] = slotOf(kb, it[products]);
               tile::MBarrierWaitOp::create(kb, loc, full, slot, phase);
+              // Boxes the producer's threads copied (generic proxy), read
+              // next by wgmma (the async proxy).
+              if (copies)
+                NVVM::FenceProxyOp::create(
+                    kb, loc, NVVM::ProxyKind::async_shared,
+                    NVVM::SharedSpaceAttr::get(ctx,
+                                               NVVM::SharedSpace::shared_cta));
               SmallVector<Value> ds = {tile::WarpGroupDotOp::create(
                   kb, loc, accType, bufA, slot, bufB, slot, it[0], aT, !bT)};
               if (second)

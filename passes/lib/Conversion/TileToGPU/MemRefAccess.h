@@ -22,7 +22,8 @@ public:
   /// multiple of (KernelInfo::offsetDivisors).
   MemRefAccessPlan(OpBuilder &b, Location loc, const TileLayout &layout,
                    Value memref, ValueRange offsets, const KernelInfo &info,
-                   ArrayRef<int64_t> offsetDivisors)
+                   ArrayRef<int64_t> offsetDivisors,
+                   const ThreadIds *threadIds = nullptr)
       : b(b), loc(loc), layout(layout), memref(memref) {
     this->offsetDivisors = offsetDivisors;
     auto type = cast<MemRefType>(memref.getType());
@@ -41,7 +42,7 @@ public:
                        std::max<int64_t>(1, kMaxAccessBytes / bytes));
       alignmentBytes = width * bytes;
     }
-    ThreadIds ids = emitThreadIds(b, loc, info);
+    ThreadIds ids = threadIds ? *threadIds : emitThreadIds(b, loc, info);
     base = layout.emitThreadBase(b, loc, ids);
     for (unsigned d = 0; d < layout.getRank(); ++d) {
       base[d] = arith::AddIOp::create(b, loc, base[d], offsets[d]);
@@ -130,7 +131,7 @@ public:
   /// Whether the whole window [offsets, offsets + shape) lies in the memref
   /// and its runs are aligned: then every run is one plain vector access.
   Value windowFastPath(ArrayRef<int64_t> shape, ValueRange offsets) {
-    Value ok = aligned;
+    Value ok = aligned ? aligned : arith::ConstantIntOp::create(b, loc, 1, 1);
     for (unsigned d = 0; d < shape.size(); ++d) {
       Value end = arith::AddIOp::create(b, loc, offsets[d], cst(shape[d]));
       ok = arith::AndIOp::create(

@@ -57,10 +57,12 @@ Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
                                              Value memref, ValueRange offsets,
                                              ArrayRef<int64_t> offsetDivisors,
                                              Value mask, Value other,
-                                             const KernelInfo &info) {
+                                             const KernelInfo &info,
+                                             const ThreadIds *ids,
+                                             bool interiorFirst) {
   Type elem = vecType.getElementType();
   MemRefAccessPlan plan(b, loc, layout, memref, offsets, info,
-                        offsetDivisors);
+                        offsetDivisors, ids);
   int64_t width = plan.getWidth();
   VectorType runType = VectorType::get({width}, elem);
 
@@ -137,7 +139,9 @@ Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
   // for the whole window first: interior tiles (most of them) then issue
   // their vector loads back to back, with no per-run branches. (With one
   // or two runs the extra branch measured slower.)
-  if (width == 1 || mask || plan.getNumRuns() < 4) {
+  // (`interiorFirst`: scalar runs too, for a copy whose windows are
+  // nearly all interior.)
+  if (mask || plan.getNumRuns() < 4 || (width == 1 && !interiorFirst)) {
     return loadRunByRun();
   }
   Value windowOk =
@@ -148,9 +152,16 @@ Value mlir::tcc::tile_to_gpu::emitMemRefLoad(OpBuilder &b, Location loc,
         Value result = init;
         for (int64_t run = 0; run < plan.getNumRuns(); ++run) {
           int64_t first = run * width;
+          SmallVector<Value> indices = plan.indicesOf(first);
+          if (width == 1) {
+            result = vector::InsertOp::create(
+                b, loc, memref::LoadOp::create(b, loc, memref, indices),
+                result, first);
+            continue;
+          }
           auto load = vector::LoadOp::create(
               b, loc, runType, plan.accessMemRef(),
-              plan.accessIndices(plan.indicesOf(first)));
+              plan.accessIndices(indices));
           load.setAlignment(plan.getAlignment());
           result = vector::InsertStridedSliceOp::create(
               b, loc, load.getResult(), result, ArrayRef<int64_t>{first},

@@ -268,8 +268,9 @@ int64_t mlir::tcc::tile_to_gpu::sharedPiece(tile::SharedEncodingAttr shared,
 void mlir::tcc::tile_to_gpu::forEachSharedPiece(
     OpBuilder &b, Location loc, const TileLayout &layout,
     const SharedTileRef &ref, Type element, unsigned warpSize,
-    function_ref<void(int64_t, int64_t, ArrayRef<Value>, int64_t)> visit) {
-  ThreadIds ids = emitThreadIds(b, loc, warpSize);
+    function_ref<void(int64_t, int64_t, ArrayRef<Value>, int64_t)> visit,
+    const ThreadIds *threadIds) {
+  ThreadIds ids = threadIds ? *threadIds : emitThreadIds(b, loc, warpSize);
   SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
   int64_t run = layout.getSizePerThread(1);
   int64_t piece = sharedPiece(ref.layout, run);
@@ -302,6 +303,8 @@ void mlir::tcc::tile_to_gpu::forEachSharedPiece(
 SmallVector<Value> SharedTileRef::indices(OpBuilder &b, Location loc,
                                           Value row, Value col) const {
   SmallVector<Value> result(leading);
+  if (rowOffset)
+    row = arith::AddIOp::create(b, loc, row, rowOffset);
   result.push_back(row);
   result.push_back(emitSwizzledColumn(b, loc, layout, row, col));
   return result;
@@ -313,7 +316,8 @@ void mlir::tcc::tile_to_gpu::emitSharedTileStore(OpBuilder &b, Location loc,
                                                  const TileLayout &src,
                                                  Value values,
                                                  const SharedTileRef &dst,
-                                                 unsigned warpSize) {
+                                                 unsigned warpSize,
+                                                 const ThreadIds *ids) {
   forEachSharedPiece(
       b, loc, src, dst, cast<VectorType>(values.getType()).getElementType(),
       warpSize,
@@ -326,7 +330,8 @@ void mlir::tcc::tile_to_gpu::emitSharedTileStore(OpBuilder &b, Location loc,
             vector::StoreOp::create(b, loc, part, dst.buffer, indices);
         if (alignment)
           store.setAlignment(alignment);
-      });
+      },
+      ids);
 }
 
 /// shared -> mma operand: ldmatrix fragments at swizzled row addresses.

@@ -19,7 +19,13 @@
 //   tile.shared_load      -> ldmatrix / LDS fragment reads of the slot (FMA
 //                            operands: FmaDotToGPU.cpp); into a
 //                            #tile.blocked tile: each thread's runs as
-//                            vector loads (a walk over a staged row).
+//                            vector loads (a walk over a staged row);
+//   tile.box_copy         -> (Hopper GEMM operands TMA cannot read; warp ids
+//                            modulo the layout's warps) cp.async runs into
+//                            the chunk's swizzled rows and
+//                            cp.async.mbarrier.arrive.noinc where the rows
+//                            are aligned, else memref loads into registers,
+//                            swizzled stores and mbarrier.arrive.
 //
 //===----------------------------------------------------------------------===//
 #include "MemRefAccess.h"
@@ -57,6 +63,67 @@ Operation *closingCommit(Operation *copy) {
     if (isa<tile::AsyncCommitGroupOp>(next))
       return next;
   return nullptr;
+}
+
+/// One cp.async per piece of each run. With `clamp`, the source size
+/// counts the elements inside the memref (cp.async zero-fills the rest)
+/// and a run that starts outside reads nothing, from the memref's first
+/// element, so no address leaves the memref.
+void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
+                   MemRefAccessPlan &plan, const SharedTileRef &dst,
+                   ValueRange offsets, Value memref, int64_t piece,
+                   bool bypassL1, bool clamp, ThreadIds ids) {
+  SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
+  unsigned fast = plan.getFastDim();
+  int64_t width = plan.getWidth();
+  Value zero = cst(b, loc, 0);
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  for (int64_t first = 0; first < layout.getNumElems(); first += width) {
+    SmallVector<int64_t> idx = layout.delinearize(first);
+    SmallVector<Value> local, global;
+    for (unsigned d = 0; d < layout.getRank(); ++d) {
+      local.push_back(arith::AddIOp::create(
+          b, loc, base[d], cst(b, loc, layout.getElemOffset(d, idx[d]))));
+      global.push_back(arith::AddIOp::create(b, loc, local[d], offsets[d]));
+    }
+    // With `clamp`: the elements of this run inside the memref, and a
+    // source address that stays inside it.
+    Value left;
+    SmallVector<Value> src = global;
+    if (clamp) {
+      Value inside = plan.inBounds(global, 1);
+      left = arith::MinUIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc,
+              arith::SelectOp::create(b, loc, inside, plan.getDim(fast),
+                                      global[fast]),
+              global[fast]),
+          cst(b, loc, width));
+      for (Value &v : src)
+        v = arith::SelectOp::create(b, loc, inside, v, zero);
+    }
+    for (int64_t p = 0; p < width; p += piece) {
+      // Source elements of this piece: clamp(left - p, 0, piece).
+      Value pieceLeft =
+          clamp ? arith::MinUIOp::create(
+                      b, loc,
+                      arith::SubIOp::create(
+                          b, loc,
+                          arith::MaxUIOp::create(b, loc, left, cst(b, loc, p)),
+                          cst(b, loc, p)),
+                      cst(b, loc, piece))
+                      .getResult()
+                : Value();
+      Value col = p ? arith::AddIOp::create(b, loc, local[1], cst(b, loc, p))
+                          .getResult()
+                    : local[1];
+      nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, tokenType, dst.buffer, dst.indices(b, loc, local[0], col),
+          memref, plan.shifted(src, p), b.getIndexAttr(piece), pieceLeft,
+          bypassL1 ? b.getUnitAttr() : UnitAttr());
+    }
+  }
 }
 
 struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
@@ -111,12 +178,14 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
           b, l, inside,
           [&](OpBuilder &tb, Location tl) {
             emitAsyncRuns(tb, tl, layout, plan, dst, offsets, memref, piece,
-                          pieceBytes == 16, /*clamp=*/false);
+                          pieceBytes == 16, /*clamp=*/false,
+                          emitThreadIds(tb, tl, info.warpSize));
             scf::YieldOp::create(tb, tl);
           },
           [&](OpBuilder &eb, Location el) {
             emitAsyncRuns(eb, el, layout, plan, dst, offsets, memref, piece,
-                          pieceBytes == 16, /*clamp=*/true);
+                          pieceBytes == 16, /*clamp=*/true,
+                          emitThreadIds(eb, el, info.warpSize));
             scf::YieldOp::create(eb, el);
           });
     };
@@ -134,66 +203,106 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
     return success();
   }
 
-  /// One cp.async per piece of each run. With `clamp`, the source size
-  /// counts the elements inside the memref (cp.async zero-fills the rest)
-  /// and a run that starts outside reads nothing, from the memref's first
-  /// element, so no address leaves the memref.
-  void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
-                     MemRefAccessPlan &plan, const SharedTileRef &dst,
-                     ValueRange offsets, Value memref, int64_t piece,
-                     bool bypassL1, bool clamp) const {
-    ThreadIds ids = emitThreadIds(b, loc, info.warpSize);
-    SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
-    unsigned fast = plan.getFastDim();
-    int64_t width = plan.getWidth();
-    Value zero = cst(b, loc, 0);
-    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-    for (int64_t first = 0; first < layout.getNumElems(); first += width) {
-      SmallVector<int64_t> idx = layout.delinearize(first);
-      SmallVector<Value> local, global;
-      for (unsigned d = 0; d < layout.getRank(); ++d) {
-        local.push_back(arith::AddIOp::create(
-            b, loc, base[d], cst(b, loc, layout.getElemOffset(d, idx[d]))));
-        global.push_back(arith::AddIOp::create(b, loc, local[d], offsets[d]));
-      }
-      // With `clamp`: the elements of this run inside the memref, and a
-      // source address that stays inside it.
-      Value left;
-      SmallVector<Value> src = global;
-      if (clamp) {
-        Value inside = plan.inBounds(global, 1);
-        left = arith::MinUIOp::create(
-            b, loc,
-            arith::SubIOp::create(
-                b, loc,
-                arith::SelectOp::create(b, loc, inside, plan.getDim(fast),
-                                        global[fast]),
-                global[fast]),
-            cst(b, loc, width));
-        for (Value &v : src)
-          v = arith::SelectOp::create(b, loc, inside, v, zero);
-      }
-      for (int64_t p = 0; p < width; p += piece) {
-        // Source elements of this piece: clamp(left - p, 0, piece).
-        Value pieceLeft =
-            clamp ? arith::MinUIOp::create(
-                        b, loc,
-                        arith::SubIOp::create(
-                            b, loc,
-                            arith::MaxUIOp::create(b, loc, left, cst(b, loc, p)),
-                            cst(b, loc, p)),
-                        cst(b, loc, piece))
-                        .getResult()
-                  : Value();
-        Value col = p ? arith::AddIOp::create(b, loc, local[1], cst(b, loc, p))
-                            .getResult()
-                      : local[1];
-        nvgpu::DeviceAsyncCopyOp::create(
-            b, loc, tokenType, dst.buffer, dst.indices(b, loc, local[0], col),
-            memref, plan.shifted(src, p), b.getIndexAttr(piece), pieceLeft,
-            bypassL1 ? b.getUnitAttr() : UnitAttr());
-      }
+};
+
+struct BoxCopyLowering : public TilePattern<tile::BoxCopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::BoxCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    RankedTensorType boxType = op.getBoxType();
+    tile::BlockedEncodingAttr blocked = op.getLayout();
+    TileLayout layout = layoutOf(boxType);
+    // The layout's warps run the copy wherever they are in the kernel (a
+    // producer warpgroup after the consumers): warp ids modulo its warps.
+    unsigned warps = 1;
+    for (unsigned w : blocked.getWarpsPerCTA())
+      warps *= w;
+    ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
+    ids.warp = arith::RemUIOp::create(rewriter, loc, ids.warp,
+                                      cst(rewriter, loc, warps));
+    Value memref = adaptor.getSrc();
+    ValueRange coords = adaptor.getCoords();
+    Value bar = emitMBarrierPointer(rewriter, loc, adaptor.getBarriers(),
+                                    adaptor.getBarrier());
+    // Stored as the [rows, 64] tile it is (a batched box's leading 1
+    // dropped: the same elements per thread, in the same order).
+    TileLayout rows = layout;
+    if (boxType.getRank() == 3) {
+      auto drop = [](ArrayRef<unsigned> v) {
+        return SmallVector<unsigned>(v.drop_front());
+      };
+      SmallVector<unsigned> order;
+      for (unsigned d : blocked.getOrder())
+        if (d)
+          order.push_back(d - 1);
+      auto flat = tile::BlockedEncodingAttr::get(
+          ctx, drop(blocked.getSizePerThread()),
+          drop(blocked.getThreadsPerWarp()), drop(blocked.getWarpsPerCTA()),
+          order);
+      rows = layoutOf(RankedTensorType::get(boxType.getShape().drop_front(),
+                                            boxType.getElementType(), flat));
     }
+    SharedTileRef dst{adaptor.getDst(),
+                      {adaptor.getSlot(), adaptor.getChunk()},
+                      tile::SharedEncodingAttr::get(ctx, 8, 1, 8, {1, 0}),
+                      op.getRow() ? cst(rewriter, loc, op.getRow()) : Value()};
+    // Through registers: loads (interior windows without per-element
+    // bounds), swizzled stores, then this thread's arrival.
+    auto throughRegisters = [&](OpBuilder &b, Location l) {
+      Value values = emitMemRefLoad(
+          b, l, layout, vectorTypeOf(boxType), boxType.getShape(), memref,
+          coords, info.getOffsetDivisors(op), Value(), Value(), info, &ids,
+          /*interiorFirst=*/true);
+      emitSharedTileStore(b, l, rows, values, dst, info.warpSize, &ids);
+      NVVM::MBarrierArriveOp::create(b, l, Type(), bar, Value(),
+                                     NVVM::MemScopeKind::CTA,
+                                     /*relaxed=*/false);
+    };
+    MemRefAccessPlan plan(rewriter, loc, layout, memref, coords, info,
+                          info.getOffsetDivisors(op), &ids);
+    int64_t bytes = elementBytes(boxType.getElementType());
+    int64_t piece = sharedPiece(dst.layout, plan.getWidth());
+    int64_t pieceBytes = piece * bytes;
+    if (!info.asyncCopy || boxType.getRank() != 2 || plan.getWidth() == 1 ||
+        (pieceBytes != 4 && pieceBytes != 8 && pieceBytes != 16)) {
+      throughRegisters(rewriter, loc);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // cp.async runs (interior windows without bounds arithmetic, edge ones
+    // cut at the memref's end), their completion this thread's arrival;
+    // through registers where the rows turn out misaligned at run time.
+    auto async = [&](OpBuilder &b, Location l) {
+      Value inside = plan.windowFastPath(boxType.getShape(), coords);
+      scf::IfOp::create(
+          b, l, inside,
+          [&](OpBuilder &tb, Location tl) {
+            emitAsyncRuns(tb, tl, layout, plan, dst, coords, memref, piece,
+                          pieceBytes == 16, /*clamp=*/false, ids);
+            scf::YieldOp::create(tb, tl);
+          },
+          [&](OpBuilder &eb, Location el) {
+            emitAsyncRuns(eb, el, layout, plan, dst, coords, memref, piece,
+                          pieceBytes == 16, /*clamp=*/true, ids);
+            scf::YieldOp::create(eb, el);
+          });
+      NVVM::CpAsyncMBarrierArriveOp::create(b, l, bar, /*noinc=*/true);
+    };
+    scf::IfOp::create(
+        rewriter, loc, plan.getAligned(),
+        [&](OpBuilder &b, Location l) {
+          async(b, l);
+          scf::YieldOp::create(b, l);
+        },
+        [&](OpBuilder &b, Location l) {
+          throughRegisters(b, l);
+          scf::YieldOp::create(b, l);
+        });
+    rewriter.eraseOp(op);
+    return success();
   }
 };
 
@@ -316,6 +425,7 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyAsyncCopy(tile::AsyncCopyOp op) {
 void mlir::tcc::tile_to_gpu::populateTileToGPUStagingPatterns(
     TileTypeConverter &converter, const KernelInfo &info,
     RewritePatternSet &patterns) {
-  patterns.add<SharedAllocLowering, AsyncCopyLowering, AsyncCommitGroupLowering,
+  patterns.add<SharedAllocLowering, AsyncCopyLowering, BoxCopyLowering,
+               AsyncCommitGroupLowering,
                AsyncWaitLowering, SharedLoadLowering>(converter, info);
 }

@@ -361,6 +361,15 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
                   access.getOffsets(),
                   [](Value v) { return getKnownDivisor(v); });
             });
+    if (auto box = dyn_cast<tile::BoxCopyOp>(op)) {
+      info.offsetDivisors[op] = llvm::map_to_vector(
+          box.getCoords(), [](Value v) { return getKnownDivisor(v); });
+      // Its layout spreads the box over the warpgroup running it (the
+      // producer), not over the kernel's tiles' warps.
+      if (failed(TileLayout::get(box.getBoxType(), warpSize,
+                                 [&] { return op->emitOpError(); })))
+        return WalkResult::interrupt();
+    }
     if (isa<tile::SharedAllocOp, tile::MBarrierAllocOp>(op)) {
       // TMA / wgmma operand buffers ([slots, chunks, rows, 64] in the
       // 128-byte swizzle) start at the swizzle period, 1024 bytes.

@@ -41,6 +41,9 @@ struct SharedTileRef {
   Value buffer;
   SmallVector<Value> leading;
   tile::SharedEncodingAttr layout;
+  /// Added to the tile's rows (null: none): a tile stored at a row offset
+  /// of the buffer's, a multiple of the swizzle period.
+  Value rowOffset = {};
   /// Buffer indices of the tile's logical (row, col), swizzled.
   SmallVector<Value> indices(OpBuilder &b, Location loc, Value row,
                              Value col) const;
@@ -190,12 +193,14 @@ int64_t sharedPiece(tile::SharedEncodingAttr shared, int64_t run);
 void forEachSharedPiece(
     OpBuilder &b, Location loc, const TileLayout &layout,
     const SharedTileRef &ref, Type element, unsigned warpSize,
-    function_ref<void(int64_t, int64_t, ArrayRef<Value>, int64_t)> visit);
+    function_ref<void(int64_t, int64_t, ArrayRef<Value>, int64_t)> visit,
+    const ThreadIds *ids = nullptr);
 /// Stores a per-thread vector of a 2-D `src`-layout tile into `dst` (vector
 /// stores of at most one swizzle group each; no barriers).
+/// `ids`: the threads' ids when not those of emitThreadIds(warpSize).
 void emitSharedTileStore(OpBuilder &b, Location loc, const TileLayout &src,
                          Value values, const SharedTileRef &dst,
-                         unsigned warpSize);
+                         unsigned warpSize, const ThreadIds *ids = nullptr);
 /// Reads the mma.sync operand fragments of dot-operand tile `type` from
 /// `src` with ldmatrix (MmaOpsToGPU.cpp).
 Value emitMmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
@@ -208,10 +213,16 @@ Value emitMfmaOperandLoad(OpBuilder &b, Location loc, RankedTensorType type,
                           unsigned warpSize);
 /// The per-thread vector of a memref-form load (`tile.memref_load`) of a
 /// `shape` window at `offsets` distributed as `layout` (MemoryOpsToGPU.cpp).
+/// Barrier `index` of a converted `!tile.mbarriers` (memref<N x i64, 3>),
+/// as a shared pointer (TmaOpsToGPU.cpp).
+Value emitMBarrierPointer(OpBuilder &b, Location loc, Value barriers,
+                          Value index);
 Value emitMemRefLoad(OpBuilder &b, Location loc, const TileLayout &layout,
                      VectorType vecType, ArrayRef<int64_t> shape, Value memref,
                      ValueRange offsets, ArrayRef<int64_t> offsetDivisors,
-                     Value mask, Value other, const KernelInfo &info);
+                     Value mask, Value other, const KernelInfo &info,
+                     const ThreadIds *ids = nullptr,
+                     bool interiorFirst = false);
 /// AMD MFMA operands (MfmaOpsToGPU.cpp).
 tile::AMDMfmaEncodingAttr mfmaParentOf(Type type);
 Type convertMfmaOperandType(RankedTensorType type);

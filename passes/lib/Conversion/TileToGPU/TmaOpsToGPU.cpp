@@ -75,16 +75,17 @@ Value mlir::tcc::tile_to_gpu::emitSlotChunkAddress(OpBuilder &b, Location loc,
       b, loc, base, arith::MulIOp::create(b, loc, index, c32(chunkBytes)));
 }
 
-namespace {
-
-/// Barrier `index` of a converted memref<N x i64, 3>, as a shared pointer.
-Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
+Value mlir::tcc::tile_to_gpu::emitMBarrierPointer(OpBuilder &b, Location loc,
+                                                  Value barriers,
+                                                  Value index) {
   Value base = emitSharedAddress(b, loc, barriers);
   Value offset = arith::MulIOp::create(
       b, loc, arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index),
       arith::ConstantIntOp::create(b, loc, 8, 32));
   return emitSharedPointer(b, loc, arith::AddIOp::create(b, loc, base, offset));
 }
+
+namespace {
 
 struct MBarrierAllocLowering : public TilePattern<tile::MBarrierAllocOp> {
   using TilePattern::TilePattern;
@@ -106,7 +107,7 @@ struct MBarrierAllocLowering : public TilePattern<tile::MBarrierAllocOp> {
       for (int64_t i = 0; i < op.getType().getCount(); ++i)
         NVVM::MBarrierInitOp::create(
             rewriter, loc,
-            barrierPointer(rewriter, loc, buffer, cst(rewriter, loc, i)),
+            emitMBarrierPointer(rewriter, loc, buffer, cst(rewriter, loc, i)),
             count, /*predicate=*/Value());
       NVVM::FenceMbarrierInitOp::create(rewriter, loc);
     }
@@ -122,7 +123,7 @@ struct MBarrierArriveLowering : public TilePattern<tile::MBarrierArriveOp> {
   matchAndRewrite(tile::MBarrierArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value bar = barrierPointer(rewriter, loc, adaptor.getBarriers(),
+    Value bar = emitMBarrierPointer(rewriter, loc, adaptor.getBarriers(),
                                adaptor.getIndex());
     if (std::optional<int64_t> bytes = op.getExpectTx()) {
       Value tx = arith::ConstantIntOp::create(rewriter, loc, *bytes, 32);
@@ -146,7 +147,7 @@ struct MBarrierWaitLowering : public TilePattern<tile::MBarrierWaitOp> {
   matchAndRewrite(tile::MBarrierWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value bar = barrierPointer(rewriter, loc, adaptor.getBarriers(),
+    Value bar = emitMBarrierPointer(rewriter, loc, adaptor.getBarriers(),
                                adaptor.getIndex());
     Value parity = arith::IndexCastUIOp::create(
         rewriter, loc, rewriter.getI32Type(),
@@ -175,7 +176,7 @@ struct TmaLoadLowering : public TilePattern<tile::TmaLoadOp> {
     dst = LLVM::AddrSpaceCastOp::create(
         rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 7),
         dst);
-    Value bar = barrierPointer(rewriter, loc, adaptor.getBarriers(),
+    Value bar = emitMBarrierPointer(rewriter, loc, adaptor.getBarriers(),
                                adaptor.getBarrier());
     // PTX lists box coordinates innermost first.
     SmallVector<Value> coords;

@@ -42,6 +42,9 @@ constexpr int64_t kBlockK = 32;
 /// slower than without the operand on the H200); it takes 128 x 128. A dual
 /// GEMM's two accumulators count alike: 128 x 128 (64 + 64 floats).
 constexpr int64_t kEpilogueRegisters = 160;
+/// What a consumer gives up when the producer copies operand boxes
+/// (setmaxnreg 200 instead of 232: WgmmaMatmulKernel.cpp).
+constexpr int64_t kCopyingProducerRegisters = 32;
 
 /// Bytes per output element of the epilogue's inputs read as whole tiles
 /// (the epilogue is the last kernel op; the others are the contractions).
@@ -82,6 +85,9 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
                             {64, 128, 8, 0.4}};
   const Choice *best = nullptr;
   double bestCost = 0;
+  bool copies = !llvm::all_of(op.getDpsInputs(), wgmmaReadsThroughTma);
+  int64_t budget =
+      kEpilogueRegisters - (copies ? kCopyingProducerRegisters : 0);
   for (const Choice &choice : choices) {
     // 128-row blocks for more than 64 rows; 64-row ones (one consumer)
     // for at most 64.
@@ -91,7 +97,7 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
     // threads), and the epilogue's tiles beside them.
     int64_t accumulator = bOperands * 64 * choice.blockN / 128;
     int64_t registers = accumulator + accumulator * epilogueBytes / 4;
-    if ((epilogueBytes || bOperands > 1) && registers > kEpilogueRegisters)
+    if ((epilogueBytes || bOperands > 1) && registers > budget)
       continue;
     int64_t tiles = batch * llvm::divideCeil(m, choice.blockM) *
                     llvm::divideCeil(n, choice.blockN);

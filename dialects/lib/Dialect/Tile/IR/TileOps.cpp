@@ -783,6 +783,36 @@ LogicalResult TmaLoadOp::verify() {
   return verifyCanonicalHopperBuffer(*this, getDst().getType(), "destination");
 }
 
+RankedTensorType BoxCopyOp::getBoxType() {
+  SmallVector<int64_t> shape = {getRows(), 64};
+  if (getCoords().size() == 3)
+    shape.insert(shape.begin(), 1);
+  return RankedTensorType::get(shape, getDst().getType().getElementType(),
+                               getLayout());
+}
+
+LogicalResult BoxCopyOp::verify() {
+  if (getCoords().size() != 2 && getCoords().size() != 3)
+    return emitOpError("takes 2 or 3 coordinates (a 2-D box, or one of a "
+                       "batch's), got ")
+           << getCoords().size();
+  SharedBufferType buffer = getDst().getType();
+  if (failed(verifyCanonicalHopperBuffer(*this, buffer, "destination")))
+    return failure();
+  if (getLayout().getRank() != getCoords().size())
+    return emitOpError("layout rank ")
+           << getLayout().getRank() << " must equal the "
+           << getCoords().size() << " coordinates";
+  int64_t chunkRows = buffer.getTileShape()[1];
+  if (getRow() % 8 || getRows() % 8 || getRow() + getRows() > chunkRows)
+    return emitOpError("rows [")
+           << getRow() << ", " << getRow() + getRows()
+           << ") must be whole swizzle periods (multiples of 8) within the "
+           << chunkRows << " rows of a chunk";
+  return verifyMemRefWindow(*this, getSrc().getType(), getCoords().size(),
+                            getBoxType(), "box");
+}
+
 LogicalResult WarpGroupDotOp::verify() {
   SharedBufferType a = getA().getType(), b = getB().getType();
   if (failed(verifyCanonicalHopperBuffer(*this, a, "A")) ||

@@ -498,6 +498,51 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [
   let hasVerifier = 1;
 }
 
+def Tile_BoxCopyOp : Tile_Op<"box_copy", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "copy one box of a memref into a shared slot through registers";
+  let description = [{
+    ```mlir
+    tile.box_copy %B[%k0, %n0], %bufB[%slot, %chunk], %full[%slot]
+        layout #blocked {row = 32 : i64, rows = 32 : i64}
+        : memref<776x1500xf16> -> !tile.shared_buffer<4x4x64x64xf16, #sw128>,
+          !tile.mbarriers<4>
+    ```
+    What `tile.tma_load` does where no tensor map can describe the operand
+    (its rows are not a multiple of 16 bytes): the threads of the
+    `#tile.blocked` `layout` (warp ids taken modulo its warps, so any
+    warpgroup of the kernel may run it) copy the window of `rows` x 64
+    elements (1 x `rows` x 64 for 3 coordinates: one of a batch) whose first
+    element is at the coordinates, zero outside the memref, into rows
+    [`row`, `row` + `rows`) of chunk `%chunk` of slot `%slot` in the
+    128-byte swizzle, as a TMA box lands. Each executing thread arrives
+    once on barrier `%barrier` when its part has landed: cp.async runs
+    tracked by `cp.async.mbarrier.arrive.noinc` where the rows' alignment
+    allows (NVIDIA async copies), else loads into registers, shared stores
+    and an arrival. The copy is in the generic proxy: readers through the
+    async proxy (wgmma) fence (`fence.proxy.async`) after their wait.
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$src,
+                       Variadic<Index>:$coords,
+                       Arg<Tile_SharedBuffer, "", [MemWrite]>:$dst,
+                       Index:$slot, Index:$chunk,
+                       Tile_MBarriers:$barriers, Index:$barrier,
+                       Tile_BlockedEncodingAttr:$layout,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$row,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$rows);
+  let assemblyFormat = [{
+    $src `[` $coords `]` `,` $dst `[` $slot `,` $chunk `]` `,`
+    $barriers `[` $barrier `]` `layout` $layout attr-dict `:` type($src) `->`
+    qualified(type($dst)) `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The window this thread's part of the copy is distributed as:
+    /// [rows, 64] (or [1, rows, 64]) in `layout`.
+    ::mlir::RankedTensorType getBoxType();
+  }];
+}
+
 def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [
     MemoryEffects<[MemRead]>, AllTypesMatch<["acc", "result"]>]> {
   let summary = "issue wgmma on shared slots of A and B (asynchronous)";
