@@ -93,12 +93,34 @@ def test_rows_tma_cannot_box_are_copied_with_cp_async(layout):
     assert re.search(r"HGMMA\.64x128x16\.F32", sass) and "LDGSTS" in sass
 
 
-def test_rows_of_an_odd_count_take_mma_sync():
+@pytest.mark.parametrize(("m", "n", "k", "layout"), [
     # N = 4095 f16: 8190-byte rows are neither a TMA box nor whole 4-byte
     # cp.async runs; the mma.sync plan reads them (measured faster than
     # copying them through registers for wgmma, docs/hopper-gemm.md).
-    k = compile_gemm(4097, 4095, 4096, "f16", layout="nn")
-    assert "mma.sync" in k.asm and "wgmma" not in k.asm
+    (4097, 4095, 4096, "nn"),
+    # K = 778 in x @ w.T: 1556-byte rows copied along K would need 4-byte
+    # runs, whose row addresses spilled the producer's registers.
+    (3000, 1500, 778, "nt"),
+])
+def test_rows_wgmma_cannot_copy_take_mma_sync(m, n, k, layout):
+    kernel = compile_gemm(m, n, k, "f16", layout=layout)
+    assert "mma.sync" in kernel.asm and "wgmma" not in kernel.asm
+
+
+@pytest.mark.parametrize(("m", "n", "k", "layout", "block", "regs"), [
+    # B copied along N with a bias + GELU epilogue: 128 x 256, 104 / 200.
+    (4096, 4094, 1024, "nn", "128, 256", ("104", "200")),
+    # Both operands copied along K: 128 x 128 at most, 120 / 192.
+    (4096, 4096, 1500, "nt", "128, 128", ("120", "192")),
+])
+def test_copying_producers_fit_their_registers(m, n, k, layout, block, regs):
+    kernel = tcc_compile(gemm_program(m, n, k, "bf16", layout=layout, bias_gelu=True),
+                         "sm_90", cache=False)
+    assert f"block = [{block}, 64]" in kernel.ir["tile"]
+    ptx = kernel.asm
+    assert tuple(re.findall(r"setmaxnreg\.\w+\.sync\.aligned\.u32\s+(\d+);", ptx)) == regs
+    report, _ = assemble(ptx, "sm_90a")
+    assert "0 bytes spill stores, 0 bytes spill loads" in report, report
 
 
 def test_swiglu_is_a_dual_gemm_in_registers():

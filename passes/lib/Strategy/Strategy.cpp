@@ -267,10 +267,17 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   // Rows TMA cannot read are copied with cp.async, whose smallest copy is
   // 4 bytes: rows of an odd number of 16-bit elements take the mma.sync
   // path (measured: copied through registers, 4097 x 4095 x 4096 NN ran at
-  // 123 TFLOP/s on the H200 against 170 there).
-  for (Value input : op.getDpsInputs()) {
+  // 123 TFLOP/s on the H200 against 170 there). Copies along K (A [M, K],
+  // B [N, K]) keep a row address per run row in the producer's registers:
+  // with 4-byte runs a 128 x 128 step's 64 of them spilled (ptxas, NT
+  // 3000 x 1500 x 778), so those rows need 8-byte runs.
+  auto [aT, bT] = *matmulTransposes(op);
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputs())) {
     auto type = dyn_cast<RankedTensorType>(input.getType());
-    if (!type || !staticButRows(type) || (type.getShape().back() * 2) % 4)
+    bool alongK = i == 0 ? !aT : bT;
+    if (!type || !staticButRows(type) ||
+        (!wgmmaReadsThroughTma(input) &&
+         (type.getShape().back() * 2) % (alongK ? 8 : 4)))
       return false;
   }
   auto bType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
@@ -283,6 +290,14 @@ bool mlir::tcc::wgmmaReadsThroughTma(Value operand) {
   return !type.isDynamicDim(type.getRank() - 1) &&
          (type.getShape().back() * type.getElementTypeBitWidth() / 8) % 16 ==
              0;
+}
+
+bool mlir::tcc::wgmmaCopiesAlongK(linalg::GenericOp op) {
+  std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
+  if (!transposes)
+    return false;
+  return (!transposes->first && !wgmmaReadsThroughTma(op.getDpsInputs()[0])) ||
+         (transposes->second && !wgmmaReadsThroughTma(op.getDpsInputs()[1]));
 }
 
 unsigned mlir::tcc::wgmmaTensorMapCount(linalg::GenericOp op,
@@ -305,6 +320,11 @@ bool mlir::tcc::canShareDualGemm(linalg::GenericOp first,
       first.getIndexingMapsArray() != second.getIndexingMapsArray() ||
       first.getDpsInputs()[1].getType() != second.getDpsInputs()[1].getType() ||
       first.getResult(0).getType() != second.getResult(0).getType())
+    return false;
+  // Every operand by TMA: with box copies of three operands the dual
+  // GEMM's two accumulators spilled (ptxas, K = 1500 bf16 SwiGLU).
+  if (!llvm::all_of(first.getDpsInputs(), wgmmaReadsThroughTma) ||
+      !wgmmaReadsThroughTma(second.getDpsInputs()[1]))
     return false;
   return first.getResult(0).hasOneUse() && second.getResult(0).hasOneUse();
 }

@@ -134,16 +134,11 @@ class HopperText:
                      stripped)
         if m:
             return [f"{pad}func.call @__mbar_arrive({m[1]}, {m[2]}) : (!llvm.ptr, i32) -> ()"]
-        m = re.match(rf"nvvm\.mbarrier\.arrive {_V} : !llvm\.ptr<3>$", stripped)
-        if m:
-            zero = self._i32_zero(pad, out)
-            return [*out, f"{pad}func.call @__mbar_arrive({m[1]}, {zero}) : "
-                          "(!llvm.ptr, i32) -> ()"]
-        # cp.async runs when issued here, so the arrival its completion
-        # triggers is an arrival now (noinc: it counts against the count).
-        m = re.match(rf"nvvm\.cp\.async\.mbarrier\.arrive {_V} {{noinc = true}} : "
-                     r"!llvm\.ptr<3>$", stripped)
-        if m:
+        # A plain arrival, or cp.async's (noinc: it counts against the
+        # expected count), which is an arrival now: cp.async runs when issued.
+        m = re.match(rf"nvvm\.(?:cp\.async\.)?mbarrier\.arrive {_V}"
+                     r"(?: \{noinc = true\})? : !llvm\.ptr<3>$", stripped)
+        if m and ("cp.async" not in stripped or "noinc" in stripped):
             zero = self._i32_zero(pad, out)
             return [*out, f"{pad}func.call @__mbar_arrive({m[1]}, {zero}) : "
                           "(!llvm.ptr, i32) -> ()"]

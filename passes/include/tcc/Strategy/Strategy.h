@@ -86,21 +86,27 @@ bool hasTensorCoreTypes(linalg::GenericOp op);
 /// Whether the Hopper GEMM (wgmma fed by TMA) takes contraction `op` on
 /// `target`: a target with wgmma, f16 / bf16 operands (read as they are in
 /// memory; A and B may be transposed), static shapes (M may be dynamic) and
-/// operand rows of a multiple of 4 bytes (TMA boxes, or cp.async copies
-/// where rows are no multiple of 16 bytes).
+/// operand rows TMA reads (a multiple of 16 bytes) or cp.async copies (a
+/// multiple of 4 bytes, 8 along K: A [M, K], B [N, K]).
 bool fitsWgmma(linalg::GenericOp op, tile::TargetAttr target);
 /// Whether TMA can read Hopper GEMM operand `operand`: its rows (last dim)
 /// are a multiple of 16 bytes, a tensor map's stride rule. The producer
 /// copies other operands with cp.async (tile.box_copy).
 bool wgmmaReadsThroughTma(Value operand);
+/// Whether the Hopper GEMM's producer copies an operand of contraction `op`
+/// whose contiguous dim is K (A [M, K] or B [N, K] with rows TMA cannot
+/// read): its boxes run along M or N, many per k step, and the producer
+/// needs more registers (WgmmaMatmulKernel.cpp) and at most 128 x 128
+/// blocks (Forms/Matmul.cpp).
+bool wgmmaCopiesAlongK(linalg::GenericOp op);
 /// The tensor maps a Hopper GEMM kernel takes (trailing parameters): one
 /// per operand TMA reads (A, B, a dual GEMM's second B), then its result's
 /// when it stores it with TMA.
 unsigned wgmmaTensorMapCount(linalg::GenericOp op, linalg::GenericOp second,
                              func::FuncOp func);
 /// Whether contractions `first` and `second` can share one Hopper GEMM
-/// kernel (a dual GEMM, SwiGLU's x @ w1.T and x @ w3.T): both fitsWgmma,
-/// the same A value, the same indexing maps, operand and result types, each
+/// kernel (a dual GEMM, SwiGLU's x @ w1.T and x @ w3.T): both fitsWgmma
+/// with every operand read by TMA (wgmmaReadsThroughTma), the same A value, the same indexing maps, operand and result types, each
 /// result used once.
 bool canShareDualGemm(linalg::GenericOp first, linalg::GenericOp second,
                       tile::TargetAttr target);

@@ -80,8 +80,12 @@ constexpr int64_t kConsumerRegs = 232; // setmaxnreg.inc
 // With box copies the producer keeps more (ptxas spilled the copies'
 // addresses of a 4096 x 4094 x 4096 NN GEMM at 40, 64 and 88 registers,
 // none at 104): 200 x 256 + 104 x 128 registers still fit the SM's 64 K.
+// Copies along K (boxes of M or N rows, 8 a step at 128 x 128) took 120
+// (192 x 256 + 120 x 128).
 constexpr int64_t kCopyProducerRegs = 104;
 constexpr int64_t kCopyConsumerRegs = 200;
+constexpr int64_t kCopyAlongKProducerRegs = 120;
+constexpr int64_t kCopyAlongKConsumerRegs = 192;
 // Rows of one tile.box_copy: 16 elements per producer thread.
 constexpr int64_t kCopyRows = 32;
 
@@ -198,6 +202,15 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       copiesPerStep += plan->chunks * (plan->rows / kCopyRows);
   }
   bool copies = copiesPerStep > 0;
+  bool alongK = llvm::any_of(plans, [](const OperandPlan *plan) {
+    return !plan->tma && !plan->mnMajor;
+  });
+  int64_t producerRegs = alongK   ? kCopyAlongKProducerRegs
+                         : copies ? kCopyProducerRegs
+                                  : kProducerRegs;
+  int64_t consumerRegs = alongK   ? kCopyAlongKConsumerRegs
+                         : copies ? kCopyConsumerRegs
+                                  : kConsumerRegs;
   // The result block leaves through shared memory with TMA stores (full
   // 128-byte lines, asynchronous) when the kernel's one result allows.
   auto func = op->getParentOfType<func::FuncOp>();
@@ -357,8 +370,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // threads copy the boxes TMA cannot read. ---
   {
     OpBuilder pb = OpBuilder::atBlockBegin(&roles.getThenRegion().front());
-    NVVM::SetMaxRegisterOp::create(pb, loc,
-                                   copies ? kCopyProducerRegs : kProducerRegs,
+    NVVM::SetMaxRegisterOp::create(pb, loc, producerRegs,
                                    NVVM::SetMaxRegisterAction::decrease);
     Value leader = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq,
                                          tid, consumerThreads);
@@ -461,8 +473,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
 
   // --- Consumer warpgroups: wgmma on the slots, then the epilogue. ---
   OpBuilder cb = OpBuilder::atBlockBegin(&roles.getElseRegion().front());
-  NVVM::SetMaxRegisterOp::create(cb, loc,
-                                 copies ? kCopyConsumerRegs : kConsumerRegs,
+  NVVM::SetMaxRegisterOp::create(cb, loc, consumerRegs,
                                  NVVM::SetMaxRegisterAction::increase);
   Value laneZero = arith::CmpIOp::create(
       cb, loc, arith::CmpIPredicate::eq,

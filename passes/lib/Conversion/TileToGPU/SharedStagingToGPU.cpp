@@ -126,6 +126,27 @@ void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
   }
 }
 
+/// The cp.async runs of a window at `offsets`: without per-run bounds
+/// arithmetic when the whole window lies inside the memref (interior
+/// tiles), cut at its end otherwise. `ids`: the threads' ids (null: those
+/// of emitThreadIds).
+void emitAsyncWindow(OpBuilder &b, Location loc, const TileLayout &layout,
+                     MemRefAccessPlan &plan, const SharedTileRef &dst,
+                     ArrayRef<int64_t> shape, ValueRange offsets, Value memref,
+                     int64_t piece, bool bypassL1, unsigned warpSize,
+                     const ThreadIds *ids) {
+  Value inside = plan.windowFastPath(shape, offsets);
+  auto runs = [&](bool clamp) {
+    return [&, clamp](OpBuilder &rb, Location rl) {
+      emitAsyncRuns(rb, rl, layout, plan, dst, offsets, memref, piece,
+                    bypassL1, clamp,
+                    ids ? *ids : emitThreadIds(rb, rl, warpSize));
+      scf::YieldOp::create(rb, rl);
+    };
+  };
+  scf::IfOp::create(b, loc, inside, runs(false), runs(true));
+}
+
 struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -169,25 +190,10 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    // Aligned: cp.async, without per-run bounds arithmetic when the whole
-    // window lies inside the memref (interior tiles), cut at its end
-    // otherwise. Misaligned: through registers.
+    // Aligned: cp.async (emitAsyncWindow). Misaligned: through registers.
     auto copyAsync = [&](OpBuilder &b, Location l) {
-      Value inside = plan.windowFastPath(tileType.getShape(), offsets);
-      scf::IfOp::create(
-          b, l, inside,
-          [&](OpBuilder &tb, Location tl) {
-            emitAsyncRuns(tb, tl, layout, plan, dst, offsets, memref, piece,
-                          pieceBytes == 16, /*clamp=*/false,
-                          emitThreadIds(tb, tl, info.warpSize));
-            scf::YieldOp::create(tb, tl);
-          },
-          [&](OpBuilder &eb, Location el) {
-            emitAsyncRuns(eb, el, layout, plan, dst, offsets, memref, piece,
-                          pieceBytes == 16, /*clamp=*/true,
-                          emitThreadIds(eb, el, info.warpSize));
-            scf::YieldOp::create(eb, el);
-          });
+      emitAsyncWindow(b, l, layout, plan, dst, tileType.getShape(), offsets,
+                      memref, piece, pieceBytes == 16, info.warpSize, nullptr);
     };
     scf::IfOp::create(
         rewriter, loc, plan.getAligned(),
@@ -276,19 +282,8 @@ struct BoxCopyLowering : public TilePattern<tile::BoxCopyOp> {
     // cut at the memref's end), their completion this thread's arrival;
     // through registers where the rows turn out misaligned at run time.
     auto async = [&](OpBuilder &b, Location l) {
-      Value inside = plan.windowFastPath(boxType.getShape(), coords);
-      scf::IfOp::create(
-          b, l, inside,
-          [&](OpBuilder &tb, Location tl) {
-            emitAsyncRuns(tb, tl, layout, plan, dst, coords, memref, piece,
-                          pieceBytes == 16, /*clamp=*/false, ids);
-            scf::YieldOp::create(tb, tl);
-          },
-          [&](OpBuilder &eb, Location el) {
-            emitAsyncRuns(eb, el, layout, plan, dst, coords, memref, piece,
-                          pieceBytes == 16, /*clamp=*/true, ids);
-            scf::YieldOp::create(eb, el);
-          });
+      emitAsyncWindow(b, l, layout, plan, dst, boxType.getShape(), coords,
+                      memref, piece, pieceBytes == 16, info.warpSize, &ids);
       NVVM::CpAsyncMBarrierArriveOp::create(b, l, bar, /*noinc=*/true);
     };
     scf::IfOp::create(

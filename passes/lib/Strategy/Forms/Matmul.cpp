@@ -43,8 +43,10 @@ constexpr int64_t kBlockK = 32;
 /// GEMM's two accumulators count alike: 128 x 128 (64 + 64 floats).
 constexpr int64_t kEpilogueRegisters = 160;
 /// What a consumer gives up when the producer copies operand boxes
-/// (setmaxnreg 200 instead of 232: WgmmaMatmulKernel.cpp).
+/// (setmaxnreg 200 instead of 232, 192 with copies along K:
+/// WgmmaMatmulKernel.cpp).
 constexpr int64_t kCopyingProducerRegisters = 32;
+constexpr int64_t kCopyingAlongKRegisters = 40;
 
 /// Bytes per output element of the epilogue's inputs read as whole tiles
 /// (the epilogue is the last kernel op; the others are the contractions).
@@ -86,9 +88,16 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   const Choice *best = nullptr;
   double bestCost = 0;
   bool copies = !llvm::all_of(op.getDpsInputs(), wgmmaReadsThroughTma);
+  // Copies along K: 4 per k step for each 128 rows of the block (ptxas
+  // spilled the producer's addresses of 12 a step, a 128 x 256 NT block).
+  bool alongK = wgmmaCopiesAlongK(op);
   int64_t budget =
-      kEpilogueRegisters - (copies ? kCopyingProducerRegisters : 0);
+      kEpilogueRegisters -
+      (alongK ? kCopyingAlongKRegisters
+              : copies ? kCopyingProducerRegisters : 0);
   for (const Choice &choice : choices) {
+    if (alongK && choice.blockN > 128)
+      continue;
     // 128-row blocks for more than 64 rows; 64-row ones (one consumer)
     // for at most 64.
     if ((choice.blockN > 64 && n <= 64) || ((choice.blockM == 128) != (m > 64)))
