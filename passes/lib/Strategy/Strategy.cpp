@@ -267,7 +267,7 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   // Rows TMA cannot read are copied with cp.async, whose smallest copy is
   // 4 bytes: rows of an odd number of 16-bit elements take the mma.sync
   // path (measured: copied through registers, 4097 x 4095 x 4096 NN ran at
-  // 123 TFLOP/s on the H200 against 170 there). Copies along K (A [M, K],
+  // 123 TFLOP/s on the H200 against 170-190 there). Copies along K (A [M, K],
   // B [N, K]) keep a row address per run row in the producer's registers:
   // with 4-byte runs a 128 x 128 step's 64 of them spilled (ptxas, NT
   // 3000 x 1500 x 778), so those rows need 8-byte runs.

@@ -97,7 +97,7 @@ struct OperandPlan {
   int64_t rows;     // box rows
   int64_t chunks;   // boxes per k step
   Value map;       // its tensor map parameter (TMA reads it)
-  bool tma = true;  // else the producer copies it through registers
+  bool tma = true;  // else the producer copies it (tile.box_copy)
   Value memref;     // the memref argument, as a value
   int64_t rowElems = 0; // elements per memref row (the copies' vectors)
 
@@ -192,8 +192,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     plan->rowElems = cast<ShapedType>(operand.getType()).getShape().back();
   }
   int64_t stageBytes = a.bytes() + products * bp.bytes();
-  // The bytes TMA delivers per step, and whether the producer warpgroup
-  // also copies boxes through registers (operand rows TMA cannot read).
+  // The bytes TMA delivers per step, and the box copies of the producer
+  // warpgroup (operand rows TMA cannot read).
   int64_t tmaBytes = 0, copiesPerStep = 0;
   for (OperandPlan *plan : plans) {
     if (plan->tma)
@@ -375,8 +375,8 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     Value leader = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq,
                                          tid, consumerThreads);
     // The walk runs in the leader alone, or in every producer thread when
-    // some boxes are copied through registers (their layout spreads a
-    // box's kCopyRows x 64 elements over the warpgroup along its rows).
+    // some boxes are copied (their layout spreads a box's kCopyRows x 64
+    // elements over the warpgroup, lanes along its rows).
     OpBuilder ob = pb;
     if (!copies) {
       auto one = scf::IfOp::create(pb, loc, leader, /*withElse=*/false);
