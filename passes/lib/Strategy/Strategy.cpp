@@ -247,6 +247,12 @@ bool mlir::tcc::isMatmulOp(linalg::GenericOp op) {
   return matmulTransposes(op) == std::make_pair(false, false);
 }
 
+/// Whether operand `i` (0: A, 1: B) of a contraction read with
+/// `transposes` (matmulTransposes) is contiguous along K: A [M, K], B [N, K].
+static bool isContiguousAlongK(std::pair<bool, bool> transposes, unsigned i) {
+  return i == 0 ? !transposes.first : transposes.second;
+}
+
 bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   // matmulTransposes first: it checks the operand count.
   if (!target || !target.hasMma(tile::MmaKind::wgmma_m64nNk16) ||
@@ -271,10 +277,10 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   // B [N, K]) keep a row address per run row in the producer's registers:
   // with 4-byte runs a 128 x 128 step's 64 of them spilled (ptxas, NT
   // 3000 x 1500 x 778), so those rows need 8-byte runs.
-  auto [aT, bT] = *matmulTransposes(op);
+  std::pair<bool, bool> transposes = *matmulTransposes(op);
   for (auto [i, input] : llvm::enumerate(op.getDpsInputs())) {
     auto type = dyn_cast<RankedTensorType>(input.getType());
-    bool alongK = i == 0 ? !aT : bT;
+    bool alongK = isContiguousAlongK(transposes, i);
     if (!type || !staticButRows(type) ||
         (!wgmmaReadsThroughTma(input) &&
          (type.getShape().back() * 2) % (alongK ? 8 : 4)))
@@ -296,8 +302,10 @@ bool mlir::tcc::wgmmaCopiesAlongK(linalg::GenericOp op) {
   std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
   if (!transposes)
     return false;
-  return (!transposes->first && !wgmmaReadsThroughTma(op.getDpsInputs()[0])) ||
-         (transposes->second && !wgmmaReadsThroughTma(op.getDpsInputs()[1]));
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
+    if (isContiguousAlongK(*transposes, i) && !wgmmaReadsThroughTma(input))
+      return true;
+  return false;
 }
 
 unsigned mlir::tcc::wgmmaTensorMapCount(linalg::GenericOp op,

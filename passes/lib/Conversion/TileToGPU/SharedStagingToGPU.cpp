@@ -126,15 +126,44 @@ void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
   }
 }
 
-/// The cp.async runs of a window at `offsets`: without per-run bounds
-/// arithmetic when the whole window lies inside the memref (interior
-/// tiles), cut at its end otherwise. `ids`: the threads' ids (null: those
-/// of emitThreadIds).
+/// Elements per cp.async of `plan`'s runs into `dst` (a run cut at swizzle
+/// groups), or 0 where cp.async cannot copy them: no async copies on the
+/// target, scalar runs, or pieces of other than 4, 8 or 16 bytes.
+int64_t asyncPiece(const KernelInfo &info, const MemRefAccessPlan &plan,
+                   const SharedTileRef &dst, Type element) {
+  int64_t piece = sharedPiece(dst.layout, plan.getWidth());
+  int64_t pieceBytes = piece * elementBytes(element);
+  bool cpAsync = info.asyncCopy && plan.getWidth() > 1 &&
+                 (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16);
+  return cpAsync ? piece : 0;
+}
+
+/// `aligned(b, loc)` where `plan`'s runs start aligned at run time,
+/// `misaligned(b, loc)` otherwise.
+void emitIfAligned(OpBuilder &b, Location loc, MemRefAccessPlan &plan,
+                   function_ref<void(OpBuilder &, Location)> aligned,
+                   function_ref<void(OpBuilder &, Location)> misaligned) {
+  auto branch = [](function_ref<void(OpBuilder &, Location)> body) {
+    return [body](OpBuilder &bb, Location bl) {
+      body(bb, bl);
+      scf::YieldOp::create(bb, bl);
+    };
+  };
+  scf::IfOp::create(b, loc, plan.getAligned(), branch(aligned),
+                    branch(misaligned));
+}
+
+/// The cp.async runs (`piece` elements each, asyncPiece) of a window at
+/// `offsets`: without per-run bounds arithmetic when the whole window lies
+/// inside the memref (interior tiles), cut at its end otherwise. 16-byte
+/// pieces bypass L1. `ids`: the threads' ids (null: those of
+/// emitThreadIds).
 void emitAsyncWindow(OpBuilder &b, Location loc, const TileLayout &layout,
                      MemRefAccessPlan &plan, const SharedTileRef &dst,
                      ArrayRef<int64_t> shape, ValueRange offsets, Value memref,
-                     int64_t piece, bool bypassL1, unsigned warpSize,
-                     const ThreadIds *ids) {
+                     int64_t piece, unsigned warpSize, const ThreadIds *ids) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  bool bypassL1 = piece * elementBytes(element) == 16;
   Value inside = plan.windowFastPath(shape, offsets);
   auto runs = [&](bool clamp) {
     return [&, clamp](OpBuilder &rb, Location rl) {
@@ -169,13 +198,9 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
 
     MemRefAccessPlan plan(rewriter, loc, layout, memref, offsets,
                           info, info.getOffsetDivisors(op));
-    int64_t bytes = elementBytes(tileType.getElementType());
     // One cp.async per piece: a thread's run, cut at swizzle groups.
-    int64_t piece = sharedPiece(dst.layout, plan.getWidth());
-    int64_t pieceBytes = piece * bytes;
-    bool cpAsync = info.asyncCopy && plan.getWidth() > 1 &&
-                   (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16);
-    if (!cpAsync) {
+    int64_t piece = asyncPiece(info, plan, dst, tileType.getElementType());
+    if (!piece) {
       // Register-staged: the loads now, the stores where the group is
       // committed (after the step's math), when that is in this block.
       if (Operation *commit = closingCommit(op); commit && !info.asyncCopy) {
@@ -191,24 +216,16 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
       return success();
     }
     // Aligned: cp.async (emitAsyncWindow). Misaligned: through registers.
-    auto copyAsync = [&](OpBuilder &b, Location l) {
-      emitAsyncWindow(b, l, layout, plan, dst, tileType.getShape(), offsets,
-                      memref, piece, pieceBytes == 16, info.warpSize, nullptr);
-    };
-    scf::IfOp::create(
-        rewriter, loc, plan.getAligned(),
+    emitIfAligned(
+        rewriter, loc, plan,
         [&](OpBuilder &b, Location l) {
-          copyAsync(b, l);
-          scf::YieldOp::create(b, l);
+          emitAsyncWindow(b, l, layout, plan, dst, tileType.getShape(),
+                          offsets, memref, piece, info.warpSize, nullptr);
         },
-        [&](OpBuilder &b, Location l) {
-          copyThroughRegisters(b, l);
-          scf::YieldOp::create(b, l);
-        });
+        copyThroughRegisters);
     rewriter.eraseOp(op);
     return success();
   }
-
 };
 
 struct BoxCopyLowering : public TilePattern<tile::BoxCopyOp> {
@@ -223,12 +240,9 @@ struct BoxCopyLowering : public TilePattern<tile::BoxCopyOp> {
     TileLayout layout = layoutOf(boxType);
     // The layout's warps run the copy wherever they are in the kernel (a
     // producer warpgroup after the consumers): warp ids modulo its warps.
-    unsigned warps = 1;
-    for (unsigned w : blocked.getWarpsPerCTA())
-      warps *= w;
     ThreadIds ids = emitThreadIds(rewriter, loc, info.warpSize);
     ids.warp = arith::RemUIOp::create(rewriter, loc, ids.warp,
-                                      cst(rewriter, loc, warps));
+                                      cst(rewriter, loc, layout.getNumWarps()));
     Value memref = adaptor.getSrc();
     ValueRange coords = adaptor.getCoords();
     Value bar = emitMBarrierPointer(rewriter, loc, adaptor.getBarriers(),
@@ -269,11 +283,8 @@ struct BoxCopyLowering : public TilePattern<tile::BoxCopyOp> {
     };
     MemRefAccessPlan plan(rewriter, loc, layout, memref, coords, info,
                           info.getOffsetDivisors(op), &ids);
-    int64_t bytes = elementBytes(boxType.getElementType());
-    int64_t piece = sharedPiece(dst.layout, plan.getWidth());
-    int64_t pieceBytes = piece * bytes;
-    if (!info.asyncCopy || boxType.getRank() != 2 || plan.getWidth() == 1 ||
-        (pieceBytes != 4 && pieceBytes != 8 && pieceBytes != 16)) {
+    int64_t piece = asyncPiece(info, plan, dst, boxType.getElementType());
+    if (!piece || boxType.getRank() != 2) {
       throughRegisters(rewriter, loc);
       rewriter.eraseOp(op);
       return success();
@@ -281,21 +292,14 @@ struct BoxCopyLowering : public TilePattern<tile::BoxCopyOp> {
     // cp.async runs (interior windows without bounds arithmetic, edge ones
     // cut at the memref's end), their completion this thread's arrival;
     // through registers where the rows turn out misaligned at run time.
-    auto async = [&](OpBuilder &b, Location l) {
-      emitAsyncWindow(b, l, layout, plan, dst, boxType.getShape(), coords,
-                      memref, piece, pieceBytes == 16, info.warpSize, &ids);
-      NVVM::CpAsyncMBarrierArriveOp::create(b, l, bar, /*noinc=*/true);
-    };
-    scf::IfOp::create(
-        rewriter, loc, plan.getAligned(),
+    emitIfAligned(
+        rewriter, loc, plan,
         [&](OpBuilder &b, Location l) {
-          async(b, l);
-          scf::YieldOp::create(b, l);
+          emitAsyncWindow(b, l, layout, plan, dst, boxType.getShape(), coords,
+                          memref, piece, info.warpSize, &ids);
+          NVVM::CpAsyncMBarrierArriveOp::create(b, l, bar, /*noinc=*/true);
         },
-        [&](OpBuilder &b, Location l) {
-          throughRegisters(b, l);
-          scf::YieldOp::create(b, l);
-        });
+        throughRegisters);
     rewriter.eraseOp(op);
     return success();
   }
