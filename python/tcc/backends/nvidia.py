@@ -79,6 +79,11 @@ class NvidiaTarget(Target):
                     # SM (__launch_bounds__(threads, 1)).
                     op.attributes["nvvm.minctasm"] = ir.IntegerAttr.get(
                         ir.IntegerType.get_signless(32), 1)
+                if name == "llvm.func" and "tcc.cluster" in op.attributes:
+                    # A thread-block cluster fixed at compile time
+                    # (.reqnctapercluster): a plain cuLaunchKernel launches
+                    # the grid in clusters of that shape.
+                    op.attributes["nvvm.cluster_dim"] = op.attributes["tcc.cluster"]
                 if name == "llvm.func" and "tcc.tensor_maps" in op.attributes:
                     maps = len(ir.ArrayAttr(op.attributes["tcc.tensor_maps"]))
                     count = len(op.regions[0].blocks[0].arguments)

@@ -100,6 +100,12 @@ struct OperandPlan {
   bool tma = true;  // else the producer copies it (tile.box_copy)
   Value memref;     // the memref argument, as a value
   int64_t rowElems = 0; // elements per memref row (the copies' vectors)
+  // The programs of a cluster that read the same boxes (A: the CN along N,
+  // B: the CM along M); each loads a part and multicasts it to all. Parts
+  // are whole chunks where they divide evenly, else rows of each chunk.
+  int64_t sharers = 1;
+  bool rowParts() const { return sharers > 1 && chunks % sharers; }
+  int64_t boxRows() const { return rowParts() ? rows / sharers : rows; }
 
   int64_t bytes() const { return chunks * rows * kSpan * 2; }
 };
@@ -133,6 +139,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   // Ping-pong: each consumer warpgroup runs a whole [BM, BN] block, the two
   // taking the program's tiles in turn.
   bool pingpong = config.getConsumers() == tile::ConsumerSchedule::pingpong;
+  // A cluster of CM x CN programs (1-D in the grid: rank r = pid % C has
+  // rm = r % CM along M and rn = r / CM along N).
+  int64_t clusterM = config.getCluster().empty() ? 1 : config.getCluster()[0];
+  int64_t clusterN = config.getCluster().empty() ? 1 : config.getCluster()[1];
+  int64_t clusterSize = clusterM * clusterN;
+  bool clustered = clusterSize > 1;
   // Warps on one block (the accumulator's layout), and the warps that free
   // a slot (those that read it).
   // (#tile.lowering_config's verifier holds pingpong to two consumer
@@ -182,7 +194,16 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     plans.push_back(&bp2);
     operands.push_back(second.getDpsInputs()[1]);
   }
+  a.sharers = clusterN;
+  bp.sharers = bp2.sharers = clusterM;
   for (auto [plan, operand] : llvm::zip(plans, operands)) {
+    if (plan->rowParts() && plan->rows % (8 * plan->sharers))
+      return op.emitOpError()
+             << "lowering_config cluster [" << clusterM << ", " << clusterN
+             << "] splits boxes of " << plan->rows << " rows into "
+             << plan->sharers
+             << " parts, each not a multiple of 8 rows (the 128-byte "
+                "swizzle's period)";
     FailureOr<Value> memref = lookupInput(operand, inputArgs, op);
     if (failed(memref))
       return failure();
@@ -202,6 +223,16 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       copiesPerStep += plan->chunks * (plan->rows / kCopyRows);
   }
   bool copies = copiesPerStep > 0;
+  if (clustered && copies)
+    return op.emitOpError()
+           << "lowering_config cluster [" << clusterM << ", " << clusterN
+           << "] multicasts TMA boxes; an operand whose rows TMA cannot box "
+              "(copied by the producer) takes no cluster";
+  if (clustered && ShapedType::isDynamic(program->m))
+    return op.emitOpError()
+           << "lowering_config cluster [" << clusterM << ", " << clusterN
+           << "] needs static M (the clusters' walk is counted at compile "
+              "time)";
   bool alongK = llvm::any_of(plans, [](const OperandPlan *plan) {
     return !plan->tma && !plan->mnMajor;
   });
@@ -252,7 +283,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     if (!plan->tma)
       continue;
     plan->map = entry->getArgument(nextMap++);
-    describe(plan->arg, plan->rows, program->batched ? 3 : 2);
+    describe(plan->arg, plan->boxRows(), program->batched ? 3 : 2);
   }
   Value mapC;
   if (tmaStore) {
@@ -264,6 +295,9 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   kernel->setAttr("tcc.tensor_maps", ArrayAttr::get(ctx, mapDescs));
   kernel->setAttr("tcc.producer_warps",
                   IntegerAttr::get(IntegerType::get(ctx, 32), kProducerWarps));
+  if (clustered)
+    kernel->setAttr("tcc.cluster",
+                    DenseI32ArrayAttr::get(ctx, {int32_t(clusterSize), 1, 1}));
   if (pingpong)
     kernel->setAttr("tcc.consumer_groups",
                     IntegerAttr::get(IntegerType::get(ctx, 32), groups));
@@ -293,8 +327,11 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       b, loc, barriers,
       copiesPerStep * kProducerWarps * 32 + (tmaBytes ? 1 : 0));
   // A slot is free once every consumer warp's wgmma reading it retired
-  // (lane 0 of each warp arrives after its warpgroup_wait).
-  Value empty = tile::MBarrierAllocOp::create(b, loc, barriers, tileWarps);
+  // (lane 0 of each warp arrives after its warpgroup_wait), in this program
+  // and in every program of the cluster that multicasts into it (its CM
+  // along M and CN along N, itself once).
+  Value empty = tile::MBarrierAllocOp::create(
+      b, loc, barriers, tileWarps * (clusterM + clusterN - 1));
   // Ping-pong: the two warpgroups' k loops run in turn (order[g]: "g may
   // start", completed by the 4 warps of the other when its k loop is done).
   // Besides letting one epilogue overlap the other's MMAs, this keeps every
@@ -317,8 +354,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                                         func.getResultTypes()[0]),
                                     sw128));
 
-  int64_t tilesM = llvm::divideCeil(program->m, blockM);
-  int64_t tilesN = llvm::divideCeil(program->n, blockN);
+  // The walk is over the clusters' blocks of CM x CN tiles (a program's
+  // tile past the result's edge loads zeros and stores nothing).
+  int64_t tilesM = llvm::divideCeil(program->m, blockM * clusterM);
+  int64_t tilesN = llvm::divideCeil(program->n, blockN * clusterN);
   int64_t tilesPerBatch = tilesM * tilesN;
   int64_t tiles = program->batch * tilesPerBatch;
   // M dynamic (not batched: fitsWgmma): the walk's tile count from A's rows
@@ -343,6 +382,58 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       tile::NumProgramsOp::create(b, loc, b.getI32Type(), 0u));
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value consumerThreads = c(consumerWarps * 32);
+  // A cluster's programs are consecutive in the 1-D grid: the walk is
+  // over clusters, and each program takes its (rm, rn) tile of them.
+  Value rankM, rankN;
+  if (clustered) {
+    Value rank = arith::RemUIOp::create(b, loc, pid, c(clusterSize));
+    rankM = arith::RemUIOp::create(b, loc, rank, c(clusterM));
+    rankN = arith::DivUIOp::create(b, loc, rank, c(clusterM));
+    pid = arith::DivUIOp::create(b, loc, pid, c(clusterSize));
+    programs = arith::DivUIOp::create(b, loc, programs, c(clusterSize));
+    // Every program's barriers are initialized before any other program
+    // of the cluster arrives on them or multicasts into its slots.
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  }
+  // The i16 of cluster ranks an operand's part goes to: A's sharers (the
+  // same rm: ranks rm + CM j), B's (the same rn: rn CM + i).
+  auto multicastMask = [&](OpBuilder &lb, bool isA) -> Value {
+    auto i16 = lb.getI16Type();
+    int64_t pattern = 0;
+    for (int64_t j = 0; j < (isA ? clusterN : clusterM); ++j)
+      pattern |= int64_t(1) << (isA ? clusterM * j : j);
+    Value shift = isA ? rankM
+                      : arith::MulIOp::create(lb, loc, rankN, c(clusterM));
+    return arith::ShLIOp::create(
+        lb, loc, arith::ConstantIntOp::create(lb, loc, pattern, 16),
+        arith::IndexCastUIOp::create(lb, loc, i16, shift));
+  };
+  // Lane 0 of a consumer warp frees `slot`: in this program, or in every
+  // program of the cluster that multicasts into it (cluster-scope
+  // arrivals through mapa, its own included).
+  auto releaseSlot = [&](OpBuilder &rb, Value emptyBars, Value slot) {
+    if (!clustered) {
+      tile::MBarrierArriveOp::create(rb, loc, emptyBars, slot, Value(),
+                                     IntegerAttr());
+      return;
+    }
+    // The CM programs of this rn (itself among them), and with CN = 2 the
+    // program of the other rn at this rm.
+    SmallVector<Value> peers;
+    for (int64_t i = 0; i < clusterM; ++i)
+      peers.push_back(arith::AddIOp::create(
+          rb, loc, arith::MulIOp::create(rb, loc, rankN, c(clusterM)), c(i)));
+    if (clusterN == 2)
+      peers.push_back(arith::AddIOp::create(
+          rb, loc, rankM,
+          arith::MulIOp::create(
+              rb, loc, arith::SubIOp::create(rb, loc, c(1), rankN),
+              c(clusterM))));
+    for (Value peer : peers)
+      tile::MBarrierArriveOp::create(rb, loc, emptyBars, slot, peer,
+                                     IntegerAttr());
+  };
 
   // The tile `t` of the walk: (batch, m0, n0).
   struct Origin {
@@ -353,6 +444,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     Value inBatch = arith::RemUIOp::create(lb, loc, t, perBatchValue);
     auto [pm, pn] = GemmProgram::groupedProgramIds(lb, loc, inBatch, tilesM,
                                                    tilesN, dynamicTilesM);
+    if (clustered) {
+      pm = arith::AddIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, pm, c(clusterM)), rankM);
+      pn = arith::AddIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, pn, c(clusterN)), rankN);
+    }
     return Origin{batch, arith::MulIOp::create(lb, loc, pm, c(blockM)),
                   arith::MulIOp::create(lb, loc, pn, c(blockN))};
   };
@@ -439,14 +536,46 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                         &issue.getThenRegion().front());
                   }
                   tile::MBarrierArriveOp::create(
-                      tb2, loc, full, slot, tb2.getI64IntegerAttr(tmaBytes));
-                  for (auto [plan, buffer, mn0] : loads)
-                    if (plan->tma)
+                      tb2, loc, full, slot, Value(),
+                      tb2.getI64IntegerAttr(tmaBytes));
+                  for (auto [plan, buffer, mn0] : loads) {
+                    if (!plan->tma)
+                      continue;
+                    if (plan->sharers == 1) {
                       for (int64_t ch = 0; ch < plan->chunks; ++ch)
                         tile::TmaLoadOp::create(
                             tb2, loc, plan->map,
                             coordsOf(tb2, *plan, mn0, ch, 0), buffer, slot,
-                            c(ch), full, slot);
+                            c(ch), full, slot, /*multicast=*/Value(),
+                            /*row=*/0);
+                      continue;
+                    }
+                    // Part `part` of the boxes, multicast to the sharers.
+                    bool isA = plan == &a;
+                    Value part = isA ? rankN : rankM;
+                    Value mask = multicastMask(tb2, isA);
+                    for (int64_t p = 0; p < plan->sharers; ++p) {
+                      auto mine = scf::IfOp::create(
+                          tb2, loc,
+                          arith::CmpIOp::create(tb2, loc,
+                                                arith::CmpIPredicate::eq,
+                                                part, c(p)),
+                          /*withElse=*/false);
+                      OpBuilder pb2 =
+                          OpBuilder::atBlockBegin(&mine.getThenRegion().front());
+                      int64_t perPart = plan->rowParts()
+                                            ? plan->chunks
+                                            : plan->chunks / plan->sharers;
+                      int64_t first = plan->rowParts() ? 0 : p * perPart;
+                      int64_t row = plan->rowParts() ? p * plan->boxRows() : 0;
+                      for (int64_t ch = first; ch < first + perPart; ++ch) {
+                        tile::TmaLoadOp::create(
+                            pb2, loc, plan->map,
+                            coordsOf(pb2, *plan, mn0, ch, row), buffer, slot,
+                            c(ch), full, slot, mask, row);
+                      }
+                    }
+                  }
                 }
                 if (copies) {
                   for (auto [plan, buffer, mn0] : loads) {
@@ -552,8 +681,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                     OpBuilder::atBlockBegin(&release.getThenRegion().front());
                 Value prevStep =
                     arith::SubIOp::create(rb, loc, it[products], c(1));
-                tile::MBarrierArriveOp::create(
-                    rb, loc, empty, slotOf(rb, prevStep).first, IntegerAttr());
+                releaseSlot(rb, empty, slotOf(rb, prevStep).first);
               }
               ds.push_back(arith::AddIOp::create(kb, loc, it[products], c(1)));
               scf::YieldOp::create(kb, loc, ds);
@@ -566,7 +694,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
           OpBuilder rb = OpBuilder::atBlockBegin(&turn.getThenRegion().front());
           tile::MBarrierArriveOp::create(
               rb, loc, order, arith::SubIOp::create(rb, loc, c(1), group),
-              IntegerAttr());
+              Value(), IntegerAttr());
         }
         SmallVector<Value> accs;
         for (int64_t i = 0; i < products; ++i)
@@ -577,9 +705,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
           OpBuilder rb =
               OpBuilder::atBlockBegin(&releaseLast.getThenRegion().front());
           Value lastStep = arith::SubIOp::create(rb, loc, stepsDone, c(1));
-          tile::MBarrierArriveOp::create(rb, loc, empty,
-                                         slotOf(rb, lastStep).first,
-                                         IntegerAttr());
+          releaseSlot(rb, empty, slotOf(rb, lastStep).first);
         }
         // Each matmul's init (a constant fill) and result type.
         for (auto [i, acc] : llvm::enumerate(accs)) {
@@ -646,7 +772,15 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     OpBuilder eb = OpBuilder::atBlockTerminator(&roles.getElseRegion().front());
     tile::TmaStoreWaitOp::create(eb, loc);
   }
-  if (dynamicM) {
+  if (clustered) {
+    // No program leaves while another of its cluster may still arrive on
+    // its barriers.
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  }
+  if (clustered) {
+    grid = std::min(tiles, kHopperSMs / clusterSize) * clusterSize;
+  } else if (dynamicM) {
     // About one program per SM, fewer when there are fewer tiles.
     grid = blocksOf(loopExtent(op, {0}), blockM, tilesN);
     grid.expr = "min(" + grid.expr + ", " + std::to_string(kHopperSMs) + ")";

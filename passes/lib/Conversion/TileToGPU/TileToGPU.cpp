@@ -630,7 +630,8 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
       if (DictionaryAttr attrs = func.getArgAttrDict(i))
         gpuFunc.setArgAttrs(plan.first, attrs);
     for (StringRef name :
-         {"tcc.tensor_maps", "tcc.producer_warps", "tcc.consumer_groups"})
+         {"tcc.tensor_maps", "tcc.producer_warps", "tcc.consumer_groups",
+          "tcc.cluster"})
       if (Attribute attr = func->getAttr(name))
         gpuFunc->setAttr(name, attr);
     gpuFunc->setAttr("tcc.shared_bytes",

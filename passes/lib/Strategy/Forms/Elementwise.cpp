@@ -45,7 +45,7 @@ FailureOr<tile::LoweringConfigAttr> mlir::tcc::strategy::makeConfig(
   auto config = tile::LoweringConfigAttr::getChecked(
       [&] { return root->emitOpError() << "tcc-select-strategy: "; },
       root->getContext(), form, block, numWarps, numStages, mma, walk, view,
-      consumers);
+      consumers, /*cluster=*/ArrayRef<int64_t>());
   if (!config)
     return failure();
   return config;

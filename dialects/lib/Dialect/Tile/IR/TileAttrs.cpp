@@ -514,7 +514,8 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
                                          std::optional<MmaKind> mma,
                                          std::optional<RowWalk> walk,
                                          std::optional<ElementwiseView> view,
-                                         std::optional<ConsumerSchedule> consumers) {
+                                         std::optional<ConsumerSchedule> consumers,
+                                         ArrayRef<int64_t> cluster) {
   StringRef name = stringifyKernelForm(form);
   bool matmul = form == KernelForm::matmul || form == KernelForm::fma_matmul;
   size_t rank = matmul ? 3 : 2;
@@ -586,6 +587,20 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
                           "two consumer warpgroups (num_warps = 12), got "
                           "num_warps = "
                        << numWarps;
+  if (!cluster.empty() && !wgmma)
+    return emitError() << "#tile.lowering_config: cluster is for mma = "
+                          "wgmma_m64nNk16 plans";
+  if (!cluster.empty() &&
+      (cluster.size() != 2 || !llvm::all_of(cluster, [](int64_t c) {
+        return c == 1 || c == 2;
+      })))
+    return emitError() << "#tile.lowering_config: cluster must be [CM, CN] "
+                          "with CM and CN 1 or 2";
+  if (!cluster.empty() && consumers == ConsumerSchedule::pingpong &&
+      cluster[0] * cluster[1] > 1)
+    return emitError() << "#tile.lowering_config: a cluster of more than one "
+                          "program runs the cooperative consumer schedule, "
+                          "not consumers = pingpong";
   if (form == KernelForm::transpose && block[0] != block[1])
     return emitError() << "#tile.lowering_config: form = transpose needs a "
                           "square block ([T, T]), got ["

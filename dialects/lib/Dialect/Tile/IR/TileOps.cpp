@@ -775,12 +775,27 @@ static LogicalResult verifyCanonicalHopperBuffer(Operation *op,
   return success();
 }
 
+LogicalResult MBarrierArriveOp::verify() {
+  if (getCta() && getExpectTx())
+    return emitOpError("announces TMA bytes (expect_tx) on a barrier of its "
+                       "own CTA only (no cta operand)");
+  return success();
+}
+
 LogicalResult TmaLoadOp::verify() {
   if (getCoords().size() != 2 && getCoords().size() != 3)
     return emitOpError("takes 2 or 3 coordinates (a 2-D box, or one of a "
                        "batch's), got ")
            << getCoords().size();
-  return verifyCanonicalHopperBuffer(*this, getDst().getType(), "destination");
+  if (failed(verifyCanonicalHopperBuffer(*this, getDst().getType(),
+                                         "destination")))
+    return failure();
+  int64_t chunkRows = getDst().getType().getTileShape()[1];
+  if (getRow() < 0 || getRow() % 8 || getRow() >= chunkRows)
+    return emitOpError("row ")
+           << getRow() << " must be a multiple of 8 (the 128-byte swizzle's "
+           << "period) below the chunk's " << chunkRows << " rows";
+  return success();
 }
 
 RankedTensorType BoxCopyOp::getBoxType() {

@@ -91,6 +91,11 @@ def Tile_BlockShapeParameter : ArrayRefParameter<"int64_t", "block shape"> {
   let printer = [{ ::mlir::tcc::tile::printBlockShape($_printer, $_self) }];
 }
 
+def Tile_ClusterShapeParameter : OptionalArrayRefParameter<"int64_t", "cluster shape"> {
+  let parser = [{ ::mlir::tcc::tile::parseBlockShape($_parser) }];
+  let printer = [{ ::mlir::tcc::tile::printBlockShape($_printer, $_self) }];
+}
+
 def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
   let summary = "the plan of one kernel";
   let description = [{
@@ -127,6 +132,12 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
       `pingpong` (each warpgroup its own block, tiles taken in turn: one
       epilogue overlaps the other warpgroup's MMAs; the accumulator of a
       whole block per warpgroup).
+    - `cluster`: for mma = wgmma_m64nNk16, `[CM, CN]` thread-block
+      clusters of CM x CN programs (1 or 2 each): the CM programs of a
+      cluster along M share each k step's B boxes, the CN along N its A
+      boxes; each loads its part and multicasts it to the others (TMA
+      `.multicast::cluster`), so an operand shared by two programs is read
+      from L2 once. Left out: `[1, 1]`.
 
     The root op the config sits on: the op itself for elementwise,
     transpose and softmax; the reduction or matmul for row_reduction,
@@ -142,7 +153,8 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     OptionalParameter<"std::optional<::mlir::tcc::tile::MmaKind>">:$mma,
     OptionalParameter<"std::optional<::mlir::tcc::tile::RowWalk>">:$walk,
     OptionalParameter<"std::optional<::mlir::tcc::tile::ElementwiseView>">:$view,
-    OptionalParameter<"std::optional<::mlir::tcc::tile::ConsumerSchedule>">:$consumers
+    OptionalParameter<"std::optional<::mlir::tcc::tile::ConsumerSchedule>">:$consumers,
+    Tile_ClusterShapeParameter:$cluster
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

@@ -445,12 +445,19 @@ def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
     thread arrives once on barrier `%i`; with `expect_tx` it first raises the
     phase's pending transaction count by that many bytes (what the TMA
     copies completing on the barrier deliver).
+
+    `tile.mbarrier_arrive %bars[%i] cta %r`: the arrival lands on barrier
+    `%i` of CTA `%r` of the cluster (the same barrier in that CTA's shared
+    memory, addressed through `mapa`), with cluster scope: how the consumers
+    of a cluster free a slot that other CTAs multicast into.
   }];
   let arguments = (ins Tile_MBarriers:$barriers, Index:$index,
+                       Optional<Index>:$cta,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$expect_tx);
   let assemblyFormat = [{
-    $barriers `[` $index `]` attr-dict `:` qualified(type($barriers))
+    $barriers `[` $index `]` (`cta` $cta^)? attr-dict `:` qualified(type($barriers))
   }];
+  let hasVerifier = 1;
 }
 
 def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
@@ -468,7 +475,7 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
   }];
 }
 
-def Tile_TmaLoadOp : Tile_Op<"tma_load", [
+def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "TMA copy of one box of a tensor into a shared slot";
   let description = [{
@@ -486,14 +493,24 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [
     (its bytes count against the phase's expected transactions); elements
     outside the tensor are zero. Issued by every executing thread: guard it
     to one.
+
+    `{row = 64}`: the box covers the chunk's rows from `row` on (a map
+    whose box has fewer rows than the chunk: the CTAs of a cluster load a
+    chunk in parts), a multiple of 8 (the 128-byte swizzle's period).
+    `multicast %mask` (an i16 of cluster CTA ranks): the box lands at the
+    same offset of every CTA in the mask and completes the same barrier in
+    each of them (`.multicast::cluster`).
   }];
   let arguments = (ins LLVM_AnyPointer:$map, Variadic<Index>:$coords,
                        Tile_SharedBuffer:$dst, Index:$slot, Index:$chunk,
-                       Tile_MBarriers:$barriers, Index:$barrier);
+                       Tile_MBarriers:$barriers, Index:$barrier,
+                       Optional<I16>:$multicast,
+                       DefaultValuedAttr<I64Attr, "0">:$row);
   let assemblyFormat = [{
     $map `[` $coords `]` `,` $dst `[` $slot `,` $chunk `]` `,`
-    $barriers `[` $barrier `]` attr-dict `:` qualified(type($map)) `,`
-    qualified(type($dst)) `,` qualified(type($barriers))
+    $barriers `[` $barrier `]` (`multicast` $multicast^)? attr-dict `:`
+    qualified(type($map)) `,` qualified(type($dst)) `,`
+    qualified(type($barriers))
   }];
   let hasVerifier = 1;
 }
