@@ -318,3 +318,58 @@ def test_pingpong_plan_is_two_consumers_on_their_own_blocks():
                        plans={"gemm": plan.replace(", consumers = pingpong", "")})
     assert "wgmma.mma_async.sync.aligned.m64n128k16" in coop.asm
     assert "bar.sync \t1, 256;" in coop.asm
+
+
+CLUSTER_PLAN = ("#tile.lowering_config<form = matmul, block = [{block}], num_warps = 12, "
+                "num_stages = {stages}, mma = wgmma_m64nNk16, cluster = [{cluster}]>")
+
+
+@pytest.mark.parametrize(("layout", "block", "stages", "cluster", "multicasts"), [
+    ("nn", "128, 256, 64", 4, "2, 1", 4),   # B's chunks split between rm 0 and 1
+    ("nt", "128, 256, 64", 4, "1, 2", 2),   # A's one chunk split by rows
+    ("tn", "128, 128, 64", 6, "2, 1", 2),
+])
+def test_cluster_plan_multicasts_and_frees_slots_remotely(layout, block, stages, cluster,
+                                                          multicasts):
+    plan = CLUSTER_PLAN.format(block=block, stages=stages, cluster=cluster)
+    k = tcc_compile(gemm_program(1024, 1024, 512, "bf16", layout=layout), "sm_90", cache=False,
+                    plans={"gemm": plan})
+    ptx = k.asm
+    assert ".reqnctapercluster 2, 1, 1" in ptx
+    # (LLVM may unswitch the k loop on the program's part: at least these.)
+    assert len(re.findall(r"cp\.async\.bulk\.tensor\.2d\.[\w:.]*\.multicast::cluster",
+                          ptx)) >= multicasts
+    assert ptx.count("mapa.shared::cluster") >= 2
+    assert ptx.count("barrier.cluster.arrive") == 2 and ptx.count("barrier.cluster.wait") == 2
+    # The remote arrivals keep .release.cta semantics: .release.cluster put two
+    # MEMBAR.ALL.GPU per arrival in the k loop (4096^3: 442 TFLOP/s, not 693).
+    assert "mbarrier.arrive.shared::cluster.b64" in ptx and ".release.cluster.shared" not in ptx
+    report, sass = assemble(ptx, "sm_90a")
+    assert "0 bytes spill stores, 0 bytes spill loads" in report
+    assert sass.count("MEMBAR.ALL.GPU") <= 2  # the cluster barriers' only
+    assert k.launch.grid[0] % 2 == 0
+
+
+def test_cluster_plan_refusals():
+    plan = CLUSTER_PLAN.format(block="128, 128, 64", stages=6, cluster="2, 1")
+    # Rows TMA cannot box (copied by the producer) take no cluster.
+    with pytest.raises(Exception, match="takes no cluster"):
+        tcc_compile(gemm_program(3000, 1500, 776, "f16", layout="nn"), "sm_90", cache=False,
+                    plans={"gemm": plan})
+    with pytest.raises(Exception, match="cluster must be"):
+        tcc_compile(gemm_program(1024, 1024, 512, "f16"), "sm_90", cache=False,
+                    plans={"gemm": plan.replace("[2, 1]", "[4, 1]")})
+
+
+def test_cluster_kernels_are_not_emulated_silently():
+    import numpy as np
+
+    from tcc.testing.simt import run_gpu_stage
+
+    plan = CLUSTER_PLAN.format(block="128, 128, 64", stages=4, cluster="2, 1")
+    k = tcc_compile(gemm_program(256, 256, 128, "f16"), "sm_90", cache=False,
+                    plans={"gemm": plan})
+    a = np.ones((256, 128), np.float16)
+    b = np.ones((128, 256), np.float16)
+    with pytest.raises(NotImplementedError, match="clusters"):
+        run_gpu_stage(k, a, b)

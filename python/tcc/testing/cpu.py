@@ -18,6 +18,43 @@ from typing import Any
 
 import numpy as np
 
+# LLVM's x86 backend truncates f32 to bf16 (and legalizes bf16 arithmetic)
+# through the libcall __truncsfbf2, which libgcc has only from GCC 13 on
+# (Debian 12's 12.2 lacks it): the JIT-compiled module defines it itself,
+# round to nearest even, NaNs kept quiet.
+_TRUNCSFBF2 = """llvm.func @__truncsfbf2(%x: f32) -> bf16 {
+  %i = llvm.bitcast %x : f32 to i32
+  %c16 = llvm.mlir.constant(16 : i32) : i32
+  %c1 = llvm.mlir.constant(1 : i32) : i32
+  %bias = llvm.mlir.constant(32767 : i32) : i32
+  %quiet = llvm.mlir.constant(4194304 : i32) : i32
+  %hi = llvm.lshr %i, %c16 : i32
+  %lsb = llvm.and %hi, %c1 : i32
+  %inc = llvm.add %bias, %lsb : i32
+  %rounded = llvm.add %i, %inc : i32
+  %nan = llvm.fcmp "uno" %x, %x : f32
+  %q = llvm.or %i, %quiet : i32
+  %bits = llvm.select %nan, %q, %rounded : i1, i32
+  %top = llvm.lshr %bits, %c16 : i32
+  %h = llvm.trunc %top : i32 to i16
+  %r = llvm.bitcast %h : i16 to bf16
+  llvm.return %r : bf16
+}"""
+
+
+def define_bf16_truncation(module: Any) -> None:
+    """Adds ``__truncsfbf2`` to an LLVM-dialect module about to be JIT-compiled
+    (in its context), unless it has one."""
+    from mlir import ir
+
+    if any(ir.StringAttr(op.operation.attributes["sym_name"]).value == "__truncsfbf2"
+           for op in module.body.operations if "sym_name" in op.operation.attributes):
+        return
+    helper = ir.Module.parse(_TRUNCSFBF2, module.context)
+    for op in list(helper.body.operations):
+        module.body.append(op.detach_from_parent())
+
+
 _CPU_PIPELINE = ",".join(
     [
         "one-shot-bufferize{bufferize-function-boundaries "
@@ -89,6 +126,7 @@ def run_on_cpu(source: str, *inputs: np.ndarray) -> list[np.ndarray]:
         )
         func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         PassManager.parse(f"builtin.module({_CPU_PIPELINE})").run(module.operation)
+        define_bf16_truncation(module)
         engine = ExecutionEngine(module, opt_level=2, shared_libs=[])
         # The descriptors point into these arrays: keep them referenced until
         # the call returns (results are written in place:

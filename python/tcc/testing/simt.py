@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from tcc.testing.cpu import define_bf16_truncation
 from tcc.testing.hopper import DECLS as _HOPPER_DECLS
 from tcc.testing.hopper import HopperState, HopperText, TensorMap, low_buffer
 
@@ -864,6 +865,10 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
     import tcc  # noqa: F401
 
     hopper = any(op in gpu_ir for op in _HOPPER_OPS)
+    if "tcc.cluster" in gpu_ir:
+        raise NotImplementedError("thread-block clusters (a plan's cluster = [CM, CN]: "
+                                  "multicast TMA boxes, remote mbarrier arrivals) are not "
+                                  "emulated; run the kernel on an sm_90 GPU")
     from tcc.runtime.artifact import eval_grid_expr
 
     symbols: dict[str, int] = {}
@@ -903,6 +908,7 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
         else:
             shared = [_aligned_empty(shape, dtype) for shape, dtype in shapes]
         PassManager.parse(f"builtin.module({_PIPELINE})").run(module.operation)
+        define_bf16_truncation(module)
         engine = ExecutionEngine(module, opt_level=2)
     state = None
     if hopper:

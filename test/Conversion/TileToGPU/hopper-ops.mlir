@@ -128,3 +128,33 @@ tile.func @pingpong_store(%c: memref<256x128xf16>, %map: !llvm.ptr) attributes {
   tile.tma_store_wait
   tile.return
 }
+
+// -----
+
+// A cluster's part of a box: rows 32.. of chunk 0 of slot 1 (1 * 64 * 128 +
+// 32 * 128 = 12288 bytes in), multicast to the CTAs of the mask; a slot
+// freed in CTA 1 of the cluster: mapa of the barrier's address, then an
+// arrival on the shared::cluster address (default .release.cta semantics).
+// CHECK-LABEL: gpu.func @cluster
+// CHECK: gpu.barrier
+// CHECK: arith.addi %{{.*}}, %c12288_i32 : i32
+// CHECK: %[[DST:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: %[[CLUSTER:.*]] = llvm.addrspacecast %[[DST]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK: %[[BAR1:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %[[CLUSTER]], %{{.*}}, %[[BAR1]], box[%c0_i32, %c32_i32] multicast_mask = %c3_i16 :
+// CHECK: %[[BAR0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: %[[REMOTE:.*]] = nvvm.mapa %[[BAR0]], %c1_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive %[[REMOTE]] : !llvm.ptr<7>
+// CHECK-NOT: scope
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+tile.func @cluster(%a: memref<128x64xf16>, %map: !llvm.ptr) attributes {grid_rank = 1 : i32, tcc.tensor_maps = [{box = array<i64: 32, 64>, operand = 0 : i64, swizzle = 128 : i64}]} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %mask = arith.constant 3 : i16
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
+  tile.tma_load %map[%c32, %c0], %buf[%c1, %c0], %bars[%c1] multicast %mask {row = 32 : i64} : !llvm.ptr, !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
+  tile.mbarrier_arrive %bars[%c0] cta %c1 : !tile.mbarriers<2>
+  tile.return
+}

@@ -1119,3 +1119,39 @@ tile.func @box_copy_element_type(%b: memref<776x1500xbf16>) attributes {grid_ran
   tile.box_copy %b[%c0, %c0], %buf[%c0, %c0], %bars[%c0] layout #copy {row = 0 : i64, rows = 32 : i64} : memref<776x1500xbf16> -> !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
   tile.return
 }
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: cluster is for mma = wgmma_m64nNk16 plans}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16, cluster = [2, 1]>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: cluster must be [CM, CN] with CM and CN 1 or 2}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, cluster = [4, 1]>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: a cluster of more than one program runs the cooperative consumer schedule, not consumers = pingpong}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, consumers = pingpong, cluster = [1, 2]>}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+tile.func @tma_row(%map: !llvm.ptr) attributes {grid_rank = 1 : i32, tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}]} {
+  %i = arith.constant 0 : index
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
+  // expected-error@+1 {{'tile.tma_load' op row 36 must be a multiple of 8 (the 128-byte swizzle's period) below the chunk's 64 rows}}
+  tile.tma_load %map[%i, %i], %buf[%i, %i], %bars[%i] {row = 36 : i64} : !llvm.ptr, !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
+  tile.return
+}
+
+// -----
+
+tile.func @remote_expect_tx(%i: index) attributes {grid_rank = 1 : i32} {
+  %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
+  // expected-error@+1 {{'tile.mbarrier_arrive' op announces TMA bytes (expect_tx) on a barrier of its own CTA only (no cta operand)}}
+  tile.mbarrier_arrive %bars[%i] cta %i {expect_tx = 8192 : i64} : !tile.mbarriers<2>
+  tile.return
+}

@@ -46,3 +46,8 @@ func.func private @elementwise_blocked() attributes {tile.lowering_config = #til
 // CHECK-LABEL: func.func private @wgmma_pingpong()
 // CHECK-SAME: #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, consumers = pingpong>
 func.func private @wgmma_pingpong() attributes {tile.lowering_config = #tile.lowering_config<consumers = pingpong, form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>}
+
+// A wgmma plan in clusters of 2 x 1 programs (B multicast along M).
+// CHECK-LABEL: func.func private @wgmma_cluster()
+// CHECK-SAME: #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, cluster = [2, 1]>
+func.func private @wgmma_cluster() attributes {tile.lowering_config = #tile.lowering_config<cluster = [2, 1], form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>}
