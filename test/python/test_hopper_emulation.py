@@ -7,6 +7,7 @@ descriptor, transpose flag, box coordinate or barrier count in the lowering
 shows up as wrong numbers or a failed wait."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -256,3 +257,72 @@ def test_pingpong_bias_gelu_epilogue():
     s = a @ b.T + bias
     gelu = 0.5 * s * (1 + np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s ** 3)))
     _check(run_gpu_stage(kernel, *store, bias)[0], gelu, "bf16")
+
+
+CLUSTER = ("#tile.lowering_config<form = matmul, block = [{block}], num_warps = 12, "
+           "num_stages = {stages}, mma = wgmma_m64nNk16, cluster = [{cluster}]>")
+
+
+@pytest.mark.parametrize(("layout", "dtype", "block", "stages", "cluster", "mnk", "programs"), [
+    # B's two 128-column chunks multicast, one by each program of the pair.
+    ("nn", "f16", "128, 256, 64", 4, "2, 1", (256, 512, 128), None),
+    # A's one chunk split by rows (64 each, `{row = 64}` boxes); ragged N, K.
+    ("nt", "bf16", "128, 256, 64", 4, "1, 2", (256, 392, 136), None),
+    # One cluster walking 2 x 2 blocks of tiles (ragged M): slots and
+    # phases, local and remote, wrap across its cluster blocks.
+    ("tn", "f16", "128, 128, 64", 4, "2, 1", (448, 256, 200), 2),
+])
+def test_cluster_gemms_match_float64(layout, dtype, block, stages, cluster, mnk, programs):
+    # A cluster's programs run at once on the emulator, each with its own
+    # shared memory: multicast TMA loads, empty-slot arrivals on the peers'
+    # barriers (mapa), the cluster barriers.
+    m, n, k = mnk
+    plan = CLUSTER.format(block=block, stages=stages, cluster=cluster)
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, layout=layout), "sm_90", cache=False,
+                         plans={"gemm": plan})
+    gpu = kernel.ir["gpu"]
+    assert "multicast_mask" in gpu and "nvvm.mapa" in gpu and "nvvm.cluster.wait" in gpu
+    if programs:
+        _cut_grid(kernel, programs)
+    shapes = [(k, m) if layout == "tn" else (m, k), (n, k) if layout == "nt" else (k, n)]
+    store, (a, b) = _inputs(shapes, dtype, seed=12)
+    lhs = a.T if layout == "tn" else a
+    rhs = b.T if layout == "nt" else b
+    _check(run_gpu_stage(kernel, *store)[0], lhs @ rhs, dtype)
+
+
+CLUSTER_FAILED = r"cluster of programs 0-1: .*(never completed|threads arrived)"
+
+
+def _cluster_kernel():
+    plan = CLUSTER.format(block="128, 128, 64", stages=4, cluster="2, 1")
+    return tcc_compile(gemm_program(256, 256, 320, "f16"), "sm_90", cache=False,
+                       plans={"gemm": plan})
+
+
+def test_a_multicast_to_one_program_is_a_failed_wait(monkeypatch):
+    # B's box multicast only to its issuer: the peer's slot never receives
+    # its bytes and its consumers wait forever (the launch fails, no hang:
+    # the first wait to time out may be the issuer's at the cluster barrier).
+    monkeypatch.setattr(hopper, "WAIT_S", 5.0)
+    kernel = _cluster_kernel()
+    gpu = kernel.ir["gpu"]
+    assert "%c3_i16 = arith.constant 3 : i16" in gpu
+    kernel.ir["gpu"] = gpu.replace("%c3_i16 = arith.constant 3 : i16",
+                                   "%c3_i16 = arith.constant 1 : i16")
+    store, _ = _inputs([(256, 320), (320, 256)], "f16")
+    with pytest.raises(RuntimeError, match=CLUSTER_FAILED):
+        run_gpu_stage(kernel, *store)
+
+
+def test_local_only_slot_release_is_a_failed_wait(monkeypatch):
+    # Empty-slot arrivals only on the program's own barrier (mapa to rank 0
+    # for both): a slot waits for the peer's consumers forever.
+    monkeypatch.setattr(hopper, "WAIT_S", 5.0)
+    kernel = _cluster_kernel()
+    gpu = kernel.ir["gpu"]
+    assert re.search(r"nvvm\.mapa %\w+, %c1_i32", gpu)
+    kernel.ir["gpu"] = re.sub(r"(nvvm\.mapa %\w+), %c1_i32", r"\1, %c0_i32", gpu)
+    store, _ = _inputs([(256, 320), (320, 256)], "f16")
+    with pytest.raises(RuntimeError, match=CLUSTER_FAILED):
+        run_gpu_stage(kernel, *store)

@@ -359,17 +359,3 @@ def test_cluster_plan_refusals():
     with pytest.raises(Exception, match="cluster must be"):
         tcc_compile(gemm_program(1024, 1024, 512, "f16"), "sm_90", cache=False,
                     plans={"gemm": plan.replace("[2, 1]", "[4, 1]")})
-
-
-def test_cluster_kernels_are_not_emulated_silently():
-    import numpy as np
-
-    from tcc.testing.simt import run_gpu_stage
-
-    plan = CLUSTER_PLAN.format(block="128, 128, 64", stages=4, cluster="2, 1")
-    k = tcc_compile(gemm_program(256, 256, 128, "f16"), "sm_90", cache=False,
-                    plans={"gemm": plan})
-    a = np.ones((256, 128), np.float16)
-    b = np.ones((128, 256), np.float16)
-    with pytest.raises(NotImplementedError, match="clusters"):
-        run_gpu_stage(k, a, b)

@@ -2,7 +2,9 @@
 ``wgmma.mma_async`` with shared-memory matrix descriptors, TMA tensor copies
 (``cp.async.bulk.tensor``, 128-byte swizzle, zero fill / clipping at the
 tensor's edges), mbarriers (arrive, expect-tx, complete-tx, phase parity) and
-named barriers (``bar.sync id, count``).
+named barriers (``bar.sync id, count``), and thread-block clusters (``mapa``,
+multicast TMA loads, arrivals on a peer program's mbarriers, the cluster
+barrier).
 
 Each op of the ``gpu`` stage becomes a call of a host function; the host
 functions call back into Python (``ExecutionEngine.register_runtime``), where
@@ -26,7 +28,14 @@ maps. The semantics are written from the PTX ISA, not from tcc's lowering:
   mbarrier's transaction count;
 - an mbarrier's phase completes when its pending arrivals and transaction
   bytes both reach zero; ``try_wait.parity p`` returns once the phase of
-  parity ``p`` has completed (at once on a fresh barrier for p = 1).
+  parity ``p`` has completed (at once on a fresh barrier for p = 1);
+- a cluster's programs run at once, each with its own shared memory;
+  ``mapa a, r`` is the address at ``a``'s offset in the shared memory of the
+  cluster's program of rank ``r``; a TMA load with ``.multicast::cluster``
+  writes its box at the destination's offset in every program of its mask
+  and completes the transaction bytes of the mbarrier at the barrier's
+  offset in each of them; ``barrier.cluster.wait`` returns once every thread
+  of the cluster has passed ``barrier.cluster.arrive``.
 
 Copies and MMAs run synchronously when issued (commit / wait-group ops are
 dropped), so a read of a slot before its barrier completes would go
@@ -71,7 +80,12 @@ DECLS = """  func.func private @__mbar_init(!llvm.ptr, i32) attributes {llvm.emi
   func.func private @__tma_load(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32)
       attributes {llvm.emit_c_interface}
   func.func private @__tma_store(!llvm.ptr, !llvm.ptr, i32, i32, i32)
-      attributes {llvm.emit_c_interface}"""
+      attributes {llvm.emit_c_interface}
+  func.func private @__tma_load_mc(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i16)
+      attributes {llvm.emit_c_interface}
+  func.func private @__mapa(!llvm.ptr, i32) -> !llvm.ptr attributes {llvm.emit_c_interface}
+  func.func private @__cluster_arrive() attributes {llvm.emit_c_interface}
+  func.func private @__cluster_wait() attributes {llvm.emit_c_interface}"""
 
 _V = r"(%[\w#]+)"
 _MMA = re.compile(
@@ -83,7 +97,7 @@ _WAIT = re.compile(
     r'"wgmma\.wait_group\.sync\.aligned \d+;", "[^"]*" (.*) : \((.*)\) -> (!llvm\.struct<.*>)$')
 _TMA_LOAD = re.compile(
     rf"(\s*)nvvm\.cp\.async\.bulk\.tensor\.shared\.cluster\.global {_V}, {_V}, {_V}, "
-    r"box\[([^\]]*)\] : !llvm\.ptr<7>, !llvm\.ptr$")
+    rf"box\[([^\]]*)\](?: multicast_mask = {_V})? : !llvm\.ptr<7>, !llvm\.ptr$")
 _TMA_STORE = re.compile(
     rf"(\s*)nvvm\.cp\.async\.bulk\.tensor\.global\.shared\.cta {_V}, {_V}, "
     r"box\[([^\]]*)\] : !llvm\.ptr, <3>$")
@@ -136,8 +150,9 @@ class HopperText:
             return [f"{pad}func.call @__mbar_arrive({m[1]}, {m[2]}) : (!llvm.ptr, i32) -> ()"]
         # A plain arrival, or cp.async's (noinc: it counts against the
         # expected count), which is an arrival now: cp.async runs when issued.
+        # (On a peer's barrier, through mapa: `!llvm.ptr<7>`.)
         m = re.match(rf"nvvm\.(?:cp\.async\.)?mbarrier\.arrive {_V}"
-                     r"(?: \{noinc = true\})? : !llvm\.ptr<3>$", stripped)
+                     r"(?: \{noinc = true\})? : !llvm\.ptr<[37]>$", stripped)
         if m and ("cp.async" not in stripped or "noinc" in stripped):
             zero = self._i32_zero(pad, out)
             return [*out, f"{pad}func.call @__mbar_arrive({m[1]}, {zero}) : "
@@ -146,12 +161,24 @@ class HopperText:
                      r"!llvm\.ptr<3>, i32, i32$", stripped)
         if m:
             return [f"{pad}func.call @__mbar_wait({m[1]}, {m[2]}) : (!llvm.ptr, i32) -> ()"]
+        m = re.match(rf"{_V} = nvvm\.mapa {_V}, {_V} : !llvm\.ptr<3> -> !llvm\.ptr<7>$",
+                     stripped)
+        if m:
+            return [f"{pad}{m[1]} = func.call @__mapa({m[2]}, {m[3]}) : "
+                    "(!llvm.ptr, i32) -> !llvm.ptr"]
+        m = re.match(r"nvvm\.cluster\.(arrive|wait)(?: \{aligned\})?$", stripped)
+        if m:
+            return [f"{pad}func.call @__cluster_{m[1]}() : () -> ()"]
         m = re.match(rf"nvvm\.barrier id = {_V} number_of_threads = {_V}$", stripped)
         if m:
             return [f"{pad}func.call @__bar_sync({m[1]}, {m[2]}) : (i32, i32) -> ()"]
         m = _TMA_LOAD.match(line)
         if m:
             coords = self._coords(pad, m[5], out)
+            if m[6]:
+                return [*out, f"{pad}func.call @__tma_load_mc({m[2]}, {m[3]}, {m[4]}, {coords}, "
+                              f"{m[6]}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i16)"
+                              " -> ()"]
             return [*out, f"{pad}func.call @__tma_load({m[2]}, {m[3]}, {m[4]}, {coords}) : "
                           "(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32) -> ()"]
         m = _TMA_STORE.match(line)
@@ -265,27 +292,63 @@ def _swizzle(addresses: np.ndarray) -> np.ndarray:
 
 
 @dataclass
+class _ClusterBarrier:
+    """barrier.cluster.arrive / wait: the threads of a cluster, per phase."""
+
+    parties: int
+    arrived: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
 class HopperState:
     """One launch's mbarriers, named barriers and tensor maps, and the host
-    callbacks the JIT-compiled kernel calls."""
+    callbacks the JIT-compiled kernel calls. ``shared`` holds the dynamic
+    shared buffer of each program of a cluster (one without clusters); a
+    thread says which is its own with :meth:`enter`."""
 
-    shared: np.ndarray  # the dynamic shared buffer (in the low window)
+    shared: list[np.ndarray]  # per program of a cluster (each in the low window)
     maps: list[TensorMap]
+    cluster_threads: int = 0  # threads of a cluster (its programs' threads)
     errors: list[str] = field(default_factory=list)
     _barriers: dict[int, _MBarrier] = field(default_factory=dict)
-    _named: dict[int, threading.Barrier] = field(default_factory=dict)
-    _groups: dict[int, _Group] = field(default_factory=dict)
+    _named: dict[tuple[int, int], threading.Barrier] = field(default_factory=dict)
+    _groups: dict[tuple[int, int], _Group] = field(default_factory=dict)
+    _cluster: _ClusterBarrier | None = None
     _lock: threading.Condition = field(default_factory=threading.Condition)
+    _local: threading.local = field(default_factory=threading.local)
     _keep: list[Any] = field(default_factory=list)
 
+    def enter(self, rank: int) -> None:
+        """The calling thread runs the cluster's program of rank ``rank``."""
+        self._local.rank = rank
+        self._local.cluster_phase = 0
+
+    def new_cluster(self) -> None:
+        """The next cluster's programs start (its barrier at phase 0)."""
+        self._cluster = _ClusterBarrier(self.cluster_threads)
+
+    @property
+    def _rank(self) -> int:
+        return getattr(self._local, "rank", 0)
+
+    @property
+    def _own(self) -> np.ndarray:
+        return self.shared[self._rank]
+
     # -- addresses -----------------------------------------------------------
-    def _offset(self, address: int, nbytes: int = 1) -> int:
-        base = self.shared.ctypes.data
-        offset = (address & 0xFFFFFFFF) - (base & 0xFFFFFFFF)
-        if not 0 <= offset <= self.shared.size - nbytes:
+    def _offset(self, address: int, nbytes: int = 1, rank: int | None = None) -> int:
+        buffer = self.shared[self._rank if rank is None else rank]
+        offset = (address & 0xFFFFFFFF) - (buffer.ctypes.data & 0xFFFFFFFF)
+        if not 0 <= offset <= buffer.size - nbytes:
             raise IndexError(f"shared address {address:#x} is outside the program's "
-                             f"{self.shared.size} bytes")
+                             f"{buffer.size} bytes")
         return offset
+
+    def mapa(self, address: int, rank: int) -> int:
+        """The address at ``address``'s offset in the program of rank ``rank``."""
+        if not 0 <= rank < len(self.shared):
+            raise IndexError(f"mapa to rank {rank} in a cluster of {len(self.shared)}")
+        return self.shared[rank].ctypes.data + self._offset(address)
 
     # -- mbarriers -------------------------------------------------------------
     def mbar_init(self, bar: int, count: int) -> None:
@@ -339,9 +402,10 @@ class HopperState:
         with self._lock:
             if self.errors:
                 return
-            barrier = self._named.get(ident)
+            key = (self._rank, ident)
+            barrier = self._named.get(key)
             if barrier is None:
-                barrier = self._named[ident] = threading.Barrier(count)
+                barrier = self._named[key] = threading.Barrier(count)
             elif barrier.parties != count:
                 self.fail(f"named barrier {ident} used with {count} threads and "
                           f"{barrier.parties}")
@@ -351,6 +415,35 @@ class HopperState:
         except threading.BrokenBarrierError:
             if not self.errors:
                 self.fail(f"named barrier {ident} ({count} threads) timed out")
+
+    # -- the cluster barrier ---------------------------------------------------
+    def cluster_arrive(self) -> None:
+        cluster = self._cluster
+        if cluster is None:
+            self.fail("barrier.cluster.arrive in a launch without clusters")
+            return
+        phase = self._local.cluster_phase
+        with self._lock:
+            cluster.arrived[phase] = cluster.arrived.get(phase, 0) + 1
+            if cluster.arrived[phase] > cluster.parties:
+                self.fail(f"barrier.cluster.arrive: more than {cluster.parties} arrivals")
+            self._lock.notify_all()
+
+    def cluster_wait(self) -> None:
+        cluster = self._cluster
+        if cluster is None:
+            self.fail("barrier.cluster.wait in a launch without clusters")
+            return
+        phase = self._local.cluster_phase
+        self._local.cluster_phase = phase + 1
+        with self._lock:
+            if self.errors:
+                return
+            if not self._lock.wait_for(
+                    lambda: cluster.arrived.get(phase, 0) >= cluster.parties or self.errors,
+                    WAIT_S):
+                self.fail(f"barrier.cluster.wait: {cluster.arrived.get(phase, 0)} of the "
+                          f"cluster's {cluster.parties} threads arrived")
 
     # -- TMA -----------------------------------------------------------------
     def _box(self, handle: int, coords: tuple[int, ...]) -> tuple[TensorMap, list[slice],
@@ -368,27 +461,41 @@ class HopperState:
             window.append(slice(lo - origin[d], max(lo, hi) - origin[d]))
         return tmap, inside, window
 
-    def _chunks(self, offset: int, nbytes: int) -> np.ndarray:
-        """Shared offsets of the box's bytes, in the box's row-major order."""
-        first = self.shared.ctypes.data + offset
+    @staticmethod
+    def _chunks(buffer: np.ndarray, offset: int, nbytes: int) -> np.ndarray:
+        """Offsets in ``buffer`` of the box's bytes, in the box's row-major order."""
+        first = buffer.ctypes.data + offset
         linear = np.arange(nbytes, dtype=np.int64) + (first & 0xFFFFFFFF)
-        return _swizzle(linear) - (self.shared.ctypes.data & 0xFFFFFFFF)
+        return _swizzle(linear) - (buffer.ctypes.data & 0xFFFFFFFF)
 
-    def tma_load(self, dst: int, handle: int, bar: int, coords: tuple[int, ...]) -> None:
+    def tma_load(self, dst: int, handle: int, bar: int, coords: tuple[int, ...],
+                 mask: int | None = None) -> None:
+        """A box into the program's shared memory, or with ``mask`` into that
+        of each program of the cluster whose rank's bit is set."""
         tmap, inside, window = self._box(handle, coords)
         block = np.zeros(tmap.box, tmap.array.dtype)
         block[tuple(window)] = tmap.array[tuple(inside)]
         raw = block.reshape(-1).view(np.uint8)
-        offsets = self._chunks(self._offset(dst, raw.size), raw.size)
-        self.shared[offsets] = raw
-        with self._lock:
-            self._complete(bar, 0, -raw.size)
+        offset, bar_offset = self._offset(dst, raw.size), self._offset(bar, 8)
+        if mask is None:
+            ranks = [self._rank]
+        else:
+            ranks = [r for r in range(16) if mask >> r & 1]
+            if not ranks or ranks[-1] >= len(self.shared):
+                raise IndexError(f"multicast mask {mask:#x} names programs outside the "
+                                 f"cluster of {len(self.shared)}")
+        for r in ranks:
+            target = self.shared[r]
+            target[self._chunks(target, offset, raw.size)] = raw
+            with self._lock:
+                self._complete(target.ctypes.data + bar_offset, 0, -raw.size)
 
     def tma_store(self, handle: int, src: int, coords: tuple[int, ...]) -> None:
         tmap, inside, window = self._box(handle, coords)
         nbytes = int(np.prod(tmap.box)) * tmap.array.itemsize
-        offsets = self._chunks(self._offset(src, nbytes), nbytes)
-        block = self.shared[offsets].view(tmap.array.dtype).reshape(tmap.box)
+        own = self._own
+        offsets = self._chunks(own, self._offset(src, nbytes), nbytes)
+        block = own[offsets].view(tmap.array.dtype).reshape(tmap.box)
         tmap.array[tuple(inside)] = block[tuple(window)]
 
     # -- wgmma ---------------------------------------------------------------
@@ -414,23 +521,25 @@ class HopperState:
             rel = 2 * (mn % 64) + (mn // 64) * lbo + (k % 8) * 128 + (k // 8) * sbo
         else:
             rel = (mn % 8) * 128 + (mn // 8) * sbo + 2 * k
-        base = self.shared.ctypes.data
+        own = self._own
+        base = own.ctypes.data
         window = base & ~(_WINDOW - 1) & 0xFFFFFFFF
         absolute = _swizzle(window + start + rel) - (base & 0xFFFFFFFF)
-        if absolute.min() < 0 or absolute.max() + 2 > self.shared.size:
+        if absolute.min() < 0 or absolute.max() + 2 > own.size:
             raise IndexError(f"matrix descriptor {desc:#x} reads outside shared memory")
-        lo = self.shared[absolute].astype(np.uint16)
-        hi = self.shared[absolute + 1].astype(np.uint16)
+        lo = own[absolute].astype(np.uint16)
+        hi = own[absolute + 1].astype(np.uint16)
         bits = lo | (hi << 8)
         if dtype == "bf16":
             return (bits.astype(np.uint32) << 16).view(np.float32)
         return bits.view(np.float16).astype(np.float32)
 
     def _rendezvous(self, group: int) -> _Group:
+        key = (self._rank, group)
         with self._lock:
-            if group not in self._groups:
-                self._groups[group] = _Group(threading.Barrier(128))
-            return self._groups[group]
+            if key not in self._groups:
+                self._groups[key] = _Group(threading.Barrier(128))
+            return self._groups[key]
 
     def wgmma(self, desc_a: int, desc_b: int, acc: int, tid: int, code: int) -> None:
         """One thread's part of a warpgroup's wgmma: the 128 threads meet
@@ -470,11 +579,12 @@ class HopperState:
     # -- registration ----------------------------------------------------------
     def register(self, engine: Any) -> None:
         def guarded(name: str, fn: Any) -> Any:
-            def call(*args: Any) -> None:
+            def call(*args: Any) -> Any:
                 try:
-                    fn(*args)
+                    return fn(*args)
                 except Exception as error:  # noqa: BLE001 (reported after the launch)
                     self.fail(f"{name}: {error}")
+                    return 0
             return call
 
         ptr, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
@@ -489,6 +599,12 @@ class HopperState:
             "__tma_load": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, i32, i32, i32),
                            lambda dst, m, bar, c0, c1, c2: self.tma_load(
                                dst, m or 0, bar, (c0, c1, c2))),
+            "__tma_load_mc": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, i32, i32, i32, ctypes.c_int16),
+                              lambda dst, m, bar, c0, c1, c2, mask: self.tma_load(
+                                  dst, m or 0, bar, (c0, c1, c2), mask & 0xFFFF)),
+            "__mapa": (ctypes.CFUNCTYPE(ptr, ptr, i32), self.mapa),
+            "__cluster_arrive": (ctypes.CFUNCTYPE(None), self.cluster_arrive),
+            "__cluster_wait": (ctypes.CFUNCTYPE(None), self.cluster_wait),
             "__tma_store": (ctypes.CFUNCTYPE(None, ptr, ptr, i32, i32, i32),
                             lambda m, src, c0, c1, c2: self.tma_store(m or 0, src,
                                                                       (c0, c1, c2))),

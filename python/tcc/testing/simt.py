@@ -860,15 +860,11 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
     from mlir.passmanager import PassManager
-    from mlir.runtime import get_ranked_memref_descriptor
 
     import tcc  # noqa: F401
 
     hopper = any(op in gpu_ir for op in _HOPPER_OPS)
-    if "tcc.cluster" in gpu_ir:
-        raise NotImplementedError("thread-block clusters (a plan's cluster = [CM, CN]: "
-                                  "multicast TMA boxes, remote mbarrier arrivals) are not "
-                                  "emulated; run the kernel on an sm_90 GPU")
+    cluster = _cluster_size(gpu_ir)
     from tcc.runtime.artifact import eval_grid_expr
 
     symbols: dict[str, int] = {}
@@ -902,73 +898,119 @@ def _run_kernel(gpu_ir: str, launch: Any, warp_size: int, args: list[np.ndarray]
         shapes = [(tuple(launch.shared_mem_bytes if d == ir.ShapedType.get_dynamic_size()
                          else d for d in t.shape), _numpy_dtype(str(t.element_type)))
                   for t in workgroup]
-        if hopper:  # shared addresses in 32 bits, as on the GPU
-            shared = [low_buffer(int(np.prod(shape)) * dtype.itemsize).view(dtype)
-                      .reshape(shape) for shape, dtype in shapes]
-        else:
-            shared = [_aligned_empty(shape, dtype) for shape, dtype in shapes]
         PassManager.parse(f"builtin.module({_PIPELINE})").run(module.operation)
         define_bf16_truncation(module)
         engine = ExecutionEngine(module, opt_level=2)
+    nblocks = grid[0] * grid[1] * grid[2]
+    if nblocks % cluster:
+        raise ValueError(f"a grid of {nblocks} programs is no multiple of the kernel's "
+                         f"clusters of {cluster}")
+    # Each program of a cluster (they run at once): its shared buffers,
+    # its barriers and its warps' exchange areas.
+    programs = [_Program(shapes, hopper, threads, warp_size) for _ in range(cluster)]
     state = None
     if hopper:
-        dynamic = [a.view(np.uint8) for a in shared if a.itemsize == 1 and a.ndim == 1]
-        if len(dynamic) != 1:
+        dynamic = [[a.view(np.uint8) for a in p.shared if a.itemsize == 1 and a.ndim == 1]
+                   for p in programs]
+        if any(len(d) != 1 for d in dynamic):
             raise NotImplementedError("an sm_90 kernel with other than one dynamic shared "
                                       "buffer is not emulated")
-        state = HopperState(dynamic[0], maps)
+        state = HopperState([d[0] for d in dynamic], maps, cluster_threads=cluster * threads)
         state.register(engine)
     entry = engine.lookup(name)
-    descriptors = [get_ranked_memref_descriptor(a) if isinstance(a, np.ndarray)
-                   else ctypes.c_int64(a) for a in [*params, *shared]]
-    warps = -(-threads // warp_size)
-    areas = [np.zeros((warp_size, _SLOTS), np.int64) for _ in range(warps)]
-    exchange = [get_ranked_memref_descriptor(area) for area in areas]
-    libc = ctypes.CDLL(None)
-    barriers = ctypes.create_string_buffer(_BARRIER_BYTES * (1 + warps))
-    # Barrier 0: the program's threads; barrier 1 + w: warp w's lanes.
-    counts = [threads, *(min(warp_size, threads - w * warp_size) for w in range(warps))]
-    at = [ctypes.c_void_p(ctypes.addressof(barriers) + i * _BARRIER_BYTES)
-          for i in range(len(counts))]
-    for barrier, count in zip(at, counts, strict=True):
-        if libc.pthread_barrier_init(barrier, None, ctypes.c_uint(count)) != 0:
-            raise OSError("pthread_barrier_init failed")
     try:
-        for bid in range(grid[0] * grid[1] * grid[2]):
-            _run_program(entry, descriptors, bid, threads, warp_size, barriers, exchange)
+        for first in range(0, nblocks, cluster):
+            if state:
+                state.new_cluster()
+            _run_programs(entry, params, programs, first, threads, warp_size,
+                          state.enter if state else None)
             if state and state.errors:
-                raise RuntimeError(f"program {bid}: " + "; ".join(state.errors[:4]))
+                where = f"program {first}" if cluster == 1 else (
+                    f"the cluster of programs {first}-{first + cluster - 1}")
+                raise RuntimeError(f"{where}: " + "; ".join(state.errors[:4]))
     finally:
-        for barrier in at:
-            libc.pthread_barrier_destroy(barrier)
+        for program in programs:
+            program.close()
 
 
-def _run_program(entry: Any, descriptors: list[Any], bid: int, threads: int, warp_size: int,
-                 barriers: Any, exchange: list[Any]) -> None:
-    """One program: `threads` OS threads through the JIT-compiled kernel
-    (ctypes releases the GIL for the call)."""
+def _cluster_size(gpu_ir: str) -> int:
+    """The programs of the kernel's clusters (`tcc.cluster`), 1 without."""
+    match = re.search(r"tcc\.cluster = array<i32: ([\d, ]+)>", gpu_ir)
+    return int(np.prod([int(d) for d in match.group(1).split(",")])) if match else 1
+
+
+class _Program:
+    """One program's workgroup buffers (in the low window for sm_90: shared
+    addresses in 32 bits, as on the GPU), barriers (0: its threads, 1 + w:
+    warp w's lanes) and warps' exchange areas."""
+
+    def __init__(self, shapes: list[tuple[tuple[int, ...], np.dtype]], low: bool,
+                 threads: int, warp_size: int) -> None:
+        from mlir.runtime import get_ranked_memref_descriptor
+
+        if low:
+            self.shared = [low_buffer(int(np.prod(shape)) * dtype.itemsize).view(dtype)
+                           .reshape(shape) for shape, dtype in shapes]
+        else:
+            self.shared = [_aligned_empty(shape, dtype) for shape, dtype in shapes]
+        self.descriptors = [get_ranked_memref_descriptor(a) for a in self.shared]
+        warps = -(-threads // warp_size)
+        self.areas = [np.zeros((warp_size, _SLOTS), np.int64) for _ in range(warps)]
+        self.exchange = [get_ranked_memref_descriptor(area) for area in self.areas]
+        self._libc = ctypes.CDLL(None)
+        self.barriers = ctypes.create_string_buffer(_BARRIER_BYTES * (1 + warps))
+        counts = [threads, *(min(warp_size, threads - w * warp_size) for w in range(warps))]
+        self._at = []
+        for i, count in enumerate(counts):
+            barrier = ctypes.c_void_p(ctypes.addressof(self.barriers) + i * _BARRIER_BYTES)
+            if self._libc.pthread_barrier_init(barrier, None, ctypes.c_uint(count)) != 0:
+                self.close()
+                raise OSError("pthread_barrier_init failed")
+            self._at.append(barrier)
+
+    def close(self) -> None:
+        for barrier in self._at:
+            self._libc.pthread_barrier_destroy(barrier)
+        self._at = []
+
+
+def _run_programs(entry: Any, params: list[Any], programs: list[_Program], first: int,
+                  threads: int, warp_size: int,
+                  enter: Callable[[int], None] | None) -> None:
+    """Programs ``first, first + 1, ...`` (a cluster, or one program), at once:
+    `threads` OS threads each through the JIT-compiled kernel (ctypes
+    releases the GIL for the call); ``enter(rank)`` first on each thread."""
+    from mlir.runtime import get_ranked_memref_descriptor
+
     # A memref: a pointer to its descriptor's pointer; an index: to its value.
-    memrefs = [ctypes.pointer(d) if isinstance(d, ctypes.c_int64)
-               else ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
-    xchg = [ctypes.pointer(ctypes.pointer(d)) for d in exchange]
-    base = ctypes.addressof(barriers)
-    keep = []
+    args = [ctypes.c_int64(a) if not isinstance(a, np.ndarray)
+            else get_ranked_memref_descriptor(a) for a in params]
+    keep: list[Any] = [args]
 
-    def packed(tid: int) -> Any:
+    def packed(rank: int, tid: int) -> Any:
+        program = programs[rank]
+        memrefs = [ctypes.pointer(d) if isinstance(d, ctypes.c_int64)
+                   else ctypes.pointer(ctypes.pointer(d)) for d in [*args, *program.descriptors]]
         warp, lane = divmod(tid, warp_size)
-        scalars = [ctypes.c_int64(tid), ctypes.c_int64(bid), ctypes.c_void_p(base),
+        base = ctypes.addressof(program.barriers)
+        scalars = [ctypes.c_int64(tid), ctypes.c_int64(first + rank), ctypes.c_void_p(base),
                    ctypes.c_int64(lane), ctypes.c_void_p(base + (1 + warp) * _BARRIER_BYTES)]
-        args = [*memrefs, *(ctypes.pointer(s) for s in scalars), xchg[warp]]
-        array = (ctypes.c_void_p * len(args))(*(ctypes.cast(a, ctypes.c_void_p) for a in args))
-        keep.append((scalars, args, array))
+        xchg = ctypes.pointer(ctypes.pointer(program.exchange[warp]))
+        call = [*memrefs, *(ctypes.pointer(s) for s in scalars), xchg]
+        array = (ctypes.c_void_p * len(call))(*(ctypes.cast(a, ctypes.c_void_p) for a in call))
+        keep.append((memrefs, scalars, xchg, call, array))
         return array
 
-    workers = [
-        threading.Thread(target=entry, args=(packed(tid),), daemon=True) for tid in range(threads)
-    ]
+    def run(rank: int, array: Any) -> None:
+        if enter:
+            enter(rank)
+        entry(array)
+
+    workers = [threading.Thread(target=run, args=(rank, packed(rank, tid)), daemon=True)
+               for rank in range(len(programs)) for tid in range(threads)]
     for w in workers:
         w.start()
     for w in workers:
         w.join(_TIMEOUT_S)
         if w.is_alive():
-            raise RuntimeError(f"program {bid} did not finish (a thread waits at a barrier?)")
+            raise RuntimeError(f"program {first} did not finish (a thread waits at a barrier?)")
