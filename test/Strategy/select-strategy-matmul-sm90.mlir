@@ -4,7 +4,7 @@
 // f16 4096^3: 128 x 256 x 64 blocks (two consumer warpgroups and a producer:
 // 12 warps), 4 stages of 48 KiB.
 // CHECK-LABEL: func.func @gemm(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, cluster = [2, 1]>
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -170,7 +170,7 @@ func.func @gemm_small(%arg0: tensor<64x64xf16>, %arg1: tensor<64x64xf16>) -> ten
 
 // batched 16 x 1024^3: 512 blocks of 128 x 256 (4 waves of 132 SMs).
 // CHECK-LABEL: func.func @gemm_batched(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, cluster = [2, 1]>
 #map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #map2 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
@@ -202,10 +202,10 @@ func.func @gemm_batched(%arg0: tensor<16x1024x1024xf16>, %arg1: tensor<16x1024x1
 // -----
 
 // x @ w.T, 1000^3: B read as (n, k) through the descriptors (no transpose
-// kernel); 64 blocks of 128 x 128 (one round, as 128 x 256's 32 would be,
-// each block half the work).
+// kernel); 128 blocks of 64 x 128 in 2 x 1 clusters (one round on every SM;
+// 64 blocks of 128 x 128 would run on half of them).
 // CHECK-LABEL: func.func @linear(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16, cluster = [2, 1]>
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -234,10 +234,14 @@ func.func @linear(%arg0: tensor<1000x1000xf16>, %arg1: tensor<1000x1000xf16>) ->
 // (SwiGLU's silu(x @ w1.T) * (x @ w3.T)): 128 x 256 would hold 128 + 64
 // registers per consumer thread and spill, so 128 x 128 (64 + 32). A bias
 // row keeps 128 x 256 (the first case of this file's kind, @gemm_bias).
+// Both in 2 x 1 clusters; 128 x 128 blocks only with more blocks than SMs
+// (at 1280 x 1280, 100 blocks, none; 64 x 128's 200 would take two rounds).
 // CHECK-LABEL: func.func @gemm_tile_epilogue(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16, cluster = [2, 1]>
 // CHECK-LABEL: func.func @gemm_bias(
-// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16>
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, cluster = [2, 1]>
+// CHECK-LABEL: func.func @gemm_tile_epilogue_few(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16>
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -288,4 +292,27 @@ func.func @gemm_bias(%a: tensor<4096x1024xbf16>, %b: tensor<1024x4096xbf16>, %bi
     linalg.yield %7 : bf16
   } -> tensor<4096x4096xbf16>
   return %4 : tensor<4096x4096xbf16>
+}
+
+func.func @gemm_tile_epilogue_few(%a: tensor<1280x1280xbf16>, %b: tensor<1280x1280xbf16>, %g: tensor<1280x1280xbf16>) -> tensor<1280x1280xbf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1280x1280xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1280x1280xf32>) -> tensor<1280x1280xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<1280x1280xbf16>, tensor<1280x1280xbf16>) outs(%1 : tensor<1280x1280xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %5 = arith.extf %in : bf16 to f32
+    %6 = arith.extf %in_0 : bf16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<1280x1280xf32>
+  %3 = tensor.empty() : tensor<1280x1280xbf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%2, %g : tensor<1280x1280xf32>, tensor<1280x1280xbf16>) outs(%3 : tensor<1280x1280xbf16>) {
+  ^bb0(%in: f32, %gate: bf16, %out: bf16):
+    %5 = arith.extf %gate : bf16 to f32
+    %6 = arith.mulf %in, %5 : f32
+    %7 = arith.truncf %6 : f32 to bf16
+    linalg.yield %7 : bf16
+  } -> tensor<1280x1280xbf16>
+  return %4 : tensor<1280x1280xbf16>
 }

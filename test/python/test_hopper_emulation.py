@@ -212,7 +212,9 @@ def test_a_missing_arrival_is_a_failed_wait(monkeypatch):
     kernel.ir["gpu"] = "\n".join(line for line in lines
                                  if not line.strip().startswith("nvvm.mbarrier.arrive %"))
     store, _ = _inputs([(128, 512), (512, 128)], "f16")
-    with pytest.raises(RuntimeError, match="never completed"):
+    # (A 2 x 1 cluster of 64 x 128 blocks: the first wait to time out may be
+    # a finished program's at the cluster barrier.)
+    with pytest.raises(RuntimeError, match="never completed|threads arrived"):
         run_gpu_stage(kernel, *store)
 
 

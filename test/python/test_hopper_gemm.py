@@ -37,9 +37,14 @@ def test_sm90_gemm_is_wgmma_fed_by_tma(dtype, layout, trans_a, trans_b):
     assert re.search(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile"
                      r"\.mbarrier::complete_tx::bytes", ptx)
     assert "mbarrier.try_wait.parity.shared.b64" in ptx
-    # The producer announces each step's bytes; consumers free slots.
+    # The producer announces each step's bytes; consumers free slots, in
+    # both programs of the 2 x 1 cluster (the strategy's default here: B's
+    # boxes multicast to the two programs along M).
     assert "mbarrier.arrive.expect_tx.shared.b64" in ptx
-    assert "mbarrier.arrive.shared.b64" in ptx
+    assert "mbarrier.arrive.shared::cluster.b64" in ptx
+    assert ".reqnctapercluster 2, 1, 1" in ptx and "multicast::cluster" in ptx
+    # The producer's leader fetches the three tensor maps first.
+    assert ptx.count("prefetch.param.tensormap") == 3
     assert re.search(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)
     assert re.search(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;", ptx)
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
@@ -56,7 +61,7 @@ def test_sm90_gemm_is_wgmma_fed_by_tma(dtype, layout, trans_a, trans_b):
     assert k.launch.block == (384, 1, 1) and k.launch.grid == (128, 1, 1)
     maps = k.artifact.kernels[0].tensor_maps
     a_box = (64, 64) if layout == "tn" else (128, 64)
-    b_box = (256, 64) if layout == "nt" else (64, 64)
+    b_box = (128, 64) if layout == "nt" else (64, 64)  # B [N, K]: half the rows each
     assert maps == (TensorMapSpec(0, a_box, 128), TensorMapSpec(1, b_box, 128),
                     TensorMapSpec(2, (128, 64), 128))
 
@@ -180,10 +185,11 @@ def test_batched_gemm_uses_3d_boxes_and_bias_epilogue():
     k = compile_gemm(256, 256, 128, "bf16", batch=3, bias_gelu=True, layout="nt")
     assert len(k.kernels) == 1
     assert "cp.async.bulk.tensor.3d" in k.asm
-    # 128 x 128 blocks (12 for 3 batches): 3-D boxes [1, rows, 64].
-    assert k.artifact.kernels[0].tensor_maps == (TensorMapSpec(0, (1, 128, 64), 128),
-                                                 TensorMapSpec(1, (1, 128, 64), 128),
-                                                 TensorMapSpec(3, (1, 128, 64), 128))
+    # 64 x 128 blocks in 2 x 1 clusters (24 for 3 batches): 3-D boxes
+    # [1, rows, 64], B's 128 rows loaded half by each program of a cluster.
+    assert k.artifact.kernels[0].tensor_maps == (TensorMapSpec(0, (1, 64, 64), 128),
+                                                 TensorMapSpec(1, (1, 64, 64), 128),
+                                                 TensorMapSpec(3, (1, 64, 64), 128))
     assert "cp.async.bulk.tensor.3d.global.shared::cta" in k.asm
     assert "math.tanh" in k.ir["tile"] and "tile.warpgroup_dot" in k.ir["tile"]
 
@@ -208,12 +214,20 @@ def test_rows_tma_cannot_box_take_mma_sync():
 
 
 def test_small_problems_get_smaller_blocks():
-    # 1000^3: 64 blocks of 128 x 128 (one round either way; 128 x 256 would
-    # leave 100 SMs idle, 64 x 128 on one consumer ran slower on the H200).
+    # 1000^3: 128 blocks of 64 x 128 on one consumer warpgroup in 2 x 1
+    # clusters (H200: 224 TFLOP/s, against 186 for 64 blocks of 128 x 128,
+    # which leave half the SMs idle, and 172 for 64 x 128 unclustered).
     k = compile_gemm(1000, 1000, 1000)
-    assert "block = [128, 128, 64], num_warps = 12" in k.ir["tile"]
-    assert k.launch.block == (384, 1, 1) and k.launch.grid == (64, 1, 1)
+    assert "block = [64, 128, 64], num_warps = 8" in k.ir["tile"]
+    assert "cluster = [2, 1]" in k.ir["tile"]
+    assert k.launch.block == (256, 1, 1) and k.launch.grid == (128, 1, 1)
     assert "wgmma.mma_async.sync.aligned.m64n128k16" in k.asm
+    # B's rows copied by the producer (2008 bytes: no tensor map) take no
+    # cluster, and then 128 x 128 (64 x 128 for more than 64 rows only in
+    # clusters).
+    k = compile_gemm(1000, 1004, 1000)
+    assert "block = [128, 128, 64], num_warps = 12" in k.ir["tile"]
+    assert "cluster" not in k.ir["tile"] and ".reqnctapercluster" not in k.asm
     # 64 rows: one consumer warpgroup (8 warps).
     k = compile_gemm(64, 1024, 512)
     assert "block = [64, 128, 64], num_warps = 8" in k.ir["tile"]
@@ -268,9 +282,10 @@ def test_tensor_maps_are_packed_by_value_after_the_arguments():
 
     packed = pack_args(art, [0x1000, 0x2000, 0x3000], [None] * 3, None, FakeDevice())
     assert len(packed) == 6  # three pointers, three tensor maps
-    assert calls == [(0x1000, "f16", (256, 128), (128, 64), 128),
+    # (64 x 128 blocks in 2 x 1 clusters: 64-row boxes of A and C.)
+    assert calls == [(0x1000, "f16", (256, 128), (64, 64), 128),
                      (0x2000, "f16", (128, 512), (64, 64), 128),
-                     (0x3000, "f16", (256, 512), (128, 64), 128)]
+                     (0x3000, "f16", (256, 512), (64, 64), 128)]
     params = ctypes.cast(packed.array, ctypes.POINTER(ctypes.c_void_p))
     first_map = ctypes.string_at(params[3], 128)
     assert first_map == bytes([1] * 128)

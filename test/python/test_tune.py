@@ -63,6 +63,18 @@ def test_hopper_gemms_try_pingpong_consumers():
     assert all(c.count("consumers") == 1 for c in candidates(pingpong) if "consumers" in c)
 
 
+def test_hopper_gemms_try_other_clusters():
+    base = ("#tile.lowering_config<form = matmul, block = [128, 256, 64], num_warps = 12, "
+            "num_stages = 4, mma = wgmma_m64nNk16")
+    found = candidates(base + ", cluster = [2, 1]>")
+    assert base + ">" in found and base + ", cluster = [1, 2]>" in found
+    assert base + ", cluster = [2, 1]>" not in found
+    # block and stage neighbours keep the cluster; ping-pong plans take none
+    assert any("block = [128, 128, 64]" in c and "cluster = [2, 1]" in c for c in found)
+    assert all("cluster" not in c for c in found if "pingpong" in c)
+    assert base + ", cluster = [2, 1]>" in candidates(base + ">")
+
+
 @pytest.mark.parametrize(("walk", "other"), [("looped", "staged"), ("staged", "looped")])
 def test_long_softmax_rows_try_the_other_walk(walk, other):
     config = ("#tile.lowering_config<form = softmax, block = [1, 2048], num_warps = 8, "

@@ -58,6 +58,7 @@ import numpy as np
 # commit / wait of operations that already ran).
 DROPPED = (
     "nvvm.setmaxregister",
+    "nvvm.prefetch tensormap",
     "nvvm.fence.mbarrier.init",
     "nvvm.wgmma.fence.aligned",
     "nvvm.wgmma.commit.group",

@@ -48,6 +48,10 @@ def _with(fields: dict[str, str], block: list[int], warps: int,
     return render(out)
 
 
+def _without(fields: dict[str, str], key: str) -> dict[str, str]:
+    return {k: v for k, v in fields.items() if k != key}
+
+
 def candidates(config: str) -> list[str]:
     """Plans to try for a kernel whose heuristics' plan is ``config`` (not
     including it), in a fixed order."""
@@ -87,10 +91,17 @@ def candidates(config: str) -> list[str]:
                     if (m, n, k, s, w) != (bm, bn, bk, stages, warps):
                         extra = {"num_stages": str(s)} if "num_stages" in fields else {}
                         out.append(_with(fields, [m, n, k], w, **extra))
-        # Hopper: ping-pong consumers (each warpgroup a whole block, so at
-        # most 128 x 128) beside the cooperative plans.
         if fields.get("mma") == "wgmma_m64nNk16" and "consumers" not in fields:
+            # Hopper: the heuristics' block in other clusters (2 x 1, 1 x 2,
+            # none; a kernel that takes none, e.g. with copied operands,
+            # refuses them) ...
+            for cluster in ("[2, 1]", "[1, 2]", None):
+                if cluster != fields.get("cluster"):
+                    out.append(_with(_without(fields, "cluster"), block, warps,
+                                     **({"cluster": cluster} if cluster else {})))
+            # ... and ping-pong consumers (each warpgroup a whole block, so
+            # at most 128 x 128; not in clusters) beside the cooperative plans.
             for s in (4, 5):
-                out.append(_with(fields, [128, 128, 64], 12, num_stages=str(s),
-                                 consumers="pingpong"))
+                out.append(_with(_without(fields, "cluster"), [128, 128, 64], 12,
+                                 num_stages=str(s), consumers="pingpong"))
     return list(dict.fromkeys(out))

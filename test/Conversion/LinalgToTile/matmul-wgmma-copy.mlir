@@ -12,13 +12,16 @@
 // CHECK-LABEL: tile.func @gemm_nn_copied
 // CHECK-SAME: (%{{.*}}: memref<256x128xf16>, %[[B:.*]]: memref<128x100xf16>, %{{.*}}: memref<256x100xf16>, %[[MAPA:.*]]: !llvm.ptr)
 // CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 128, 64>, operand = 0 : i64, swizzle = 128 : i64}]
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[TID]], %c256 : index
+// CHECK: scf.if %[[LEADER]] {
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %[[MAPA]] : !llvm.ptr
+// CHECK-NEXT: }
 // CHECK: %[[BUFA:.*]] = tile.shared_alloc : !tile.shared_buffer<6x1x128x64xf16
 // CHECK: %[[BUFB:.*]] = tile.shared_alloc : !tile.shared_buffer<6x2x64x64xf16
 // 4 copies of 128 threads and the leader's expect-tx.
 // CHECK: %[[FULL:.*]] = tile.mbarrier_alloc {arrivals = 513 : i64} : !tile.mbarriers<6>
-// CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: nvvm.setmaxregister decrease 104
-// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[TID]], %c256 : index
 // The walk runs in every producer thread.
 // CHECK-NEXT: scf.for
 // CHECK: scf.for %[[KK:.*]] = %c0 to %c2 step %c1

@@ -10,6 +10,8 @@
 // CHECK-LABEL: tile.func @gemm_nn
 // CHECK-SAME: tcc.consumer_groups = 2 : i32
 // CHECK-SAME: tcc.num_warps = 12 : i32, tcc.producer_warps = 4 : i32
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: nvvm.prefetch tensormap
 // CHECK: tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<4>
 // CHECK: tile.mbarrier_alloc {arrivals = 4 : i64} : !tile.mbarriers<4>
 // The turn barriers: order[g] completes when the other warpgroup's 4 warps
@@ -18,7 +20,6 @@
 // CHECK: %[[BUFC:.*]] = tile.shared_alloc : !tile.shared_buffer<2x2x128x64xf16
 // CHECK: %[[PID:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: %[[NPROG:.*]] = arith.index_cast %{{.*}} : i32 to index
-// CHECK: %[[TID:.*]] = gpu.thread_id x
 // The producer walks every tile.
 // CHECK: scf.for %{{.*}} = %[[PID]] to %c16 step %[[NPROG]]
 // Warpgroup g: tiles pid + g * programs, step 2 * programs; its k-step

@@ -20,6 +20,14 @@
 // CHECK-SAME: tcc.grid = array<i64: 16, 1, 1>
 // CHECK-SAME: tcc.num_warps = 8 : i32, tcc.producer_warps = 4 : i32
 // CHECK-SAME: tcc.tensor_maps = [{box = array<i64: 64, 64>, operand = 0 : i64, swizzle = 128 : i64}, {box = array<i64: 64, 64>, operand = 1 : i64, swizzle = 128 : i64}, {box = array<i64: 64, 64>, operand = 2 : i64, swizzle = 128 : i64}]
+// The producer's leader (thread 128) fetches the tensor maps first.
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[TID]], %c128 : index
+// CHECK: scf.if %[[LEAD]] {
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %[[MAPA]] : !llvm.ptr
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %[[MAPB]] : !llvm.ptr
+// CHECK-NEXT: nvvm.prefetch tensormap in_param_space, %[[MAPC]] : !llvm.ptr
+// CHECK-NEXT: }
 // CHECK: %[[BUFA:.*]] = tile.shared_alloc : !tile.shared_buffer<6x1x64x64xf16, #[[SW]]>
 // CHECK: %[[BUFB:.*]] = tile.shared_alloc : !tile.shared_buffer<6x2x64x64xf16, #[[SW]]>
 // CHECK: %[[FULL:.*]] = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<6>
@@ -27,11 +35,10 @@
 // CHECK: %[[BUFC:.*]] = tile.shared_alloc : !tile.shared_buffer<1x2x64x64xf16, #[[SW]]>
 // CHECK: %[[PID:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: %[[NPROG:.*]] = arith.index_cast %{{.*}} : i32 to index
-// CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: %[[PROD:.*]] = arith.cmpi uge, %[[TID]], %c128 : index
 // CHECK: scf.if %[[PROD]] {
 // CHECK:   nvvm.setmaxregister decrease 40
-// CHECK:   arith.cmpi eq, %[[TID]], %c128 : index
+// CHECK:   scf.if %[[LEAD]] {
 // The persistent walk: this program's blocks, num_programs apart.
 // CHECK:   scf.for %{{.*}} = %[[PID]] to %c16 step %[[NPROG]] iter_args(%{{.*}} = %c0) -> (index) {
 // CHECK:     scf.for %[[KK:.*]] = %c0 to %c2 step %c1 iter_args(%[[STEP:.*]] = %{{.*}}) -> (index) {

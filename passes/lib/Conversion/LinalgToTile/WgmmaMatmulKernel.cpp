@@ -313,6 +313,24 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     return tile::SharedBufferType::get(
         ctx, {stages, plan.chunks, plan.rows, kSpan}, elem, sw128);
   };
+  // The producer's leader (the thread issuing every TMA copy) first fetches
+  // the tensor maps from parameter space into its descriptor cache
+  // (`prefetch.tensormap`, CUTLASS's prefetch_tma_descriptor), so that the
+  // first copies, after the barriers' init, do not wait on those fetches.
+  {
+    Value first = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+        arith::ConstantIndexOp::create(b, loc, consumerWarps * 32));
+    auto leader = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    OpBuilder lb = OpBuilder::atBlockBegin(&leader.getThenRegion().front());
+    for (unsigned i = kernel.getNumArguments() - tmaOperands - tmaStore;
+         i < kernel.getNumArguments(); ++i)
+      NVVM::PrefetchOp::create(lb, loc, /*cacheLevel=*/nullptr,
+                               /*evictPriority=*/nullptr, entry->getArgument(i),
+                               /*predicate=*/Value(), lb.getUnitAttr(),
+                               /*uniform=*/nullptr, lb.getUnitAttr());
+  }
   auto allocA = tile::SharedAllocOp::create(b, loc, bufferOf(a));
   constants.setInsertionPoint(allocA);
   Value bufA = allocA;

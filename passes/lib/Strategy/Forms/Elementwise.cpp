@@ -41,11 +41,12 @@ FailureOr<tile::LoweringConfigAttr> mlir::tcc::strategy::makeConfig(
     unsigned numWarps, std::optional<unsigned> numStages,
     std::optional<tile::MmaKind> mma, std::optional<tile::RowWalk> walk,
     std::optional<tile::ElementwiseView> view,
-    std::optional<tile::ConsumerSchedule> consumers) {
+    std::optional<tile::ConsumerSchedule> consumers,
+    ArrayRef<int64_t> cluster) {
   auto config = tile::LoweringConfigAttr::getChecked(
       [&] { return root->emitOpError() << "tcc-select-strategy: "; },
       root->getContext(), form, block, numWarps, numStages, mma, walk, view,
-      consumers, /*cluster=*/ArrayRef<int64_t>());
+      consumers, cluster);
   if (!config)
     return failure();
   return config;

@@ -86,7 +86,8 @@ makeConfig(Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
            std::optional<tile::MmaKind> mma = {},
            std::optional<tile::RowWalk> walk = {},
            std::optional<tile::ElementwiseView> view = {},
-           std::optional<tile::ConsumerSchedule> consumers = {});
+           std::optional<tile::ConsumerSchedule> consumers = {},
+           ArrayRef<int64_t> cluster = {});
 
 } // namespace mlir::tcc::strategy
 

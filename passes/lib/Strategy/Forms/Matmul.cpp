@@ -28,9 +28,22 @@ constexpr int64_t kBlockK = 32;
 /// one consumer warpgroup keeps fewer wgmma in flight: 1, 0.85 and 0.4, read
 /// off H200 runs: at 1000^3, 64 blocks of 128 x 128 ran at 186 TFLOP/s,
 /// 128 of 64 x 128 at 172, 128 of 128 x 64 at 165). Large problems keep
-/// 128 x 256; 1000^3 and 3000 x 1500 take 128 x 128; problems of at most
-/// 64 rows take 64 x 128 (64 x 64 where N <= 64).
+/// 128 x 256; 3000 x 1500 takes 128 x 128; problems of at most 64 rows take
+/// 64 x 128 (64 x 64 where N <= 64).
 ///
+/// Programs run in 2 x 1 clusters (B's boxes multicast to the two programs
+/// of one column of blocks, WgmmaMatmulKernel.cpp) where the kernel allows
+/// them: every operand read by TMA, static M, one B operand, at least two
+/// rows of blocks. On the H200, against the same block unclustered: 128 x 256
+/// at 2048^3 672 TFLOP/s vs 560, at 4096^3 693 vs 665, 8192^3, batched
+/// 16 x 1024^3 and bias + GELU 4096 x 4096 x 1024 equal; 128 x 128 at
+/// 3000 x 1500 x 776 NT (288 blocks) 227 vs 198, but at 1000^3 (64 blocks,
+/// half the SMs) 145 vs 186: 128 x 128 takes a cluster only with more blocks
+/// than SMs. 64 x 128 in clusters is a choice for more than 64 rows too, of
+/// efficiency 0.51 (1000^3: 128 blocks at 224 TFLOP/s, 0.84x cuBLAS, against
+/// 186 for 64 blocks of 128 x 128).
+constexpr double kClusteredNarrowEfficiency = 0.51;
+
 /// The epilogue runs on the accumulator's registers, and every tile it reads
 /// (not a bias row or column: a whole [M, N] operand, such as the other
 /// GEMM of SwiGLU's silu(a) * b) comes into registers in the accumulator's
@@ -83,11 +96,18 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
     int64_t blockM, blockN, warps;
     double efficiency;
   };
-  const Choice choices[] = {{128, 256, 12, 1.0}, {128, 128, 12, 0.85},
-                            {64, 128, 8, 0.4}};
+  bool copies = !llvm::all_of(op.getDpsInputs(), wgmmaReadsThroughTma);
+  // The kernel's clusters need TMA operands and a static M (and are not
+  // built for dual GEMMs).
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  bool staticM = !ShapedType::isDynamic(loops[loops.size() == 4 ? 1 : 0]);
+  bool clusterable = !copies && staticM && bOperands == 1;
+  const Choice choices[] = {
+      {128, 256, 12, 1.0},
+      {128, 128, 12, 0.85},
+      {64, 128, 8, clusterable && m > 64 ? kClusteredNarrowEfficiency : 0.4}};
   const Choice *best = nullptr;
   double bestCost = 0;
-  bool copies = !llvm::all_of(op.getDpsInputs(), wgmmaReadsThroughTma);
   // Copies along K: 4 per k step for each 128 rows of the block (ptxas
   // spilled the producer's addresses of 12 a step, a 128 x 256 NT block).
   bool alongK = wgmmaCopiesAlongK(op);
@@ -95,12 +115,18 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
       kEpilogueRegisters -
       (alongK ? kCopyingAlongKRegisters
               : copies ? kCopyingProducerRegisters : 0);
+  auto tilesOf = [&](const Choice &choice) {
+    return batch * llvm::divideCeil(m, choice.blockM) *
+           llvm::divideCeil(n, choice.blockN);
+  };
   for (const Choice &choice : choices) {
     if (alongK && choice.blockN > 128)
       continue;
     // 128-row blocks for more than 64 rows; 64-row ones (one consumer)
-    // for at most 64.
-    if ((choice.blockN > 64 && n <= 64) || ((choice.blockM == 128) != (m > 64)))
+    // for at most 64, or in clusters.
+    bool narrowInClusters = choice.blockM == 64 && clusterable && m > 64;
+    if ((choice.blockN > 64 && n <= 64) ||
+        ((choice.blockM == 128) != (m > 64) && !narrowInClusters))
       continue;
     // Accumulator floats per consumer thread (64 rows per warpgroup of 128
     // threads), and the epilogue's tiles beside them.
@@ -108,9 +134,7 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
     int64_t registers = accumulator + accumulator * epilogueBytes / 4;
     if ((epilogueBytes || bOperands > 1) && registers > budget)
       continue;
-    int64_t tiles = batch * llvm::divideCeil(m, choice.blockM) *
-                    llvm::divideCeil(n, choice.blockN);
-    double rounds = double(llvm::divideCeil(tiles, kHopperSMs));
+    double rounds = double(llvm::divideCeil(tilesOf(choice), kHopperSMs));
     double cost = rounds * double(choice.blockM * choice.blockN) /
                   choice.efficiency;
     if (!best || cost < bestCost) {
@@ -121,6 +145,10 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   int64_t blockM = best ? best->blockM : 64;
   int64_t blockN = best ? best->blockN : 64;
   unsigned warps = best ? best->warps : 8;
+  SmallVector<int64_t, 2> cluster;
+  if (best && clusterable && llvm::divideCeil(m, blockM) >= 2 &&
+      (blockM * blockN != 128 * 128 || tilesOf(*best) > kHopperSMs))
+    cluster = {2, 1};
   int64_t blockK = 64;
   int64_t stageBytes = (blockM + bOperands * blockN) * blockK * 2;
   // The output block's staging for its TMA store, when it has one.
@@ -131,7 +159,8 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   int64_t stages = std::min<int64_t>(
       6, (options.target.getMaxSharedBytes() - 2048 - outBytes) / stageBytes);
   return makeConfig(op, tile::KernelForm::matmul, {blockM, blockN, blockK},
-                    warps, stages, tile::MmaKind::wgmma_m64nNk16);
+                    warps, stages, tile::MmaKind::wgmma_m64nNk16, {}, {}, {},
+                    cluster);
 }
 
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
