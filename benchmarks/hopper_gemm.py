@@ -38,6 +38,10 @@ from triton_matmul import triton_matmul
 FULL = [
     *[(s, s, s, dt, lay, None, False) for s in (4096, 8192) for dt in ("f16", "bf16")
       for lay in ("nn", "nt", "tn")],
+    # Blocks near the SM count (2 x 1 clusters) and few rows (64 x 128 blocks).
+    (2048, 2048, 2048, "f16", "nn", None, False),
+    (2048, 2048, 2048, "bf16", "nt", None, False),
+    (256, 4096, 4096, "f16", "nt", None, False),
     *[(m, n, k, dt, lay, None, False)
       for (m, n, k) in ((1000, 1000, 1000), (4097, 4095, 4096), (3000, 1500, 776))
       for dt in ("f16", "bf16") for lay in ("nn", "nt", "tn")],
@@ -64,7 +68,7 @@ QUICK = [
 # oddness: 1500 -> 204 (rows of 3000 and 408 bytes: not 16-byte multiples).
 SMALL_SIZE = {4096: 256, 8192: 512, 1000: 200, 4097: 257, 4095: 255, 4094: 254, 3000: 304,
               1500: 204,
-              776: 136, 1024: 256}
+              776: 136, 1024: 256, 2048: 256, 256: 128}
 SMALL = sorted({(SMALL_SIZE[m], SMALL_SIZE[n], SMALL_SIZE[k], dt, lay, batch, epi)
                 for m, n, k, dt, lay, batch, epi in FULL}, key=str)
 TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}

@@ -89,6 +89,28 @@ def view_back(x: Tensor[B, S, D, f16], w: Tensor[N, D, f16]):
     return (x.view(B * S, D) @ w.T).view(B, S, N).float().softmax(-1)
 
 
+# Batched GEMMs of dynamic batch and M (and on sm_80 / gfx942 the transpose
+# kernels the transposed operands take, of dynamic batch or rows).
+@program
+def bmm(a: Tensor[B, M, K, f16], b: Tensor[B, K, N, f16]):
+    return a @ b
+
+
+@program
+def bmm_nt(a: Tensor[B, M, K, f16], b: Tensor[B, N, K, f16]):
+    return a @ b.transpose(-1, -2)
+
+
+@program
+def gemm_tn(a: Tensor[K, M, f16], b: Tensor[K, N, f16]):
+    return a.T @ b
+
+
+@program
+def transpose(x: Tensor[B, M, D, f32]):
+    return x.transpose(-1, -2).exp()
+
+
 def _gelu_tanh(s):
     return 0.5 * s * (1 + np.tanh(np.sqrt(2 / np.pi) * (s + 0.044715 * s**3)))
 
@@ -154,6 +176,21 @@ CASES = {
                   lambda r, s: [r.standard_normal((s["B"], s["S"], 64)).astype(np.float16),
                                 (0.2 * r.standard_normal((128, 64))).astype(np.float16)],
                   lambda x, w: x.reshape(-1, 64) @ w.T, 5e-3),
+    "bmm": (bmm, {"K": 64, "N": 128}, [{"B": 2, "M": 3}, {"B": 3, "M": 130}],
+            lambda r, s: [r.standard_normal((s["B"], s["M"], 64)).astype(np.float16),
+                          r.standard_normal((s["B"], 64, 128)).astype(np.float16)],
+            lambda a, b: a @ b, 5e-3),
+    "bmm_nt": (bmm_nt, {"K": 64, "N": 128}, [{"B": 1, "M": 70}, {"B": 3, "M": 5}],
+               lambda r, s: [r.standard_normal((s["B"], s["M"], 64)).astype(np.float16),
+                             r.standard_normal((s["B"], 128, 64)).astype(np.float16)],
+               lambda a, b: a @ np.swapaxes(b, -1, -2), 5e-3),
+    "gemm_tn": (gemm_tn, {"K": 64, "N": 128}, [{"M": 1}, {"M": 100}],
+                lambda r, s: [r.standard_normal((64, s["M"])).astype(np.float16),
+                              r.standard_normal((64, 128)).astype(np.float16)],
+                lambda a, b: a.T @ b, 5e-3),
+    "transpose": (transpose, {"D": 96}, [{"B": 2, "M": 3}, {"B": 1, "M": 130}],
+                  lambda r, s: [r.standard_normal((s["B"], s["M"], 96)).astype(np.float32)],
+                  lambda x: np.exp(np.swapaxes(x, -1, -2)), 1e-5),
     "view_sum": (view_sum, {"D": 96}, [{"B": 3, "S": 5}, {"B": 1, "S": 1}],
                  lambda r, s: [r.standard_normal((s["B"], s["S"], 96)).astype(np.float32)],
                  lambda x: _gelu(x.reshape(-1, 96)).sum(-1), 1e-5),
@@ -275,6 +312,39 @@ def test_hopper_gemm_takes_a_dynamic_m():
     # One row of tiles at M = 1 (the block spans 256 of the 512 columns).
     assert eval_grid_expr(kernel.launch.grid[0], [], {"M": 1}) == 2
     assert eval_grid_expr(kernel.launch.grid[0], [], {"M": 1 << 20}) == 132
+
+
+@pytest.mark.parametrize("prog, bound, sizes", [
+    (bmm, {"K": 64, "N": 128}, [{"B": 2, "M": 3}, {"B": 3, "M": 130}]),
+    (bmm_nt, {"K": 64, "N": 128}, [{"B": 2, "M": 70}]),
+    (bmm, {"K": 64, "N": 128, "M": 64}, [{"B": 3}]),
+], ids=["nn", "nt", "batch-only"])
+def test_hopper_gemm_takes_a_dynamic_batch(prog, bound, sizes):
+    """sm_90: a batched GEMM of dynamic batch (and M) is one wgmma kernel;
+    its walk counts batch x row blocks x column blocks at run time (the CPU
+    emulator runs it against float64 at each size)."""
+    compiled = tcc.compile(prog, "sm_90", **bound)
+    (kernel,) = compiled.artifact.kernels
+    assert "wgmma.mma_async" in kernel.asm and kernel.tensor_maps
+    grid = kernel.launch.grid[0]
+    assert grid.startswith("min(B") and grid.endswith(", 132)"), grid
+    rng = np.random.default_rng(5)
+    nt = prog is bmm_nt
+    for s in sizes:
+        m = s.get("M", bound.get("M"))
+        a = rng.standard_normal((s["B"], m, 64)).astype(np.float16)
+        b = rng.standard_normal((s["B"], 128, 64) if nt else (s["B"], 64, 128)).astype(np.float16)
+        (got,) = run_gpu_stage(compiled, a, b)
+        want = a.astype(np.float64) @ (np.swapaxes(b, -1, -2) if nt else b).astype(np.float64)
+        err = float(np.linalg.norm(got.astype(np.float64) - want) / np.linalg.norm(want))
+        assert err < 5e-3, f"{s}: relative error {err}"
+
+
+def test_clusters_need_a_static_batch():
+    plan = ("#tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, "
+            "num_stages = 4, mma = wgmma_m64nNk16, cluster = [2, 1]>")
+    with pytest.raises(CompilationError, match="needs a static M and batch"):
+        tcc.compile(bmm, "sm_90", K=64, N=128, M=256, plans={"bmm": plan})
 
 
 def test_dynamic_extent_plans_for_a_bound():

@@ -114,11 +114,18 @@ LogicalResult mlir::tcc::verifyDynamicLoops(Operation *root,
       allowed.push_back(d);
     which = "the rows (every dim but the last)";
     break;
+  case tile::KernelForm::transpose:
+    // Tiles and the programs' other indices counted at run time, tails
+    // masked.
+    for (unsigned d = 0; d < sizes.size(); ++d)
+      allowed.push_back(d);
+    break;
   case tile::KernelForm::matmul:
   case tile::KernelForm::fma_matmul:
-    if (sizes.size() == 3)
-      allowed.push_back(0);
-    which = "M (of a matmul that is not batched)";
+    // (batch,) m, n, k: the batch and M.
+    for (unsigned d = 0; d + 2 < sizes.size(); ++d)
+      allowed.push_back(d);
+    which = "the batch and M";
     break;
   default:
     break;
@@ -146,7 +153,8 @@ LogicalResult mlir::tcc::emitNotOneKernel(func::FuncOp func,
   if (dynamic)
     diag << "has dynamic sizes that no kernel form takes (elementwise ops, "
             "row reductions, softmax and row programs take dynamic rows, "
-            "matmuls a dynamic M; column reductions and transposes need "
+            "matmuls a dynamic batch and M, transposes any dynamic dim; "
+            "column reductions need "
             "static sizes): bind the sizes (compile a specialization)";
   else
     diag << "needs " << ops.size()
@@ -261,12 +269,16 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   // Operands are buffers (kernel arguments once tcc-form-kernels outlined
   // the contraction: producers other than the casts tcc-fuse-elementwise
   // already folded into its body end their own kernels).
-  // Static shapes, but for a dynamic M (the rows of a not-transposed A and
-  // of the result, not batched): the tensor maps are built per launch and
-  // the persistent walk counts its tiles at run time.
-  auto staticButRows = [](RankedTensorType type) {
-    for (unsigned d = 0; d < type.getRank(); ++d)
-      if (type.isDynamicDim(d) && (d != 0 || type.getRank() != 2))
+  // Static shapes, but for a dynamic batch (the leading dim of 3-D
+  // operands) and M (the rows of a not-transposed A and of the result): the
+  // tensor maps are built per launch and the persistent walk counts its
+  // tiles at run time.
+  std::pair<bool, bool> transposes = *matmulTransposes(op);
+  auto staticBut = [](RankedTensorType type, bool rows) {
+    int64_t rank = type.getRank();
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d) && !(rank == 3 && d == 0) &&
+          !(rows && d == rank - 2))
         return false;
     return true;
   };
@@ -277,18 +289,16 @@ bool mlir::tcc::fitsWgmma(linalg::GenericOp op, tile::TargetAttr target) {
   // B [N, K]) keep a row address per run row in the producer's registers:
   // with 4-byte runs a 128 x 128 step's 64 of them spilled (ptxas, NT
   // 3000 x 1500 x 778), so those rows need 8-byte runs.
-  std::pair<bool, bool> transposes = *matmulTransposes(op);
   for (auto [i, input] : llvm::enumerate(op.getDpsInputs())) {
     auto type = dyn_cast<RankedTensorType>(input.getType());
     bool alongK = isContiguousAlongK(transposes, i);
-    if (!type || !staticButRows(type) ||
+    if (!type || !staticBut(type, /*rows=*/i == 0 && !transposes.first) ||
         (!wgmmaReadsThroughTma(input) &&
          (type.getShape().back() * 2) % (alongK ? 8 : 4)))
       return false;
   }
-  auto bType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   auto out = dyn_cast<RankedTensorType>(op.getResult(0).getType());
-  return out && bType.hasStaticShape() && staticButRows(out);
+  return out && staticBut(out, /*rows=*/true);
 }
 
 bool mlir::tcc::wgmmaReadsThroughTma(Value operand) {

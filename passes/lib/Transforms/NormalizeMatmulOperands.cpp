@@ -27,10 +27,11 @@ namespace {
 Value transposeLastTwo(PatternRewriter &rewriter, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rank = type.getRank();
-  SmallVector<int64_t> shape(type.getShape());
-  std::swap(shape[rank - 1], shape[rank - 2]);
+  // (Dynamic sizes, a batch or M, are read off `value`.)
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, value);
+  std::swap(sizes[rank - 1], sizes[rank - 2]);
   Value empty =
-      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+      tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
   MLIRContext *ctx = rewriter.getContext();
   SmallVector<unsigned> perm;
   for (int64_t i = 0; i < rank; ++i)
@@ -142,11 +143,14 @@ struct BroadcastBatchOperand : OpRewritePattern<linalg::GenericOp> {
         continue;
       AffineMap batched = withBatch(map);
       auto type = cast<RankedTensorType>(inputs[i].getType());
-      SmallVector<int64_t> shape = {op.getStaticLoopRanges()[0]};
-      llvm::append_range(shape, type.getShape());
       Location loc = op.getLoc();
+      // The batch (dynamic or not) is the result's.
+      SmallVector<OpFoldResult> sizes = {
+          tensor::getMixedSize(rewriter, loc, op.getDpsInits()[0], 0)};
+      llvm::append_range(sizes,
+                         tensor::getMixedSizes(rewriter, loc, inputs[i]));
       Value empty =
-          tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+          tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
       AffineMap read = AffineMap::get(
           3, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx);
       SmallVector<utils::IteratorType> parallel(3,

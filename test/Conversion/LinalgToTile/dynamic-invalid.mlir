@@ -37,3 +37,4 @@ func.func @dynamic_column_sum(%x: tensor<?x64xf32>) -> tensor<64xf32> {
   return %r : tensor<64xf32>
 }
 
+

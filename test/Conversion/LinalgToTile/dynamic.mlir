@@ -116,3 +116,81 @@ func.func @matmul(%a: tensor<?x256xf16>, %w: tensor<256x512xf16>) -> tensor<?x51
   } -> tensor<?x512xf32>
   return %r : tensor<?x512xf32>
 }
+
+// -----
+
+#bmk = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#bnk = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#bmn = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// A batched NT GEMM of dynamic batch and M. On sm_80 the transpose of w
+// (one program per batch index and 64 x 64 tile: grid s0 * 32) and the GEMM
+// (batch index pid / (cdiv(M, 128) * 4), its row blocks counted from A's
+// rows, dim 1). On sm_90 one wgmma kernel: the walk's tile count is A's
+// batch times its row blocks times 2.
+// CHECK-LABEL: tile.func @bmm_nt_k0(
+// CHECK-SAME: memref<?x512x256xf16>, %{{.*}}: memref<?x256x512xf16>)
+// CHECK-SAME: tcc.grid = ["s0 * 32", 1, 1]
+// CHECK-LABEL: tile.func @bmm_nt_k1(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?x256xf16>
+// CHECK-SAME: tcc.grid = ["s0 * cdiv(s1, 128) * 4", 1, 1]
+// CHECK: %[[M:.*]] = memref.dim %[[A]], %c1 : memref<?x?x256xf16>
+// CHECK: %[[RB:.*]] = arith.divui %{{.*}}, %c128
+// CHECK: %[[PER:.*]] = arith.muli %[[RB]], %c4
+// CHECK: arith.divui %{{.*}}, %[[PER]]
+// CHECK: arith.remui %{{.*}}, %[[PER]]
+// CHECK: tile.dot
+// SM90-LABEL: tile.func @bmm_nt(
+// SM90-SAME: %[[A:[a-z0-9]+]]: memref<?x?x256xf16>, %{{.*}}: memref<?x512x256xf16>
+// SM90-SAME: tcc.grid = ["min(s0 * cdiv(s1, 128) * 2, 132)", 1, 1]
+// SM90: memref.dim %[[A]], %c1
+// SM90: %[[PER:.*]] = arith.muli %{{.*}}, %c2
+// SM90: %[[B:.*]] = memref.dim %[[A]], %c0
+// SM90: arith.muli %[[B]], %[[PER]]
+// SM90: tile.warpgroup_dot
+func.func @bmm_nt(%a: tensor<?x?x256xf16>, %w: tensor<?x512x256xf16>) -> tensor<?x?x512xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  %b = tensor.dim %a, %c0 : tensor<?x?x256xf16>
+  %m = tensor.dim %a, %c1 : tensor<?x?x256xf16>
+  %e = tensor.empty(%b, %m) : tensor<?x?x512xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?x?x512xf32>) -> tensor<?x?x512xf32>
+  %r = linalg.generic {indexing_maps = [#bmk, #bnk, #bmn], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %w : tensor<?x?x256xf16>, tensor<?x512x256xf16>) outs(%f : tensor<?x?x512xf32>) {
+  ^bb0(%x: f16, %y: f16, %o: f32):
+    %xe = arith.extf %x : f16 to f32
+    %ye = arith.extf %y : f16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x512xf32>
+  return %r : tensor<?x?x512xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// A transpose of dynamic rows: the tiles along them are counted from the
+// input's dim at run time (2 x cdiv(M, 64) programs), tails masked by the
+// memrefs' bounds.
+// CHECK-LABEL: tile.func @transpose(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<?x96xf32>, %{{.*}}: memref<96x?xf32>)
+// CHECK-SAME: tcc.grid = ["2 * cdiv(s0, 64)", 1, 1]
+// CHECK: %[[M:.*]] = memref.dim %[[X]], %c0 : memref<?x96xf32>
+// CHECK: %[[T:.*]] = arith.divui %{{.*}}, %c64
+// CHECK: %[[PER:.*]] = arith.muli %[[T]], %c2
+// CHECK: arith.remui %{{.*}}, %[[PER]]
+// CHECK: memref.transpose %[[X]]
+// CHECK: tile.convert_layout
+func.func @transpose(%x: tensor<?x96xf32>) -> tensor<96x?xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x96xf32>
+  %e = tensor.empty(%m) : tensor<96x?xf32>
+  %r = linalg.generic {indexing_maps = [#in, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x96xf32>) outs(%e : tensor<96x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<96x?xf32>
+  return %r : tensor<96x?xf32>
+}

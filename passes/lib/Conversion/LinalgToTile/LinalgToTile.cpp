@@ -136,6 +136,23 @@ GridSize mlir::tcc::blocksOf(const Extent &extent, int64_t block,
   return grid;
 }
 
+GridSize mlir::tcc::gridProduct(const GridSize &a, const GridSize &b) {
+  GridSize grid;
+  if (!a.isDynamic() && !b.isDynamic()) {
+    grid = a.programs * b.programs;
+    return grid;
+  }
+  SmallVector<std::string> factors;
+  for (const GridSize *g : {&a, &b}) {
+    if (g->isDynamic())
+      factors.push_back(g->expr);
+    else if (g->programs != 1)
+      factors.push_back(std::to_string(g->programs));
+  }
+  grid.expr = llvm::join(factors, " * ");
+  return grid;
+}
+
 std::pair<Value, Value> TileKernelBuilder::blockOrigin(int64_t n) {
   int64_t blocksN = llvm::divideCeil(n, schedule.blockN);
   Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
@@ -325,9 +342,10 @@ Value mlir::tcc::sliceBatch(OpBuilder &b, Location loc, Value memref,
     return memref;
   SmallVector<OpFoldResult> offsets{batchIndex, b.getIndexAttr(0),
                                     b.getIndexAttr(0)};
+  // (A dynamic M: the slice's rows are the memref's.)
   SmallVector<OpFoldResult> sizes{b.getIndexAttr(1),
-                                  b.getIndexAttr(type.getDimSize(1)),
-                                  b.getIndexAttr(type.getDimSize(2))};
+                                  memref::getMixedSize(b, loc, memref, 1),
+                                  memref::getMixedSize(b, loc, memref, 2)};
   SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
   auto sliceType = memref::SubViewOp::inferRankReducedResultType(
       {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);

@@ -50,6 +50,8 @@ struct Extent {
 Extent loopExtent(Operation *root, ArrayRef<int64_t> dims);
 /// cdiv(extent, block) * times programs.
 GridSize blocksOf(const Extent &extent, int64_t block, int64_t times = 1);
+/// a x b programs (static, or an expression of their symbols).
+GridSize gridProduct(const GridSize &a, const GridSize &b);
 
 /// What the kernel builders build for besides the kernel's config: the
 /// module's target.
@@ -380,13 +382,12 @@ public:
 
   linalg::GenericOp op;
   bool batched = false;
-  int64_t batch = 1, m = 0, n = 0, k = 0;
+  int64_t batch = 1, m = 0, n = 0, k = 0; // batch and m may be dynamic
   Value m0, n0, memA, memB; // set by begin()
 
 private:
   double init = 0.0; // the accumulator's fill
   Value batchIndex;
-  int64_t blocks = 1;
   GridSize programs; // set by begin()
 };
 

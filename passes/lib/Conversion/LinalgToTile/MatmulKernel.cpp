@@ -61,7 +61,9 @@ std::pair<Value, Value> GemmProgram::groupedProgramIds(OpBuilder &b,
 Value GemmProgram::runTimeRowBlocks(OpBuilder &b, Location loc, Value a,
                                     int64_t blockM) {
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value rows = memref::DimOp::create(b, loc, a, 0);
+  // A [batch?, M, K]: its rows are the dim before the last.
+  auto type = cast<MemRefType>(a.getType());
+  Value rows = memref::DimOp::create(b, loc, a, type.getRank() - 2);
   return arith::DivUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, rows, c(blockM - 1)), c(blockM));
 }
@@ -92,25 +94,31 @@ FailureOr<Value> GemmProgram::begin(OpBuilder &b, Location loc,
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
   int64_t blocksM = llvm::divideCeil(m, blockM);
   int64_t blocksN = llvm::divideCeil(n, blockN);
-  blocks = blocksM * blocksN;
-  // M dynamic (not batched, verifyDynamicLoops): the row blocks are counted
-  // at run time, from A's rows.
+  // A dynamic M (verifyDynamicLoops: M and the batch may be) has its row
+  // blocks counted at run time, from A's rows (A is [batch?, M, K]: the
+  // not-transposed operand the forms take dynamic rows of).
   Value dynamicBlocksM;
   if (ShapedType::isDynamic(m)) {
     FailureOr<Value> a = lookupInput(op.getDpsInputs()[0], inputArgs, op);
     if (failed(a))
       return failure();
     dynamicBlocksM = runTimeRowBlocks(b, loc, *a, blockM);
-    programs = blocksOf(loopExtent(op, {0}), blockM, blocksN);
-  } else {
-    programs = batch * blocks;
   }
+  unsigned lead = batched;
+  programs = blocksOf(loopExtent(op, {lead}), blockM, blocksN);
+  if (batched)
+    programs = gridProduct(blocksOf(loopExtent(op, {0}), 1), programs);
   Value pid = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
   if (batched) {
-    batchIndex = arith::DivUIOp::create(b, loc, pid, c(blocks));
-    pid = arith::RemUIOp::create(b, loc, pid, c(blocks));
+    Value perBatch =
+        dynamicBlocksM
+            ? arith::MulIOp::create(b, loc, dynamicBlocksM, c(blocksN))
+                  .getResult()
+            : c(blocksM * blocksN).getResult();
+    batchIndex = arith::DivUIOp::create(b, loc, pid, perBatch);
+    pid = arith::RemUIOp::create(b, loc, pid, perBatch);
   }
   auto [pidM, pidN] =
       groupedProgramIds(b, loc, pid, blocksM, blocksN, dynamicBlocksM);

@@ -39,13 +39,13 @@ LogicalResult mlir::tcc::buildTransposeKernel(
       across = *d;
   unsigned last = rank - 1;
   int64_t rows = ranges[across], cols = ranges[last];
-  SmallVector<unsigned> others;
-  int64_t batch = 1;
+  auto isDynamic = [](int64_t size) { return ShapedType::isDynamic(size); };
+  // The other dims may be dynamic (verifyDynamicLoops: a batch, heads),
+  // the tile's two not.
+  SmallVector<int64_t> others;
   for (unsigned d = 0; d < rank; ++d)
-    if (d != across && d != last) {
+    if (d != across && d != last)
       others.push_back(d);
-      batch *= ranges[d];
-    }
   unsigned bytes = 1;
   for (Value operand : op->getOperands())
     bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(operand)));
@@ -73,24 +73,65 @@ LogicalResult mlir::tcc::buildTransposeKernel(
   auto index = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  int64_t blocksR = llvm::divideCeil(rows, kTile);
-  int64_t blocksC = llvm::divideCeil(cols, kTile);
+  // Loop `d`'s size: static, or the dim of an input that it indexes.
+  auto loopSize = [&](unsigned d) -> FailureOr<Value> {
+    if (!ShapedType::isDynamic(ranges[d]))
+      return index(ranges[d]);
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      for (auto [j, result] : llvm::enumerate(map.getResults()))
+        if (result == getAffineDimExpr(d, ctx)) {
+          FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
+          if (failed(memref))
+            return failure();
+          return memref::DimOp::create(b, loc, *memref, j).getResult();
+        }
+    }
+    return op.emitOpError() << "has dynamic loop " << d
+                            << " that no input indexes";
+  };
+  // The tiles along a dim (counted at run time when it is dynamic).
+  auto tilesAlong = [&](unsigned d) -> FailureOr<Value> {
+    if (!ShapedType::isDynamic(ranges[d]))
+      return index(llvm::divideCeil(ranges[d], kTile));
+    FailureOr<Value> size = loopSize(d);
+    if (failed(size))
+      return failure();
+    return arith::DivUIOp::create(
+               b, loc, arith::AddIOp::create(b, loc, *size, index(kTile - 1)),
+               index(kTile))
+        .getResult();
+  };
   Value pid = tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u);
   pid = arith::IndexCastOp::create(b, loc, b.getIndexType(), pid);
-  Value perBatch = index(blocksR * blocksC);
+  FailureOr<Value> blocksR = tilesAlong(across), blocksC = tilesAlong(last);
+  if (failed(blocksR) || failed(blocksC))
+    return failure();
+  Value perBatch =
+      isDynamic(rows) || isDynamic(cols)
+          ? arith::MulIOp::create(b, loc, *blocksR, *blocksC).getResult()
+          : index(llvm::divideCeil(rows, kTile) * llvm::divideCeil(cols, kTile));
   Value outer = arith::DivUIOp::create(b, loc, pid, perBatch);
   Value inBatch = arith::RemUIOp::create(b, loc, pid, perBatch);
   Value r0 = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, inBatch, index(blocksC)),
+      b, loc, arith::DivUIOp::create(b, loc, inBatch, *blocksC),
       index(kTile));
   Value c0 = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, inBatch, index(blocksC)),
+      b, loc, arith::RemUIOp::create(b, loc, inBatch, *blocksC),
       index(kTile));
-  // The other dims' indices of this program (the last of them fastest).
+  // The other dims' indices of this program (the last of them fastest; a
+  // dynamic first takes what is left).
   DenseMap<unsigned, Value> fixed;
-  for (unsigned d : llvm::reverse(others)) {
-    fixed[d] = arith::RemUIOp::create(b, loc, outer, index(ranges[d]));
-    outer = arith::DivUIOp::create(b, loc, outer, index(ranges[d]));
+  for (auto [i, d] : llvm::enumerate(llvm::reverse(others))) {
+    if (i + 1 == others.size() && ShapedType::isDynamic(ranges[d])) {
+      fixed[d] = outer;
+      break;
+    }
+    FailureOr<Value> size = loopSize(d);
+    if (failed(size))
+      return failure();
+    fixed[d] = arith::RemUIOp::create(b, loc, outer, *size);
+    outer = arith::DivUIOp::create(b, loc, outer, *size);
   }
   // The 2-D [rows, cols] slice of `memref` (read through the permutation
   // `map`) at this program's indices of the other dims.
@@ -113,7 +154,8 @@ LogicalResult mlir::tcc::buildTransposeKernel(
       bool kept = d == across || d == last;
       offsets.push_back(kept ? OpFoldResult(b.getIndexAttr(0))
                              : OpFoldResult(fixed[d]));
-      sizes.push_back(b.getIndexAttr(kept ? ranges[d] : 1));
+      sizes.push_back(kept ? memref::getMixedSize(b, loc, memref, d)
+                           : OpFoldResult(b.getIndexAttr(1)));
     }
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     auto sliceType = memref::SubViewOp::inferRankReducedResultType(
@@ -162,7 +204,10 @@ LogicalResult mlir::tcc::buildTransposeKernel(
   if (failed(storeResults(b, loc, outputs, *results, op, {r0, c0},
                           [&](Value m) { return slice(m, identity); })))
     return failure();
-  grid = batch * blocksR * blocksC;
+  // cdiv(rows, T) * cdiv(cols, T) programs per index of the other dims.
+  grid = gridProduct(blocksOf(loopExtent(op, others), 1),
+                     gridProduct(blocksOf(loopExtent(op, {across}), kTile),
+                                 blocksOf(loopExtent(op, {last}), kTile)));
   numWarps = warps;
   return success();
 }

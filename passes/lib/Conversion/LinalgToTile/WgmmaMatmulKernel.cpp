@@ -65,6 +65,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -228,11 +229,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
            << "lowering_config cluster [" << clusterM << ", " << clusterN
            << "] multicasts TMA boxes; an operand whose rows TMA cannot box "
               "(copied by the producer) takes no cluster";
-  if (clustered && ShapedType::isDynamic(program->m))
+  if (clustered && (ShapedType::isDynamic(program->m) ||
+                    ShapedType::isDynamic(program->batch)))
     return op.emitOpError()
            << "lowering_config cluster [" << clusterM << ", " << clusterN
-           << "] needs static M (the clusters' walk is counted at compile "
-              "time)";
+           << "] needs a static M and batch (the clusters' walk is counted at "
+              "compile time)";
   bool alongK = llvm::any_of(plans, [](const OperandPlan *plan) {
     return !plan->tma && !plan->mnMajor;
   });
@@ -378,19 +380,29 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   int64_t tilesN = llvm::divideCeil(program->n, blockN * clusterN);
   int64_t tilesPerBatch = tilesM * tilesN;
   int64_t tiles = program->batch * tilesPerBatch;
-  // M dynamic (not batched: fitsWgmma): the walk's tile count from A's rows
-  // at run time.
+  // A dynamic M (the rows of a not-transposed A: fitsWgmma) or batch: the
+  // walk's tile count from A's sizes at run time.
   bool dynamicM = ShapedType::isDynamic(program->m);
+  bool dynamicBatch = ShapedType::isDynamic(program->batch);
   Value dynamicTilesM, tilesValue, perBatchValue;
   if (dynamicM) {
     dynamicTilesM = GemmProgram::runTimeRowBlocks(
         b, loc, kernel.getArgument(a.arg), blockM);
-    tilesValue = perBatchValue =
-        arith::MulIOp::create(b, loc, dynamicTilesM, c(tilesN));
+    perBatchValue = arith::MulIOp::create(b, loc, dynamicTilesM, c(tilesN));
   } else {
-    tilesValue = c(tiles);
     perBatchValue = c(tilesPerBatch);
   }
+  if (dynamicBatch)
+    tilesValue = arith::MulIOp::create(
+        b, loc, memref::DimOp::create(b, loc, kernel.getArgument(a.arg), 0),
+        perBatchValue);
+  else
+    tilesValue = !dynamicM ? c(tiles).getResult()
+                 : program->batch == 1
+                     ? perBatchValue
+                     : arith::MulIOp::create(b, loc, perBatchValue,
+                                             c(program->batch))
+                           .getResult();
   int64_t kSteps = llvm::divideCeil(program->k, blockK);
   Value pid = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
@@ -798,9 +810,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   }
   if (clustered) {
     grid = std::min(tiles, kHopperSMs / clusterSize) * clusterSize;
-  } else if (dynamicM) {
+  } else if (dynamicM || dynamicBatch) {
     // About one program per SM, fewer when there are fewer tiles.
-    grid = blocksOf(loopExtent(op, {0}), blockM, tilesN);
+    unsigned lead = program->batched;
+    grid = blocksOf(loopExtent(op, {lead}), blockM, tilesN);
+    if (lead)
+      grid = gridProduct(blocksOf(loopExtent(op, {0}), 1), grid);
     grid.expr = "min(" + grid.expr + ", " + std::to_string(kHopperSMs) + ")";
   } else {
     grid = std::min(tiles, kHopperSMs);

@@ -97,10 +97,10 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
     double efficiency;
   };
   bool copies = !llvm::all_of(op.getDpsInputs(), wgmmaReadsThroughTma);
-  // The kernel's clusters need TMA operands and a static M (and are not
-  // built for dual GEMMs).
+  // The kernel's clusters need TMA operands and a static batch and M (and
+  // are not built for dual GEMMs).
   SmallVector<int64_t> loops = op.getStaticLoopRanges();
-  bool staticM = !ShapedType::isDynamic(loops[loops.size() == 4 ? 1 : 0]);
+  bool staticM = llvm::none_of(ArrayRef(loops).drop_back(2), ShapedType::isDynamic);
   bool clusterable = !copies && staticM && bOperands == 1;
   const Choice choices[] = {
       {128, 256, 12, 1.0},
