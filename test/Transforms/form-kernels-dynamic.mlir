@@ -101,3 +101,46 @@ func.func @view_between(%x: tensor<?x?x16xf32>) -> tensor<?xf32> {
   } -> tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// A size as a number (a mean's divisor, sitofp(index_cast(dim))) is the host's
+// scalar arithmetic: the kernel that reads it takes it along, off its own
+// argument's dim.
+// CHECK-LABEL: func.func private @center_k1(
+// CHECK-SAME: %[[X:.*]]: tensor<?x32xf32>, %{{.*}}: tensor<32xf32>)
+// CHECK: tensor.empty
+// CHECK: %[[DIM:.*]] = tensor.dim %[[X]]
+// CHECK: %[[I:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK: %[[F:.*]] = arith.sitofp %[[I]] : i64 to f32
+// CHECK: linalg.generic
+// CHECK: arith.divf %{{.*}}, %[[F]]
+// CHECK-LABEL: func.func @center(
+// CHECK-NOT: arith.sitofp
+// CHECK: return
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+func.func @center(%x: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %sum = linalg.generic {indexing_maps = [#in, #cols], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x32xf32>) outs(%f : tensor<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  %m = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %mi = arith.index_cast %m : index to i64
+  %mf = arith.sitofp %mi : i64 to f32
+  %e2 = tensor.empty(%m) : tensor<?x32xf32>
+  %r = linalg.generic {indexing_maps = [#in, #cols, #in], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<?x32xf32>, tensor<32xf32>) outs(%e2 : tensor<?x32xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %s, %mf : f32
+    %c = arith.subf %a, %d : f32
+    linalg.yield %c : f32
+  } -> tensor<?x32xf32>
+  return %r : tensor<?x32xf32>
+}

@@ -70,6 +70,28 @@ def column_sum(x: Tensor[M, N, f32]):
     return x.sum(0)
 
 
+# Column reductions of dynamic rows (and batch): the row walk counted at run
+# time, a mean's divisor read off the operand's size.
+@program
+def column_mean(x: Tensor[B, M, N, f16]):
+    return x.float().mean(1)
+
+
+@program
+def column_argmax(x: Tensor[M, N, f32]):
+    return x.argmax(0)
+
+
+@program
+def row_argmax(x: Tensor[M, N, f32]):
+    return x.argmax(-1)
+
+
+@program
+def column_center(x: Tensor[M, N, f32]):
+    return x - x.mean(0, keepdim=True)
+
+
 S, D = syms("S D")
 
 
@@ -191,6 +213,22 @@ CASES = {
     "transpose": (transpose, {"D": 96}, [{"B": 2, "M": 3}, {"B": 1, "M": 130}],
                   lambda r, s: [r.standard_normal((s["B"], s["M"], 96)).astype(np.float32)],
                   lambda x: np.exp(np.swapaxes(x, -1, -2)), 1e-5),
+    "column_sum": (column_sum, {"N": 64}, [{"M": 1}, {"M": 130}],
+                   lambda r, s: [r.standard_normal((s["M"], 64)).astype(np.float32)],
+                   lambda x: x.sum(0), 1e-6),
+    "column_mean": (column_mean, {"N": 96}, [{"B": 2, "M": 37}, {"B": 1, "M": 1}],
+                    lambda r, s: [r.standard_normal((s["B"], s["M"], 96)).astype(np.float16)],
+                    lambda x: x.mean(1), 1e-6),
+    "column_argmax": (column_argmax, {"N": 80}, [{"M": 3}, {"M": 100}],
+                      lambda r, s: [r.standard_normal((s["M"], 80)).astype(np.float32)],
+                      lambda x: x.argmax(0), 0.0),
+    "row_argmax": (row_argmax, {"N": 300}, [{"M": 1}, {"M": 9}],
+                   lambda r, s: [r.standard_normal((s["M"], 300)).astype(np.float32)],
+                   lambda x: x.argmax(-1), 0.0),
+    # Two kernels: the mean (its divisor M), then x - mean.
+    "column_center": (column_center, {"N": 128}, [{"M": 5}, {"M": 70}],
+                      lambda r, s: [r.standard_normal((s["M"], 128)).astype(np.float32)],
+                      lambda x: x - x.mean(0, keepdims=True), 1e-5),
     "view_sum": (view_sum, {"D": 96}, [{"B": 3, "S": 5}, {"B": 1, "S": 1}],
                  lambda r, s: [r.standard_normal((s["B"], s["S"], 96)).astype(np.float32)],
                  lambda x: _gelu(x.reshape(-1, 96)).sum(-1), 1e-5),
@@ -217,6 +255,9 @@ def test_one_artifact_runs_at_every_size(name, target):
         assert got.shape == want.shape
         got = got.astype(np.float64)
         assert not np.isnan(got).any(), f"{name} {sizes}: unwritten elements"
+        if tol == 0.0:  # indices
+            np.testing.assert_array_equal(got, want, err_msg=f"{name} at {sizes} on {target}")
+            continue
         err = float(np.linalg.norm(got - want) / np.linalg.norm(want))
         assert err < tol, f"{name} at {sizes} on {target}: relative error {err}"
 
@@ -274,8 +315,12 @@ def test_param_block_passes_dynamic_sizes_after_the_pointer():
 
 
 def test_forms_without_dynamic_sizes_say_so():
+    @program
+    def column_sum_of_dynamic_columns(x: Tensor[64, N, f32]):
+        return x.sum(0)
+
     with pytest.raises(CompilationError, match="no kernel form takes"):
-        tcc.compile(column_sum, "sm_80", N=64)
+        tcc.compile(column_sum_of_dynamic_columns, "sm_80")
     @program
     def columns(x: Tensor[64, N, f32]):
         return x.exp()

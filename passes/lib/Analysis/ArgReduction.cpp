@@ -11,7 +11,6 @@ std::optional<ArgReduction>
 mlir::tcc::matchArgReduction(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 2 ||
       op.getNumResults() != 2 ||
-      llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) ||
       llvm::none_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
         return t == utils::IteratorType::reduction;
       }))

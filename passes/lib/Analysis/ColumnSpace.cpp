@@ -16,11 +16,24 @@ AffineMap dimsMap(unsigned numDims, ArrayRef<unsigned> dims,
   return AffineMap::get(numDims, 0, results, ctx);
 }
 
-bool hasStaticRanges(linalg::GenericOp op, SmallVector<int64_t> &ranges) {
+/// The loop ranges of a tensor op (dynamic ones as ShapedType::kDynamic);
+/// whether there are any.
+bool getRanges(linalg::GenericOp op, SmallVector<int64_t> &ranges) {
   if (!op.hasPureTensorSemantics())
     return false;
   ranges = op.getStaticLoopRanges();
-  return !ranges.empty() && llvm::none_of(ranges, ShapedType::isDynamic);
+  return !ranges.empty();
+}
+
+/// The product of `extents`, ShapedType::kDynamic when one is dynamic.
+int64_t productOf(ArrayRef<int64_t> extents) {
+  int64_t product = 1;
+  for (int64_t extent : extents) {
+    if (ShapedType::isDynamic(extent))
+      return ShapedType::kDynamic;
+    product *= extent;
+  }
+  return product;
 }
 
 bool usesLoopIndices(linalg::GenericOp op) {
@@ -32,7 +45,7 @@ bool usesLoopIndices(linalg::GenericOp op) {
 std::optional<ColumnReductionInfo>
 mlir::tcc::classifyColumnReduction(linalg::GenericOp op) {
   SmallVector<int64_t> ranges;
-  if (!hasStaticRanges(op, ranges))
+  if (!getRanges(op, ranges))
     return std::nullopt;
   // One reduced value, or an arg reduction's value and index (its inits
   // read through one map; its element's index from the loop indices).
@@ -93,15 +106,18 @@ mlir::tcc::classifyColumnReduction(linalg::GenericOp op) {
     else
       return std::nullopt;
   }
-  for (unsigned d = 0; d < numDims; ++d) {
-    int64_t extent = ranges[order[d]];
-    if (d < info.numBatchLoops)
-      info.batch *= extent;
-    else if (d < firstCol)
-      info.reduced *= extent;
-    else
-      info.columns *= extent;
-  }
+  SmallVector<int64_t> extents;
+  for (unsigned d : order)
+    extents.push_back(ranges[d]);
+  ArrayRef<int64_t> inOrder = extents;
+  info.batch = productOf(inOrder.take_front(info.numBatchLoops));
+  info.reduced = productOf(
+      inOrder.slice(info.numBatchLoops, info.numReducedLoops));
+  info.columns = productOf(inOrder.drop_front(firstCol));
+  // A program's block spans columns: they are static (the batch and the
+  // reduced rows may be dynamic, counted at run time).
+  if (ShapedType::isDynamic(info.columns))
+    return std::nullopt;
   info.outputShape.assign(
       cast<ShapedType>(op.getResult(0).getType()).getShape().begin(),
       cast<ShapedType>(op.getResult(0).getType()).getShape().end());
@@ -124,8 +140,10 @@ mlir::tcc::classifyColumnEpilogueAccess(AffineMap map, unsigned numColLoops) {
 bool mlir::tcc::isColumnEpilogue(linalg::GenericOp op,
                                  ArrayRef<int64_t> outputShape,
                                  unsigned numColLoops) {
+  // Dynamic sizes match the reduction's outputs' (the consumer reads them
+  // through the identity).
   SmallVector<int64_t> ranges;
-  if (!hasStaticRanges(op, ranges) || ArrayRef(ranges) != outputShape ||
+  if (!getRanges(op, ranges) || ArrayRef(ranges) != outputShape ||
       usesLoopIndices(op) || op.getNumResults() == 0)
     return false;
   if (llvm::any_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {

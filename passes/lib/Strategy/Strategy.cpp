@@ -120,6 +120,18 @@ LogicalResult mlir::tcc::verifyDynamicLoops(Operation *root,
     for (unsigned d = 0; d < sizes.size(); ++d)
       allowed.push_back(d);
     break;
+  case tile::KernelForm::column_reduction:
+    // [B, R, N] in memory order: the batch and the reduced rows (the
+    // program's row walk and grid counted at run time).
+    if (generic)
+      if (std::optional<ColumnReductionInfo> info =
+              classifyColumnReduction(generic))
+        allowed.assign(info->order.begin(),
+                       info->order.begin() + info->numBatchLoops +
+                           info->numReducedLoops);
+    which = "the batch and the reduced dims (a program's block spans the "
+            "columns)";
+    break;
   case tile::KernelForm::matmul:
   case tile::KernelForm::fma_matmul:
     // (batch,) m, n, k: the batch and M.
@@ -153,9 +165,9 @@ LogicalResult mlir::tcc::emitNotOneKernel(func::FuncOp func,
   if (dynamic)
     diag << "has dynamic sizes that no kernel form takes (elementwise ops, "
             "row reductions, softmax and row programs take dynamic rows, "
-            "matmuls a dynamic batch and M, transposes any dynamic dim; "
-            "column reductions need "
-            "static sizes): bind the sizes (compile a specialization)";
+            "matmuls a dynamic batch and M, transposes any dynamic dim, "
+            "column reductions a dynamic batch and reduced dims): bind the "
+            "sizes (compile a specialization)";
   else
     diag << "needs " << ops.size()
          << " kernels; convert-linalg-to-tile builds one kernel per function "
@@ -194,9 +206,16 @@ FailureOr<SmallVector<Operation *>>
 mlir::tcc::collectKernelOps(func::FuncOp func) {
   SmallVector<Operation *> kernelOps;
   for (Operation &op : func.getBody().front()) {
+    // Scalar arithmetic (a size as a number, which a kernel op's body
+    // captures: the builders rebuild it from the kernel's memrefs).
+    bool scalar = isa<arith::ArithDialect>(op.getDialect()) &&
+                  op.getNumRegions() == 0 &&
+                  llvm::none_of(op.getResultTypes(), [](Type type) {
+                    return isa<ShapedType>(type);
+                  });
     if (isa<linalg::LinalgOp, linalg::SoftmaxOp>(op) && !isFill(&op))
       kernelOps.push_back(&op);
-    else if (!isa<linalg::LinalgOp, func::ReturnOp, tensor::EmptyOp,
+    else if (!scalar && !isa<linalg::LinalgOp, func::ReturnOp, tensor::EmptyOp,
                   tensor::ExpandShapeOp, tensor::CollapseShapeOp,
                   tensor::DimOp, arith::ConstantOp>(op))
       return op.emitOpError()

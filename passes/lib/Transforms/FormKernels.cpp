@@ -63,17 +63,29 @@ bool isCloneable(Operation *op) {
 
 /// An index computation of the host (a size: `affine.apply` or index
 /// arithmetic over `tensor.dim`s, what a reshape's product of sizes
-/// resolves to). Kernels read their sizes off their own arguments instead
-/// (sizeOffInputs); one that cannot is cloned along.
+/// resolves to), or a size as a number (a mean's divisor over a dynamic
+/// dim: `sitofp(index_cast(tensor.dim))`). Kernels read their sizes off
+/// their own arguments instead (sizeOffInputs); one that cannot is cloned
+/// along (convert-linalg-to-tile rebuilds it from the kernel's memrefs).
 bool isSizeComputation(Operation *op) {
   if (!op)
     return false;
   if (isa<affine::AffineApplyOp>(op))
     return true;
-  return isa_and_nonnull<arith::ArithDialect>(op->getDialect()) &&
-         op->getNumResults() == 1 && op->getResult(0).getType().isIndex() &&
-         llvm::all_of(op->getOperandTypes(),
-                      [](Type type) { return type.isIndex(); });
+  if (!isa_and_nonnull<arith::ArithDialect>(op->getDialect()) ||
+      op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return false;
+  if (op->getResult(0).getType().isIndex())
+    return llvm::all_of(op->getOperandTypes(),
+                        [](Type type) { return type.isIndex(); });
+  // Scalar arithmetic of the host: its operands are sizes (or constants).
+  auto scalar = [](Type type) { return type.isIntOrIndexOrFloat(); };
+  return scalar(op->getResult(0).getType()) &&
+         llvm::all_of(op->getOperands(), [](Value operand) {
+           Operation *def = operand.getDefiningOp();
+           return def && (isa<arith::ConstantOp, tensor::DimOp>(def) ||
+                          isSizeComputation(def));
+         });
 }
 
 /// A dynamic size as a product of program-argument dims and a constant:

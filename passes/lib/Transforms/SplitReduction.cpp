@@ -525,8 +525,10 @@ struct TccSplitReductionPass
         reductions.push_back(*r);
     });
     SmallVector<linalg::GenericOp> argReductions;
+    // (Of static sizes: a dynamic one runs as its form's looped kernel.)
     getOperation()->walk([&](linalg::GenericOp op) {
-      if (tcc::matchArgReduction(op))
+      if (tcc::matchArgReduction(op) &&
+          llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
         argReductions.push_back(op);
     });
     for (linalg::GenericOp op : argReductions) {

@@ -19,22 +19,24 @@ func.func @dynamic_columns(%x: tensor<64x?xf32>) -> tensor<64x?xf32> {
 
 // -----
 
-// A column reduction walks its rows in a loop of static length.
+// A column reduction's block spans its columns: dynamic columns are refused.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #cols = affine_map<(d0, d1) -> (d1)>
-// expected-error @+1 {{'func.func' op has dynamic sizes that no kernel form takes}}
-func.func @dynamic_column_sum(%x: tensor<?x64xf32>) -> tensor<64xf32> {
+// expected-error @+1 {{'func.func' op has dynamic sizes that no kernel form takes (elementwise ops, row reductions, softmax and row programs take dynamic rows, matmuls a dynamic batch and M, transposes any dynamic dim, column reductions a dynamic batch and reduced dims)}}
+func.func @dynamic_column_sum(%x: tensor<64x?xf32>) -> tensor<?xf32> {
+  %c1 = arith.constant 1 : index
   %cst = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<64xf32>
-  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %n = tensor.dim %x, %c1 : tensor<64x?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
   // expected-note @+1 {{kernel op: linalg.generic}}
   %r = linalg.generic {indexing_maps = [#id, #cols], iterator_types = ["reduction", "parallel"]}
-      ins(%x : tensor<?x64xf32>) outs(%f : tensor<64xf32>) {
+      ins(%x : tensor<64x?xf32>) outs(%f : tensor<?xf32>) {
   ^bb0(%a: f32, %o: f32):
     %s = arith.addf %a, %o : f32
     linalg.yield %s : f32
-  } -> tensor<64xf32>
-  return %r : tensor<64xf32>
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }
 
 

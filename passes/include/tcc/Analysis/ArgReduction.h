@@ -48,7 +48,7 @@ struct ArgReduction {
   SmallVector<std::pair<arith::IndexCastOp, unsigned>> loopIndices;
 };
 
-/// `op` as an arg reduction, or nullopt: pure tensors, static shapes, two
+/// `op` as an arg reduction, or nullopt: pure tensors, two
 /// inits (an int or float value, an integer index) read through one map,
 /// at least one reduced loop, and a body of the form above: the yield is
 /// (select(take, x, acc), select(take, i, accIndex)) of one `take`, the

@@ -30,7 +30,8 @@ struct ColumnReductionInfo {
   /// Loop dims outermost first, as the reduced operand is laid out.
   SmallVector<unsigned> order;
   unsigned numBatchLoops = 0, numReducedLoops = 0, numColLoops = 0;
-  /// Extents of the flattened groups.
+  /// Extents of the flattened groups: the columns static, the batch and
+  /// the reduced rows ShapedType::kDynamic when a loop of theirs is.
   int64_t batch = 1, reduced = 1, columns = 1;
   /// Per DPS input, how it is read.
   SmallVector<ColumnAccess> inputs;
@@ -38,7 +39,7 @@ struct ColumnReductionInfo {
   SmallVector<int64_t> outputShape;
 };
 
-/// `op` as a column reduction, or nullopt: static shapes, one init (or an
+/// `op` as a column reduction, or nullopt: static columns, one init (or an
 /// arg reduction's two, tcc/Analysis/ArgReduction.h) read
 /// through the parallel loops in memory order, at least one reduced and one
 /// innermost parallel loop, the reduced loops contiguous, every input read

@@ -9,7 +9,9 @@
 // (the elementwise prologue fused into the reduction applied to each loaded
 // chunk; a last partial chunk masked), then one tile.reduce along the rows
 // (in-thread, lane shuffles, and a shared-memory combine across warps) gives
-// the [BN] results; the epilogue runs on them and they are stored. No
+// the [BN] results; the epilogue runs on them and they are stored. The
+// batch and the rows may be dynamic: the walk and the grid are counted at
+// run time from the reduced operand's sizes, the last chunk always masked. No
 // atomics: every output is written by one program, so results are
 // deterministic. An arg reduction (values and indices,
 // tcc/Analysis/ArgReduction.h) accumulates (value, index) tiles with its
@@ -123,6 +125,15 @@ private:
                                    ArgPair acc, bool masked);
   /// The arg reduction's [BN] values and indices.
   FailureOr<ArgPair> reduceArg(const ArgReduction &arg);
+  /// Folds every BR-row chunk into `acc` with `step(r, acc, masked)`: the
+  /// whole chunks in a loop, then the last partial one under a mask (always,
+  /// when the rows are dynamic).
+  using RowStep =
+      function_ref<FailureOr<SmallVector<Value>>(Value, ValueRange, bool)>;
+  FailureOr<SmallVector<Value>> walkRows(ValueRange acc, RowStep step);
+  /// The extent (index) of the loop at memory-order `position`: a constant,
+  /// or the reduced operand's size there.
+  Value extent(unsigned position);
   /// i1 [BR, BN] tile: rows r + i < R.
   Value rowsInBounds(Value r);
   /// [BR, BN] i32 tile of loop `dim`'s indices over rows [r, r + BR).
@@ -135,6 +146,8 @@ private:
   Location loc;
   ArrayRef<Value> inputArgs;
   Value batchIndex, rowBase, n0;
+  /// The first fully read operand (dims in memory order) and R.
+  Value primary, reducedRows;
   /// The reduction's loop-invariant operands, as [BR, BN] tiles, and the
   /// [B * R, N] views of the others.
   DenseMap<unsigned, Value> invariant, fullViews;
@@ -195,6 +208,57 @@ FailureOr<Value> ColumnKernel::accumulate(const ReductionBody &combiner, Value r
   return cloneCombiner(b, loc, combiner.combiner, acc, x);
 }
 
+Value ColumnKernel::extent(unsigned position) {
+  linalg::GenericOp op = ops.front();
+  int64_t size = op.getStaticLoopRanges()[info.order[position]];
+  if (!ShapedType::isDynamic(size))
+    return kb.index(size);
+  return memref::DimOp::create(b, loc, primary, position);
+}
+
+FailureOr<SmallVector<Value>> ColumnKernel::walkRows(ValueRange init,
+                                                     RowStep step) {
+  int64_t blockM = kb.schedule.blockM;
+  SmallVector<Value> acc(init);
+  // Rows [0, whole) in whole chunks; -1 when counted at run time.
+  bool dynamic = ShapedType::isDynamic(info.reduced);
+  int64_t staticWhole = dynamic ? -1 : info.reduced - info.reduced % blockM;
+  Value whole =
+      dynamic ? arith::SubIOp::create(
+                    b, loc, reducedRows,
+                    arith::RemUIOp::create(b, loc, reducedRows,
+                                           kb.index(blockM)))
+                    .getResult()
+              : kb.index(staticWhole);
+  if (staticWhole == blockM) {
+    FailureOr<SmallVector<Value>> folded = step(kb.index(0), acc, false);
+    if (failed(folded))
+      return failure();
+    acc = *folded;
+  } else if (staticWhole != 0) {
+    LogicalResult status = success();
+    auto loop = scf::ForOp::create(
+        b, loc, kb.index(0), whole, kb.index(blockM), acc,
+        [&](OpBuilder &nested, Location, Value r, ValueRange iterArgs) {
+          FailureOr<SmallVector<Value>> folded = step(r, iterArgs, false);
+          status = failure(failed(folded));
+          scf::YieldOp::create(nested, loc,
+                               succeeded(folded) ? ValueRange(*folded)
+                                                 : iterArgs);
+        });
+    if (failed(status))
+      return failure();
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (dynamic || staticWhole != info.reduced) {
+    FailureOr<SmallVector<Value>> folded = step(whole, acc, true);
+    if (failed(folded))
+      return failure();
+    acc = *folded;
+  }
+  return acc;
+}
+
 Value ColumnKernel::rowsInBounds(Value r) {
   Type i32 = b.getI32Type();
   Value rows = tile::ArangeOp::create(b, loc, kb.rowsType(i32), 0u,
@@ -203,7 +267,11 @@ Value ColumnKernel::rowsInBounds(Value r) {
   Value shifted =
       arith::AddIOp::create(b, loc, rows, kb.splat(r32, kb.rowsType(i32)));
   Value limit =
-      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(info.reduced));
+      ShapedType::isDynamic(info.reduced)
+          ? arith::IndexCastOp::create(b, loc, i32, reducedRows).getResult()
+          : arith::ConstantOp::create(b, loc,
+                                      b.getI32IntegerAttr(info.reduced))
+                .getResult();
   return kb.broadcastRows(arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::slt, shifted,
       kb.splat(limit, kb.rowsType(i32))));
@@ -243,14 +311,35 @@ Value ColumnKernel::loopIndexTile(unsigned dim, Value r) {
         arith::AddIOp::create(b, loc, range, kb.splat(origin, type));
     flat = rows ? kb.broadcastRows(shifted) : kb.broadcastCols(shifted);
   }
-  // Its coordinate along the loop (the group's loops are row-major).
+  // Its coordinate along the loop (the group's loops are row-major; dynamic
+  // extents read off the reduced operand).
+  auto extentTile = [&](Value size) {
+    return kb.splat(arith::IndexCastOp::create(b, loc, i32, size), blockType);
+  };
   int64_t stride = 1;
-  for (unsigned p = position + 1; p < end; ++p)
-    stride *= ranges[order[p]];
-  if (stride != 1)
+  Value dynamicStride;
+  for (unsigned p = position + 1; p < end; ++p) {
+    if (!ShapedType::isDynamic(ranges[order[p]])) {
+      stride *= ranges[order[p]];
+      continue;
+    }
+    Value size = extent(p);
+    dynamicStride = dynamicStride
+                        ? arith::MulIOp::create(b, loc, dynamicStride, size)
+                        : size;
+  }
+  if (dynamicStride)
+    flat = arith::DivUIOp::create(
+        b, loc, flat,
+        extentTile(arith::MulIOp::create(b, loc, dynamicStride,
+                                         kb.index(stride))));
+  else if (stride != 1)
     flat = arith::DivUIOp::create(b, loc, flat, constant(stride));
   if (position != begin)
-    flat = arith::RemUIOp::create(b, loc, flat, constant(ranges[dim]));
+    flat = arith::RemUIOp::create(
+        b, loc, flat,
+        ShapedType::isDynamic(ranges[dim]) ? extentTile(extent(position))
+                                           : constant(ranges[dim]));
   return flat;
 }
 
@@ -291,7 +380,6 @@ FailureOr<ArgPair> ColumnKernel::accumulateArg(const ArgReduction &arg,
 
 FailureOr<ArgPair> ColumnKernel::reduceArg(const ArgReduction &arg) {
   linalg::GenericOp op = ops.front();
-  const BlockSchedule &s = kb.schedule;
   FailureOr<std::pair<TypedAttr, TypedAttr>> fills = getArgFills(op);
   if (failed(fills))
     return failure();
@@ -300,38 +388,19 @@ FailureOr<ArgPair> ColumnKernel::reduceArg(const ArgReduction &arg) {
                        kb.blockType(valueType)),
               kb.splat(arith::ConstantOp::create(b, loc, fills->second),
                        kb.blockType(indexType))};
-  // Whole chunks, then the last partial one under a mask.
-  int64_t whole = info.reduced - info.reduced % s.blockM;
-  if (whole == s.blockM) {
-    FailureOr<ArgPair> folded = accumulateArg(arg, kb.index(0), acc, false);
-    if (failed(folded))
-      return failure();
-    acc = *folded;
-  } else if (whole > 0) {
-    LogicalResult status = success();
-    auto loop = scf::ForOp::create(
-        b, loc, kb.index(0), kb.index(whole), kb.index(s.blockM),
-        ValueRange{acc.first, acc.second},
-        [&](OpBuilder &nested, Location, Value r, ValueRange iterArgs) {
-          FailureOr<ArgPair> folded =
-              accumulateArg(arg, r, {iterArgs[0], iterArgs[1]}, false);
-          status = failure(failed(folded));
-          if (failed(folded))
-            folded = ArgPair{iterArgs[0], iterArgs[1]};
-          scf::YieldOp::create(nested, loc,
-                               ValueRange{folded->first, folded->second});
-        });
-    if (failed(status))
-      return failure();
-    acc = {loop.getResult(0), loop.getResult(1)};
-  }
-  if (whole != info.reduced) {
-    FailureOr<ArgPair> folded =
-        accumulateArg(arg, kb.index(whole), acc, true);
-    if (failed(folded))
-      return failure();
-    acc = *folded;
-  }
+  FailureOr<SmallVector<Value>> walked = walkRows(
+      ValueRange{acc.first, acc.second},
+      [&](Value r, ValueRange iter,
+          bool masked) -> FailureOr<SmallVector<Value>> {
+        FailureOr<ArgPair> folded =
+            accumulateArg(arg, r, {iter[0], iter[1]}, masked);
+        if (failed(folded))
+          return failure();
+        return SmallVector<Value>{folded->first, folded->second};
+      });
+  if (failed(walked))
+    return failure();
+  acc = {(*walked)[0], (*walked)[1]};
   return reduceArgPairs(b, loc, arg, acc, /*axis=*/0, kb.colsType(valueType),
                         kb.colsType(indexType));
 }
@@ -384,15 +453,26 @@ LogicalResult ColumnKernel::build(const OutputMap &outputs) {
   n0 = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, pidIndex, kb.index(blocksN)),
       kb.index(s.blockN));
-  rowBase = arith::MulIOp::create(b, loc, batchIndex, kb.index(info.reduced));
 
   // Operands that do not vary along the rows are loaded once; the others
-  // are read through [B * R, N] views.
+  // are read through [B * R, N] views. The first of those gives R.
   for (auto [i, input] : llvm::enumerate(op.getDpsInputOperands())) {
     FailureOr<Value> memref = lookupInput(input->get(), inputArgs, op);
     if (failed(memref))
       return failure();
     if (info.inputs[i] == ColumnAccess::Full) {
+      if (!primary) {
+        primary = *memref;
+        if (!ShapedType::isDynamic(info.reduced)) {
+          reducedRows = kb.index(info.reduced);
+        } else {
+          reducedRows = extent(info.numBatchLoops);
+          for (unsigned p = 1; p < info.numReducedLoops; ++p)
+            reducedRows = arith::MulIOp::create(
+                b, loc, reducedRows, extent(info.numBatchLoops + p));
+        }
+        rowBase = arith::MulIOp::create(b, loc, batchIndex, reducedRows);
+      }
       fullViews[i] = viewAs2DGroups(
           b, loc, *memref, info.numBatchLoops + info.numReducedLoops);
       continue;
@@ -428,40 +508,20 @@ LogicalResult ColumnKernel::reduce() {
   FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
   if (failed(fill))
     return op.emitOpError("reduction init is not a constant fill");
-  const BlockSchedule &s = kb.schedule;
   Type accType = combiner->combiner->getResult(0).getType();
-  // Whole chunks, then the last partial one under a mask.
   Value neutral = arith::ConstantOp::create(b, loc, combiner->neutral);
-  Value acc = kb.splat(neutral, kb.blockType(accType));
-  int64_t whole = info.reduced - info.reduced % s.blockM;
-  if (whole == s.blockM) {
-    FailureOr<Value> folded = accumulate(*combiner, kb.index(0), acc, false);
-    if (failed(folded))
-      return failure();
-    acc = *folded;
-  } else if (whole > 0) {
-    LogicalResult status = success();
-    auto loop = scf::ForOp::create(
-        b, loc, kb.index(0), kb.index(whole), kb.index(s.blockM),
-        ValueRange{acc},
-        [&](OpBuilder &nested, Location, Value r, ValueRange iterArgs) {
-          FailureOr<Value> folded =
-              accumulate(*combiner, r, iterArgs[0], false);
-          status = failure(failed(folded));
-          scf::YieldOp::create(nested, loc,
-                               succeeded(folded) ? *folded : iterArgs[0]);
-        });
-    if (failed(status))
-      return failure();
-    acc = loop.getResult(0);
-  }
-  if (whole != info.reduced) {
-    FailureOr<Value> folded =
-        accumulate(*combiner, kb.index(whole), acc, true);
-    if (failed(folded))
-      return failure();
-    acc = *folded;
-  }
+  FailureOr<SmallVector<Value>> walked = walkRows(
+      ValueRange{kb.splat(neutral, kb.blockType(accType))},
+      [&](Value r, ValueRange iter,
+          bool masked) -> FailureOr<SmallVector<Value>> {
+        FailureOr<Value> folded = accumulate(*combiner, r, iter[0], masked);
+        if (failed(folded))
+          return failure();
+        return SmallVector<Value>{*folded};
+      });
+  if (failed(walked))
+    return failure();
+  Value acc = walked->front();
 
   auto reduceOp = tile::ReduceOp::create(b, loc, TypeRange{kb.colsType(accType)},
                                          ValueRange{acc}, /*axis=*/0u);
@@ -533,7 +593,11 @@ LogicalResult mlir::tcc::buildColumnReductionKernel(
   ColumnKernel program(ops, info, kb, inputArgs);
   if (failed(program.build(outputs)))
     return failure();
-  grid = info.batch * llvm::divideCeil(info.columns, schedule.blockN);
+  // Programs: B x column blocks (B counted at run time when dynamic).
+  SmallVector<int64_t> batchLoops(info.order.begin(),
+                                  info.order.begin() + info.numBatchLoops);
+  grid = blocksOf(loopExtent(ops.front(), batchLoops), 1,
+                  llvm::divideCeil(info.columns, schedule.blockN));
   numWarps = schedule.numWarps();
   return success();
 }

@@ -193,6 +193,76 @@ FailureOr<Value> TileKernelBuilder::loadOperand(Operation *user, Value memref,
             "broadcast of the rows or columns)";
 }
 
+/// Size `d` of `tensor` (a value of the kernel's func.func) in the tile
+/// program: static, or read off the memref argument it derives from.
+static FailureOr<Value> rebuildSize(OpBuilder &b, Location loc, Value tensor,
+                                    int64_t d) {
+  auto type = dyn_cast<RankedTensorType>(tensor.getType());
+  if (!type || d < 0 || d >= type.getRank())
+    return failure();
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
+        .getResult();
+  if (auto arg = dyn_cast<BlockArgument>(tensor)) {
+    if (!isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+      return failure();
+    Operation *parent = b.getInsertionBlock()->getParentOp();
+    auto kernel = isa<tile::FuncOp>(parent)
+                      ? cast<tile::FuncOp>(parent)
+                      : parent->getParentOfType<tile::FuncOp>();
+    if (!kernel)
+      return failure();
+    return memref::DimOp::create(
+               b, loc, kernel.getBody().getArgument(arg.getArgNumber()), d)
+        .getResult();
+  }
+  if (auto result = dyn_cast<OpResult>(tensor))
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner()))
+      return rebuildSize(b, loc, dps.getTiedOpOperand(result)->get(), d);
+  if (auto empty = tensor.getDefiningOp<tensor::EmptyOp>()) {
+    Value size = empty.getDynamicSize(d);
+    if (auto dim = size.getDefiningOp<tensor::DimOp>())
+      if (std::optional<int64_t> index = dim.getConstantIndex())
+        return rebuildSize(b, loc, dim.getSource(), *index);
+  }
+  return failure();
+}
+
+FailureOr<Value> TileKernelBuilder::rebuildScalar(Value value,
+                                                  Operation *user) {
+  auto fail = [&]() {
+    return user->emitOpError()
+           << "uses a value defined outside the kernel that is neither a "
+              "constant nor a size of the kernel's operands; "
+              "convert-linalg-to-tile cannot capture it";
+  };
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return fail();
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    return arith::ConstantOp::create(b, loc, constant.getValue()).getResult();
+  if (auto dim = dyn_cast<tensor::DimOp>(def)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    FailureOr<Value> size = failure();
+    if (index)
+      size = rebuildSize(b, loc, dim.getSource(), *index);
+    if (failed(size))
+      return fail();
+    return *size;
+  }
+  if (!isa<arith::ArithDialect>(def->getDialect()) ||
+      def->getNumResults() != 1 || def->getNumRegions() != 0)
+    return fail();
+  IRMapping mapping;
+  for (Value operand : def->getOperands()) {
+    FailureOr<Value> rebuilt = rebuildScalar(operand, user);
+    if (failed(rebuilt))
+      return failure();
+    mapping.map(operand, *rebuilt);
+  }
+  return b.clone(*def, mapping)->getResult(0);
+}
+
 LogicalResult
 TileKernelBuilder::cloneBody(Block &body, IRMapping &mapping,
                              function_ref<RankedTensorType(Type)> tileTypeOf,
@@ -211,13 +281,10 @@ TileKernelBuilder::cloneBody(Block &body, IRMapping &mapping,
         operands.push_back(mapped);
         continue;
       }
-      auto constant = operand.getDefiningOp<arith::ConstantOp>();
-      if (!constant)
-        return op.emitOpError()
-               << "uses a value defined outside the kernel that is not a "
-                  "constant; convert-linalg-to-tile cannot capture it";
-      Value scalar = arith::ConstantOp::create(b, loc, constant.getValue());
-      Value tile = splat(scalar, tileTypeOf(scalar.getType()));
+      FailureOr<Value> scalar = rebuildScalar(operand, &op);
+      if (failed(scalar))
+        return failure();
+      Value tile = splat(*scalar, tileTypeOf(scalar->getType()));
       mapping.map(operand, tile);
       operands.push_back(tile);
     }

@@ -105,9 +105,16 @@ public:
   FailureOr<Value> loadOperand(Operation *user, Value memref, AffineMap map,
                                Value m0, Value n0);
 
+  /// A scalar a kernel op captures from outside its body, rebuilt in the
+  /// tile program: a constant, or a dynamic size as a number (a mean's
+  /// divisor, `sitofp(index_cast(tensor.dim x, d))`), the size read off the
+  /// kernel's memref argument it comes from (through DPS inits and empty
+  /// tensors). A diagnostic on `user` when it is neither.
+  FailureOr<Value> rebuildScalar(Value value, Operation *user);
+
   /// Clones the scalar ops of `body` onto tiles. Block arguments must be
-  /// mapped in `mapping` already; arith.constant values from outside are
-  /// cloned and splatted. `tileTypeOf` gives the tile type for a scalar type.
+  /// mapped in `mapping` already; scalars from outside are rebuilt
+  /// (rebuildScalar) and splatted. `tileTypeOf` gives the tile type for a scalar type.
   /// Ops in `skip` (and the terminator) are not cloned.
   LogicalResult
   cloneBody(Block &body, IRMapping &mapping,

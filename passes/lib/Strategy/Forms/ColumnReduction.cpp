@@ -3,7 +3,8 @@
 // A reduction of outer dims ([B, R, N] -> [B, N], tcc/Analysis/ColumnSpace.h)
 // and the elementwise ops over its outputs (its epilogue; the reduction is
 // the root): one program per batch index and BN columns, walking R in
-// BM-row chunks.
+// BM-row chunks. The batch and the rows may be dynamic (the columns are a
+// program's block).
 //
 //===----------------------------------------------------------------------===//
 #include "Forms.h"
@@ -37,7 +38,12 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
     if (info.inputs[i] == ColumnAccess::Full)
       bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
   unsigned warpSize = options.target.getWarpSize();
-  int64_t rows = info.reduced, cols = info.columns;
+  // Dynamic rows are planned as many (every warp busy, the widest chunk):
+  // the plan for the large sizes, where a column reduction's time goes.
+  constexpr int64_t kDynamicRowsPlan = 1 << 16;
+  int64_t rows = ShapedType::isDynamic(info.reduced) ? kDynamicRowsPlan
+                                                     : info.reduced;
+  int64_t cols = info.columns;
   unsigned vec = std::max(1u, kMaxVectorBytes / bytes);
   while (vec > 1 && cols % vec != 0)
     vec /= 2;
