@@ -15,7 +15,11 @@ torch.compile, all in one run.
         python3 benchmarks/hopper_gemm.py once DIR NAME
 
 Times are medians per call over CUDA-graph replays (10 calls a graph), for
-every contender alike: they measure the GPU, not the host launch path.
+every contender alike: they measure the GPU, not the host launch path. The
+contenders of a shape are interleaved over ROUNDS rounds (each round in a
+rotated order, so no contender always takes the shape's cold first slot);
+a figure is the median over the rounds, and `<contender>_spread` in the JSON
+is (max - min) / median of its rounds.
 
 Layouts: "nn" (A [M, K], B [K, N]), "nt" (B stored [N, K]: nn.Linear's
 x @ w.T) and "tn" (A stored [K, M]).
@@ -33,6 +37,8 @@ from typing import Any
 
 from checks import check_against_float64  # benchmarks/ is the script's directory
 from triton_matmul import triton_matmul
+
+ROUNDS = 3  # interleaved timing rounds per shape
 
 # (M, N, K, dtype, layout, batch, epilogue)
 FULL = [
@@ -224,12 +230,24 @@ def run(directory: Path, out: Path, timed: bool) -> int:
                 fns["cuBLAS"] = lambda x=la, y=lb: torch.matmul(x, y)
             if not lead and not epilogue:
                 fns["triton"] = lambda x=la, y=lb: triton_mm(x, y)  # type: ignore[misc]
-            for label, fn in fns.items():
-                row[label] = flops / (_bench(fn) * 1e-3) / 1e12
+            # Contenders interleaved over rounds, each round in a rotated
+            # order (the first timing on a shape reads low: clocks and L2
+            # settle), the median over the rounds.
+            labels = list(fns)
+            samples: dict[str, list[float]] = {label: [] for label in labels}
+            for r in range(ROUNDS):
+                shift = r % len(labels)
+                for label in labels[shift:] + labels[:shift]:
+                    samples[label].append(_bench(fns[label], replays=10))
+            for label in labels:
+                row[label] = flops / (statistics.median(samples[label]) * 1e-3) / 1e12
+                row[f"{label}_spread"] = (max(samples[label]) - min(samples[label])) / \
+                    statistics.median(samples[label])
         faulthandler.cancel_dump_traceback_later()
         rows.append(row)
         rates = " ".join(f"{lab} {row[lab]:.0f}" for lab in row
-                         if lab not in ("name", "path", "rel_err", "unwritten", "ok"))
+                         if lab not in ("name", "path", "rel_err", "unwritten", "ok")
+                         and not lab.endswith("_spread"))
         print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:34s} rel.err {rel:.1e} unwritten "
               f"{unwritten} {rates}", flush=True)
     (out / "hopper_gemm.json").write_text(json.dumps(rows, indent=1))
