@@ -85,7 +85,13 @@ def _fake_torch():
         arr = raw[start:start + raw.size - 64].view(_NP[dtype.name]).reshape(shape)
         return FakeTensor(arr, dtype)
 
+    def empty_like(t):
+        mod.like_allocations += 1
+        return empty(t.shape, t.dtype)
+
     mod.empty = empty
+    mod.empty_like = empty_like
+    mod.like_allocations = 0
     mod.device = lambda kind, index=0: f"{kind}:{index}"
     mod._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda index: 0x5EED)
     return mod
@@ -98,6 +104,7 @@ _FAKE_TORCH = _fake_torch()
 def fake_torch(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", _FAKE_TORCH)
     _FAKE_TORCH.allocations = 0
+    _FAKE_TORCH.like_allocations = 0
     return _FAKE_TORCH
 
 
@@ -224,6 +231,20 @@ def test_kernel_fast_path_launches_and_skips_revalidation(monkeypatch):
     assert grid == (2, 1, 1) and stream == 7
 
 
+def test_fast_path_allocates_outputs_like_an_input_of_their_shape(fake_torch):
+    """An output of an input's shape and dtype is torch.empty_like(input)
+    (cheaper on the host than torch.empty): fresh memory, never the input's."""
+    kernel = CompiledKernel(_vadd(), device=RecordingDevice(run=_run_vadd))
+    a, b = tensor(np.full(1000, 2, np.float32)), tensor(np.ones(1000, np.float32))
+    kernel(a, b, 1.0)  # builds the plan
+    before = fake_torch.like_allocations
+    c = kernel(a, b, 1.0)
+    assert fake_torch.like_allocations == before + 1
+    assert c.data_ptr() not in (a.data_ptr(), b.data_ptr())
+    np.testing.assert_array_equal(c.a, np.full(1000, 3, np.float32))
+    np.testing.assert_array_equal(a.a, np.full(1000, 2, np.float32))
+
+
 def test_fast_path_refuses_what_the_general_path_refuses():
     kernel = CompiledKernel(_vadd(), device=RecordingDevice(run=_run_vadd))
     a, b = tensor(np.ones(1000, np.float32)), tensor(np.ones(1000, np.float32))
@@ -316,7 +337,7 @@ def test_numpy_arguments_keep_the_general_path():
 
 
 # ---------------------------------------------------------------- tcc.jit --
-M, N = __import__("tcc.frontend", fromlist=["syms"]).syms("M N")
+M, N, K = __import__("tcc.frontend", fromlist=["syms"]).syms("M N K")
 
 
 def _bias_add(x: Tensor[M, N, f32], b: Tensor[N, f32]):
@@ -381,25 +402,26 @@ def test_jit_compiles_once_per_shape_class(monkeypatch):
 
 
 def test_jit_specializes_what_no_form_takes_dynamic(monkeypatch):
-    """A column sum's M cannot be dynamic: that class is specialized per M,
+    """A column sum whose columns span a leading dim (K of [M, K, N] summed
+    over M) cannot take K dynamic: that class is specialized per binding,
     and the dynamic compile is not tried again."""
     import tcc.compiler.compile as compile_mod
 
-    def column_sum(x: Tensor[M, N, f32]):
+    def column_sum(x: Tensor[M, K, N, f32]):
         return x.sum(0)
 
     compiles = []
     real = compile_mod.compile
 
     def counting(*args, **kwargs):
-        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N")})
+        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "K", "N")})
         return real(*args, **kwargs)
 
     monkeypatch.setattr(compile_mod, "compile", counting)
     f = tcc.jit(column_sum, target="sm_80", cache=False)
     for m in (8, 16):
-        f.compile_for(np.ones((m, 64), np.float32))
-    assert compiles == [{"N": 64}, {"M": 8, "N": 64}, {"M": 16, "N": 64}]
+        f.compile_for(np.ones((m, 4, 64), np.float32))
+    assert compiles == [{"N": 64}, {"M": 8, "K": 4, "N": 64}, {"M": 16, "K": 4, "N": 64}]
 
 
 def test_jit_errors_name_the_argument_and_the_symbol():

@@ -21,7 +21,8 @@ left dynamic, one compile serving a class of its values (:data:`CLASSES`: up
 to 256, up to 2048, above; each planned for its own ``dynamic_extent``), so at
 most three compiles for any number of sizes; sizes in a last dim are bound
 (the kernels' blocks span them). A program whose
-forms refuse those dynamic sizes (a column reduction over M) is specialized
+forms refuse those dynamic sizes (a column reduction whose columns span a
+leading dim) is specialized
 per binding instead, once that is known. ``shapes="static"`` specializes every
 size (one compile per distinct shape). docs/dynamic-shapes.md.
 """
