@@ -71,7 +71,9 @@ def column_sum(x: Tensor[M, N, f32]):
 
 
 # Column reductions of dynamic rows (and batch): the row walk counted at run
-# time, a mean's divisor read off the operand's size.
+# time, a mean's divisor read off the operand's size. Rows over few column
+# programs are planned short (dynamic_extent): planned long they are refused
+# (a static twin splits them), test_tall_dynamic_column_sums_are_refused.
 @program
 def column_mean(x: Tensor[B, M, N, f16]):
     return x.float().mean(1)
@@ -213,20 +215,20 @@ CASES = {
     "transpose": (transpose, {"D": 96}, [{"B": 2, "M": 3}, {"B": 1, "M": 130}],
                   lambda r, s: [r.standard_normal((s["B"], s["M"], 96)).astype(np.float32)],
                   lambda x: np.exp(np.swapaxes(x, -1, -2)), 1e-5),
-    "column_sum": (column_sum, {"N": 64}, [{"M": 1}, {"M": 130}],
+    "column_sum": (column_sum, {"N": 64, "dynamic_extent": 64}, [{"M": 1}, {"M": 130}],
                    lambda r, s: [r.standard_normal((s["M"], 64)).astype(np.float32)],
                    lambda x: x.sum(0), 1e-6),
     "column_mean": (column_mean, {"N": 96}, [{"B": 2, "M": 37}, {"B": 1, "M": 1}],
                     lambda r, s: [r.standard_normal((s["B"], s["M"], 96)).astype(np.float16)],
                     lambda x: x.mean(1), 1e-6),
-    "column_argmax": (column_argmax, {"N": 80}, [{"M": 3}, {"M": 100}],
+    "column_argmax": (column_argmax, {"N": 80, "dynamic_extent": 64}, [{"M": 3}, {"M": 100}],
                       lambda r, s: [r.standard_normal((s["M"], 80)).astype(np.float32)],
                       lambda x: x.argmax(0), 0.0),
     "row_argmax": (row_argmax, {"N": 300}, [{"M": 1}, {"M": 9}],
                    lambda r, s: [r.standard_normal((s["M"], 300)).astype(np.float32)],
                    lambda x: x.argmax(-1), 0.0),
     # Two kernels: the mean (its divisor M), then x - mean.
-    "column_center": (column_center, {"N": 128}, [{"M": 5}, {"M": 70}],
+    "column_center": (column_center, {"N": 128, "dynamic_extent": 64}, [{"M": 5}, {"M": 70}],
                       lambda r, s: [r.standard_normal((s["M"], 128)).astype(np.float32)],
                       lambda x: x - x.mean(0, keepdims=True), 1e-5),
     "view_sum": (view_sum, {"D": 96}, [{"B": 3, "S": 5}, {"B": 1, "S": 1}],
@@ -327,6 +329,14 @@ def test_forms_without_dynamic_sizes_say_so():
 
     with pytest.raises(CompilationError, match=r"dynamic size \"N\"|dynamic size \"s0\""):
         tcc.compile(columns, "sm_80")
+
+
+def test_tall_dynamic_column_sums_are_refused():
+    with pytest.raises(CompilationError, match=r"reduces dynamic rows planned as 16384 "
+                                               r"\(dynamic-extent\) on 1 column programs"):
+        tcc.compile(column_sum, "sm_80", N=64)
+    # A dynamic batch gives the programs: planned long, it is taken.
+    assert tcc.compile(column_mean, "sm_80", N=96).artifact.kernels[0].launch.grid[0] == "B"
 
 
 def test_binding_sizes_still_specializes():

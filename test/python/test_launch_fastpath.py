@@ -424,6 +424,29 @@ def test_jit_specializes_what_no_form_takes_dynamic(monkeypatch):
     assert compiles == [{"N": 64}, {"M": 8, "K": 4, "N": 64}, {"M": 16, "K": 4, "N": 64}]
 
 
+def test_jit_keeps_short_column_sums_dynamic_and_specializes_tall_ones(monkeypatch):
+    """x.sum(0) over few columns: the class of up to 256 rows (planned as 64)
+    is one dynamic compile; taller rows, which a static kernel splits over
+    many programs, are specialized."""
+    import tcc.compiler.compile as compile_mod
+
+    def column_sum(x: Tensor[M, N, f32]):
+        return x.sum(0)
+
+    compiles = []
+    real = compile_mod.compile
+
+    def counting(*args, **kwargs):
+        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N")})
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compile_mod, "compile", counting)
+    f = tcc.jit(column_sum, target="sm_80", cache=False)
+    for m in (8, 200, 5000):
+        f.compile_for(np.ones((m, 64), np.float32))
+    assert compiles == [{"N": 64}, {"N": 64}, {"M": 5000, "N": 64}]
+
+
 def test_jit_errors_name_the_argument_and_the_symbol():
     f = tcc.jit(_bias_add, target="sm_90", cache=False)
     x = np.ones((8, 16), np.float32)

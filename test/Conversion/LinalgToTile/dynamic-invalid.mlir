@@ -40,3 +40,23 @@ func.func @dynamic_column_sum(%x: tensor<64x?xf32>) -> tensor<?xf32> {
 }
 
 
+
+// -----
+
+// Dynamic rows planned long (the default dynamic-extent, 16384) over one
+// column program: its static twin would be split over many programs.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#cols = affine_map<(d0, d1) -> (d1)>
+func.func @tall_column_sum(%x: tensor<?x64xf32>) -> tensor<64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  // expected-error @+1 {{'linalg.generic' op reduces dynamic rows planned as 16384 (dynamic-extent) on 1 column programs: its static twin splits the rows over many programs (tcc-split-reduction), which a dynamic extent cannot; bind the rows (compile a specialization) or plan them short (dynamic-extent < 1024)}}
+  %r = linalg.generic {indexing_maps = [#id, #cols], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x64xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}

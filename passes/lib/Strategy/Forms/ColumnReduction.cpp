@@ -38,12 +38,35 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
     if (info.inputs[i] == ColumnAccess::Full)
       bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
   unsigned warpSize = options.target.getWarpSize();
-  // Dynamic rows are planned as many (every warp busy, the widest chunk):
-  // the plan for the large sizes, where a column reduction's time goes.
-  constexpr int64_t kDynamicRowsPlan = 1 << 16;
-  int64_t rows = ShapedType::isDynamic(info.reduced) ? kDynamicRowsPlan
-                                                     : info.reduced;
+  // Dynamic sizes are planned as dynamic-extent (the batch and the rows).
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto planned = [&](unsigned begin, unsigned count) {
+    SmallVector<int64_t> extents;
+    for (unsigned p = begin; p < begin + count; ++p)
+      extents.push_back(ranges[info.order[p]]);
+    return planningProduct(extents, options.dynamicExtent);
+  };
+  int64_t rows = planned(info.numBatchLoops, info.numReducedLoops);
   int64_t cols = info.columns;
+  // Dynamic rows are one program's walk. Planned as many, over few column
+  // programs, the static twin would have them split over many programs
+  // (tcc-split-reduction: programs <= target-programs / 4 = 256 and chunks
+  // of min-column-chunk = 256 rows, at least 4 of them), which needs the
+  // extent static: refused, so the rows are bound (tcc.jit then
+  // specializes) or planned short.
+  constexpr int64_t kSplitPrograms = 1024 / 4, kSplitRows = 4 * 256;
+  int64_t programs = planned(0, info.numBatchLoops) *
+                     llvm::divideCeil(cols, int64_t(kMaxVectorBytes / bytes) *
+                                                32);
+  if (ShapedType::isDynamic(info.reduced) && rows >= kSplitRows &&
+      programs <= kSplitPrograms)
+    return op.emitOpError()
+           << "reduces dynamic rows planned as " << rows << " (dynamic-extent) "
+           << "on " << programs << " column programs: its static twin splits "
+           << "the rows over many programs (tcc-split-reduction), which a "
+           << "dynamic extent cannot; bind the rows (compile a "
+           << "specialization) or plan them short (dynamic-extent < "
+           << kSplitRows << ")";
   unsigned vec = std::max(1u, kMaxVectorBytes / bytes);
   while (vec > 1 && cols % vec != 0)
     vec /= 2;
