@@ -1,6 +1,7 @@
 //===- ColumnSpace.cpp - ops of a column reduction ------------------------===//
 #include "tcc/Analysis/ColumnSpace.h"
 #include "tcc/Analysis/ArgReduction.h"
+#include "tcc/Support/Sizes.h"
 
 using namespace mlir;
 using namespace mlir::tcc;
@@ -23,17 +24,6 @@ bool getRanges(linalg::GenericOp op, SmallVector<int64_t> &ranges) {
     return false;
   ranges = op.getStaticLoopRanges();
   return !ranges.empty();
-}
-
-/// The product of `extents`, ShapedType::kDynamic when one is dynamic.
-int64_t productOf(ArrayRef<int64_t> extents) {
-  int64_t product = 1;
-  for (int64_t extent : extents) {
-    if (ShapedType::isDynamic(extent))
-      return ShapedType::kDynamic;
-    product *= extent;
-  }
-  return product;
 }
 
 bool usesLoopIndices(linalg::GenericOp op) {
@@ -110,10 +100,10 @@ mlir::tcc::classifyColumnReduction(linalg::GenericOp op) {
   for (unsigned d : order)
     extents.push_back(ranges[d]);
   ArrayRef<int64_t> inOrder = extents;
-  info.batch = productOf(inOrder.take_front(info.numBatchLoops));
-  info.reduced = productOf(
+  info.batch = productOrDynamic(inOrder.take_front(info.numBatchLoops));
+  info.reduced = productOrDynamic(
       inOrder.slice(info.numBatchLoops, info.numReducedLoops));
-  info.columns = productOf(inOrder.drop_front(firstCol));
+  info.columns = productOrDynamic(inOrder.drop_front(firstCol));
   // A program's block spans columns: they are static (the batch and the
   // reduced rows may be dynamic, counted at run time).
   if (ShapedType::isDynamic(info.columns))

@@ -1,19 +1,12 @@
 //===- RowSpace.cpp - ops of a row program --------------------------------===//
 #include "tcc/Analysis/RowSpace.h"
 #include "tcc/Analysis/ArgReduction.h"
+#include "tcc/Support/Sizes.h"
 
 using namespace mlir;
 using namespace mlir::tcc;
 
-int64_t RowOpInfo::numRows() const {
-  int64_t count = 1;
-  for (int64_t size : rows) {
-    if (ShapedType::isDynamic(size))
-      return ShapedType::kDynamic;
-    count *= size;
-  }
-  return count;
-}
+int64_t RowOpInfo::numRows() const { return productOrDynamic(rows); }
 
 std::optional<RowAccess> mlir::tcc::classifyRowAccess(AffineMap map) {
   unsigned rank = map.getNumDims();
