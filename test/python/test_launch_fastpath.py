@@ -344,17 +344,25 @@ def _bias_add(x: Tensor[M, N, f32], b: Tensor[N, f32]):
     return x + b
 
 
-def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
+def _count_compiles(monkeypatch, keys=None):
+    """Records the keyword arguments (those in ``keys``, or all) of every
+    tcc.compile call that tcc.jit makes; returns the list it appends to."""
     import tcc.compiler.compile as compile_mod
 
     compiles = []
     real = compile_mod.compile
 
     def counting(*args, **kwargs):
-        compiles.append(kwargs)
+        compiles.append(kwargs if keys is None else
+                        {k: v for k, v in kwargs.items() if k in keys})
         return real(*args, **kwargs)
 
     monkeypatch.setattr(compile_mod, "compile", counting)
+    return compiles
+
+
+def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
+    compiles = _count_compiles(monkeypatch)
     dev = RecordingDevice(pointers={"_bias_add": 3})
     f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False, shapes="static")
     x, b = tensor(np.ones((8, 16), np.float32)), tensor(np.ones(16, np.float32))
@@ -375,16 +383,7 @@ def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
 def test_jit_compiles_once_per_shape_class(monkeypatch):
     """shapes="classes" (the default): M (a leading dim only) is dynamic,
     one compile per class of M; N (a last dim) is bound."""
-    import tcc.compiler.compile as compile_mod
-
-    compiles = []
-    real = compile_mod.compile
-
-    def counting(*args, **kwargs):
-        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N", "dynamic_extent")})
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(compile_mod, "compile", counting)
+    compiles = _count_compiles(monkeypatch, ("M", "N", "dynamic_extent"))
     dev = RecordingDevice(pointers={"_bias_add": 3})
     f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False)
     b = tensor(np.ones(16, np.float32))
@@ -405,19 +404,10 @@ def test_jit_specializes_what_no_form_takes_dynamic(monkeypatch):
     """A column sum whose columns span a leading dim (K of [M, K, N] summed
     over M) cannot take K dynamic: that class is specialized per binding,
     and the dynamic compile is not tried again."""
-    import tcc.compiler.compile as compile_mod
-
     def column_sum(x: Tensor[M, K, N, f32]):
         return x.sum(0)
 
-    compiles = []
-    real = compile_mod.compile
-
-    def counting(*args, **kwargs):
-        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "K", "N")})
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(compile_mod, "compile", counting)
+    compiles = _count_compiles(monkeypatch, ("M", "K", "N"))
     f = tcc.jit(column_sum, target="sm_80", cache=False)
     for m in (8, 16):
         f.compile_for(np.ones((m, 4, 64), np.float32))
@@ -428,19 +418,10 @@ def test_jit_keeps_short_column_sums_dynamic_and_specializes_tall_ones(monkeypat
     """x.sum(0) over few columns: the class of up to 256 rows (planned as 64)
     is one dynamic compile; taller rows, which a static kernel splits over
     many programs, are specialized."""
-    import tcc.compiler.compile as compile_mod
-
     def column_sum(x: Tensor[M, N, f32]):
         return x.sum(0)
 
-    compiles = []
-    real = compile_mod.compile
-
-    def counting(*args, **kwargs):
-        compiles.append({k: v for k, v in kwargs.items() if k in ("M", "N")})
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(compile_mod, "compile", counting)
+    compiles = _count_compiles(monkeypatch, ("M", "N"))
     f = tcc.jit(column_sum, target="sm_80", cache=False)
     for m in (8, 200, 5000):
         f.compile_for(np.ones((m, 64), np.float32))

@@ -114,6 +114,16 @@ mlir::tcc::classifyColumnReduction(linalg::GenericOp op) {
   return info;
 }
 
+unsigned mlir::tcc::streamedElementBytes(linalg::GenericOp op,
+                                         const ColumnReductionInfo &info) {
+  unsigned bytes = 1;
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
+    if (info.inputs[i] == ColumnAccess::Full)
+      bytes = std::max(
+          bytes, (getElementTypeOrSelf(input).getIntOrFloatBitWidth() + 7) / 8);
+  return bytes;
+}
+
 std::optional<ColumnAccess>
 mlir::tcc::classifyColumnEpilogueAccess(AffineMap map, unsigned numColLoops) {
   unsigned rank = map.getNumDims();

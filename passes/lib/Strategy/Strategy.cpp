@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "tcc/Strategy/Strategy.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "tcc/Analysis/ColumnSpace.h"
@@ -13,6 +14,27 @@
 
 using namespace mlir;
 using namespace mlir::tcc;
+
+bool mlir::tcc::isSizeComputation(Operation *op) {
+  if (!op)
+    return false;
+  if (isa<affine::AffineApplyOp>(op))
+    return true;
+  if (!isa_and_nonnull<arith::ArithDialect>(op->getDialect()) ||
+      op->getNumResults() != 1 || op->getNumRegions() != 0)
+    return false;
+  if (op->getResult(0).getType().isIndex())
+    return llvm::all_of(op->getOperandTypes(),
+                        [](Type type) { return type.isIndex(); });
+  // Scalar arithmetic of the host: its operands are sizes (or constants).
+  auto scalar = [](Type type) { return type.isIntOrIndexOrFloat(); };
+  return scalar(op->getResult(0).getType()) &&
+         llvm::all_of(op->getOperands(), [](Value operand) {
+           Operation *def = operand.getDefiningOp();
+           return def && (isa<arith::ConstantOp, tensor::DimOp>(def) ||
+                          isSizeComputation(def));
+         });
+}
 
 unsigned mlir::tcc::elementBytes(Type type) {
   return std::max(1u, (type.getIntOrFloatBitWidth() + 7) / 8);
@@ -206,13 +228,10 @@ FailureOr<SmallVector<Operation *>>
 mlir::tcc::collectKernelOps(func::FuncOp func) {
   SmallVector<Operation *> kernelOps;
   for (Operation &op : func.getBody().front()) {
-    // Scalar arithmetic (a size as a number, which a kernel op's body
-    // captures: the builders rebuild it from the kernel's memrefs).
-    bool scalar = isa<arith::ArithDialect>(op.getDialect()) &&
-                  op.getNumRegions() == 0 &&
-                  llvm::none_of(op.getResultTypes(), [](Type type) {
-                    return isa<ShapedType>(type);
-                  });
+    // Scalar arithmetic of sizes (a mean's divisor, which a kernel op's
+    // body captures: the builders rebuild it from the kernel's memrefs).
+    bool scalar =
+        isa<arith::ArithDialect>(op.getDialect()) && isSizeComputation(&op);
     if (isa<linalg::LinalgOp, linalg::SoftmaxOp>(op) && !isFill(&op))
       kernelOps.push_back(&op);
     else if (!scalar && !isa<linalg::LinalgOp, func::ReturnOp, tensor::EmptyOp,

@@ -61,33 +61,6 @@ bool isCloneable(Operation *op) {
                 isConstantFill(op));
 }
 
-/// An index computation of the host (a size: `affine.apply` or index
-/// arithmetic over `tensor.dim`s, what a reshape's product of sizes
-/// resolves to), or a size as a number (a mean's divisor over a dynamic
-/// dim: `sitofp(index_cast(tensor.dim))`). Kernels read their sizes off
-/// their own arguments instead (sizeOffInputs); one that cannot is cloned
-/// along (convert-linalg-to-tile rebuilds it from the kernel's memrefs).
-bool isSizeComputation(Operation *op) {
-  if (!op)
-    return false;
-  if (isa<affine::AffineApplyOp>(op))
-    return true;
-  if (!isa_and_nonnull<arith::ArithDialect>(op->getDialect()) ||
-      op->getNumResults() != 1 || op->getNumRegions() != 0)
-    return false;
-  if (op->getResult(0).getType().isIndex())
-    return llvm::all_of(op->getOperandTypes(),
-                        [](Type type) { return type.isIndex(); });
-  // Scalar arithmetic of the host: its operands are sizes (or constants).
-  auto scalar = [](Type type) { return type.isIntOrIndexOrFloat(); };
-  return scalar(op->getResult(0).getType()) &&
-         llvm::all_of(op->getOperands(), [](Value operand) {
-           Operation *def = operand.getDefiningOp();
-           return def && (isa<arith::ConstantOp, tensor::DimOp>(def) ||
-                          isSizeComputation(def));
-         });
-}
-
 /// A dynamic size as a product of program-argument dims and a constant:
 /// the canonical form in which two computations of one size compare equal
 /// (B * S off x's dims, and the rows of x viewed as (B * S, D)).
@@ -481,7 +454,7 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
   for (Operation &op : func.getBody().front()) {
-    if (isCloneable(&op) || isSizeComputation(&op) ||
+    if (isCloneable(&op) || tcc::isSizeComputation(&op) ||
         isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp,
             func::ReturnOp>(op))
       continue;
@@ -589,7 +562,7 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
   // The fills, empty tensors and constants the kernels took along.
   SmallVector<Operation *> leftovers;
   for (Operation &op : func.getBody().front().without_terminator())
-    if (isCloneable(&op) || isSizeComputation(&op))
+    if (isCloneable(&op) || tcc::isSizeComputation(&op))
       leftovers.push_back(&op);
   for (Operation *op : llvm::reverse(leftovers))
     if (op->use_empty())
@@ -618,7 +591,7 @@ func::FuncOp TccFormKernelsPass::outline(func::FuncOp func, const Group &group,
         if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def);
             empty && !empty.getDynamicSizes().empty()) {
           sized.insert(empty);
-        } else if (!isCloneable(def) && !isSizeComputation(def)) {
+        } else if (!isCloneable(def) && !tcc::isSizeComputation(def)) {
           inputs.insert(operand);
         } else if (!cloned.contains(def)) {
           collect(def);

@@ -724,13 +724,8 @@ TccSplitReductionPass::splitFactor(linalg::GenericOp op) {
     if (!info || info->numReducedLoops != 1 ||
         !llvm::equal(info->order, llvm::seq<unsigned>(0, numLoops)))
       return std::nullopt;
-    // A program's columns: one 32-lane warp of 16-byte vectors.
-    unsigned bytes = 1;
-    for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
-      if (info->inputs[i] == tcc::ColumnAccess::Full)
-        bytes = std::max(
-            bytes, getElementTypeOrSelf(input).getIntOrFloatBitWidth() / 8);
-    programs = info->batch * llvm::divideCeil(info->columns, 512 / bytes);
+    programs = tcc::unsplitColumnPrograms(
+        info->batch, info->columns, tcc::streamedElementBytes(op, *info));
     minChunk = minColumnChunk;
   }
   if (programs * 4 > targetPrograms)

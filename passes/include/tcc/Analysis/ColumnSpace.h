@@ -14,6 +14,7 @@
 #define TCC_ANALYSIS_COLUMNSPACE_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <optional>
 
@@ -61,6 +62,19 @@ std::optional<ColumnAccess> classifyColumnEpilogueAccess(AffineMap map,
 /// that space.
 bool isColumnEpilogue(linalg::GenericOp op, ArrayRef<int64_t> outputShape,
                       unsigned numColLoops);
+
+/// The widest element (bytes, at least 1) of `op`'s streamed operands (those
+/// read through every loop, ColumnAccess::Full): what sets the vectors.
+unsigned streamedElementBytes(linalg::GenericOp op,
+                              const ColumnReductionInfo &info);
+
+/// The programs of a column reduction's kernel before tcc-split-reduction
+/// splits its rows: one per batch index and 512 bytes of columns (a 32-lane
+/// warp of 16-byte vectors of `bytes`-byte elements).
+inline int64_t unsplitColumnPrograms(int64_t batch, int64_t columns,
+                                     unsigned bytes) {
+  return batch * llvm::divideCeil(columns, 512 / bytes);
+}
 
 } // namespace mlir::tcc
 

@@ -30,6 +30,14 @@ constexpr int64_t kMaxFlatGatherElements = int64_t(1) << 30;
 
 /// Bytes of one element of `type` (i1 counts as 1).
 unsigned elementBytes(Type type);
+/// An index computation of the host (a size: `affine.apply` or index
+/// arithmetic over `tensor.dim`s, what a reshape's product of sizes
+/// resolves to), or a size as a number (a mean's divisor over a dynamic
+/// dim: `sitofp(index_cast(tensor.dim))`): scalar arithmetic whose operands
+/// are sizes and constants. tcc-form-kernels has kernels read their sizes
+/// off their own arguments, or clones one along; convert-linalg-to-tile
+/// rebuilds such a scalar from the kernel's memrefs.
+bool isSizeComputation(Operation *op);
 /// The widest element (bytes) among `op`'s operands.
 unsigned widestElementBytes(Operation *op);
 

@@ -578,10 +578,7 @@ LogicalResult mlir::tcc::buildColumnReductionKernel(
     ops.push_back(cast<linalg::GenericOp>(op));
   ColumnReductionInfo info = *classifyColumnReduction(ops.front());
   // The vectors are those of the streamed (fully read) operands.
-  unsigned bytes = 1;
-  for (auto [i, input] : llvm::enumerate(ops.front().getDpsInputs()))
-    if (info.inputs[i] == ColumnAccess::Full)
-      bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
+  unsigned bytes = streamedElementBytes(ops.front(), info);
   FailureOr<BlockSchedule> planned =
       columnScheduleFromConfig(ops.front(), info, bytes, config, context);
   if (failed(planned))

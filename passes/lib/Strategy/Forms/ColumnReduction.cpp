@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Forms.h"
 #include "tcc/Analysis/ColumnSpace.h"
+#include "tcc/Transforms/Passes.h"
 
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
@@ -33,10 +34,7 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
   auto op = cast<linalg::GenericOp>(root);
   ColumnReductionInfo info = *classifyColumnReduction(op);
   // The vectors are those of the streamed (fully read) operands.
-  unsigned bytes = 1;
-  for (auto [i, input] : llvm::enumerate(op.getDpsInputs()))
-    if (info.inputs[i] == ColumnAccess::Full)
-      bytes = std::max(bytes, elementBytes(getElementTypeOrSelf(input)));
+  unsigned bytes = streamedElementBytes(op, info);
   unsigned warpSize = options.target.getWarpSize();
   // Dynamic sizes are planned as dynamic-extent (the batch and the rows).
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -50,16 +48,16 @@ FailureOr<tile::LoweringConfigAttr> configure(Operation *root,
   int64_t cols = info.columns;
   // Dynamic rows are one program's walk. Planned as many, over few column
   // programs, the static twin would have them split over many programs
-  // (tcc-split-reduction: programs <= target-programs / 4 = 256 and chunks
-  // of min-column-chunk = 256 rows, at least 4 of them), which needs the
-  // extent static: refused, so the rows are bound (tcc.jit then
-  // specializes) or planned short.
-  constexpr int64_t kSplitPrograms = 1024 / 4, kSplitRows = 4 * 256;
-  int64_t programs = planned(0, info.numBatchLoops) *
-                     llvm::divideCeil(cols, int64_t(kMaxVectorBytes / bytes) *
-                                                32);
+  // (tcc-split-reduction with its default options: programs at most a
+  // quarter of target-programs, at least 4 chunks of min-column-chunk
+  // rows), which needs the extent static: refused, so the rows are bound
+  // (tcc.jit then specializes) or planned short.
+  const TccSplitReductionOptions split;
+  const int64_t kSplitRows = 4 * split.minColumnChunk;
+  int64_t programs =
+      unsplitColumnPrograms(planned(0, info.numBatchLoops), cols, bytes);
   if (ShapedType::isDynamic(info.reduced) && rows >= kSplitRows &&
-      programs <= kSplitPrograms)
+      programs * 4 <= split.targetPrograms)
     return op.emitOpError()
            << "reduces dynamic rows planned as " << rows << " (dynamic-extent) "
            << "on " << programs << " column programs: its static twin splits "
