@@ -20,6 +20,7 @@ from tcc.frontend import Tensor, f32, program
 from tcc.runtime import ArgSpec, ArgumentError, CompiledKernel, KernelArtifact, LaunchSpec
 from tcc.runtime import launcher as launcher_mod
 from tcc.runtime import runner as runner_mod
+from tcc.runtime.artifact import TensorMapSpec
 from tcc.runtime.runner import CompiledProgram
 
 _NP = {"float32": np.float32, "float16": np.float16, "uint8": np.uint8, "int64": np.int64}
@@ -114,15 +115,50 @@ def tensor(array):
     return t
 
 
+class _Function(str):
+    """A kernel handle: its name, and (int()) an address as a driver's."""
+
+    def __int__(self):
+        return 0x1000 + sum(map(ord, self))
+
+
+# cuLaunchKernel's (and hipModuleLaunchKernel's) C signature.
+_LAUNCH_T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7,
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
 class RecordingDevice:
-    """Records launches; ``run`` (if given) executes a launch on host memory."""
+    """Records launches; ``run`` (if given) executes a launch on host memory.
+
+    ``native``: the device also has a launch entry point (a C function that
+    records the launch the same way), so the C dispatcher launches through
+    it; ``launch_status`` is what that entry point returns (0: success)."""
 
     vendor = "nvidia"
+    native = False
 
     def __init__(self, run=None, pointers=None):
         self.launches, self.loads, self.run = [], 0, run
         self.capturing, self.buffers = None, []
         self.pointers = pointers or {"vadd": 3}  # pointer parameters per kernel
+        self.native_launches, self.launch_status = 0, 0
+        self._functions = {}
+        self._entry = _LAUNCH_T(self._entry_point)
+
+    def _entry_point(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        self.native_launches += 1
+        self.launch(self._functions[function], (gx, gy, gz), (bx, by, bz), shared,
+                    stream or 0, params)
+        return self.launch_status
+
+    def launch_entry_point(self):
+        if not self.native:
+            return None
+
+        def raise_error(err):
+            raise tcc.runtime.LaunchError(f"cuLaunchKernel failed: {err}")
+
+        return ctypes.cast(self._entry, ctypes.c_void_p).value, raise_error
 
     def alloc(self, nbytes):
         self.buffers.append(_FAKE_TORCH.empty(nbytes, _FAKE_TORCH.uint8))
@@ -144,7 +180,9 @@ class RecordingDevice:
         return "module"
 
     def get_function(self, module, name):
-        return name
+        function = _Function(name)
+        self._functions[int(function)] = function
+        return function
 
     def allow_dynamic_shared(self, function, nbytes):
         pass
@@ -172,6 +210,32 @@ class RecordingDevice:
 
     def replay_graph(self, graph, stream):
         self.launches.append(("replay", len(graph), stream))
+
+
+@pytest.fixture(params=["python", "native"])
+def launch_path(request, monkeypatch):
+    """Each test it is given runs twice: with every call in Python
+    (TCC_NATIVE_LAUNCH=0), and with later calls run by the C dispatcher
+    (tcc.runtime._fastcall, built with the package) through a device that
+    has a launch entry point."""
+    if request.param == "native":
+        from tcc.runtime import fastpath
+
+        assert fastpath._fastcall is not None, "tcc.runtime._fastcall is not built"
+        monkeypatch.setattr(RecordingDevice, "native", True)
+        monkeypatch.delenv("TCC_NATIVE_LAUNCH", raising=False)
+    else:
+        monkeypatch.setenv("TCC_NATIVE_LAUNCH", "0")
+    return request.param
+
+
+def _check_path(launcher, dev, path, native_calls):
+    """The calls ran where ``path`` says: ``native_calls`` of them from C."""
+    stats = launcher.native_stats()
+    if path == "python":
+        assert stats is None and dev.native_launches == 0
+    else:
+        assert stats["hits"] == native_calls and dev.native_launches >= native_calls
 
 
 def _vadd():
@@ -206,7 +270,7 @@ def _count_validations(monkeypatch):
     return calls
 
 
-def test_kernel_fast_path_launches_and_skips_revalidation(monkeypatch):
+def test_kernel_fast_path_launches_and_skips_revalidation(monkeypatch, launch_path):
     dev = RecordingDevice(run=_run_vadd)
     kernel = CompiledKernel(_vadd(), device=dev)
     validations = _count_validations(monkeypatch)
@@ -229,12 +293,14 @@ def test_kernel_fast_path_launches_and_skips_revalidation(monkeypatch):
     assert len(validations) == 2
     (_, grid, _, _, stream, _), _ = dev.launches[-1]
     assert grid == (2, 1, 1) and stream == 7
+    _check_path(kernel._fast, dev, launch_path, 3)  # alpha 2.0, -1.0; the second N=1000
 
 
-def test_fast_path_allocates_outputs_like_an_input_of_their_shape(fake_torch):
+def test_fast_path_allocates_outputs_like_an_input_of_their_shape(fake_torch, launch_path):
     """An output of an input's shape and dtype is torch.empty_like(input)
     (cheaper on the host than torch.empty): fresh memory, never the input's."""
-    kernel = CompiledKernel(_vadd(), device=RecordingDevice(run=_run_vadd))
+    dev = RecordingDevice(run=_run_vadd)
+    kernel = CompiledKernel(_vadd(), device=dev)
     a, b = tensor(np.full(1000, 2, np.float32)), tensor(np.ones(1000, np.float32))
     kernel(a, b, 1.0)  # builds the plan
     before = fake_torch.like_allocations
@@ -243,9 +309,10 @@ def test_fast_path_allocates_outputs_like_an_input_of_their_shape(fake_torch):
     assert c.data_ptr() not in (a.data_ptr(), b.data_ptr())
     np.testing.assert_array_equal(c.a, np.full(1000, 3, np.float32))
     np.testing.assert_array_equal(a.a, np.full(1000, 2, np.float32))
+    _check_path(kernel._fast, dev, launch_path, 1)
 
 
-def test_fast_path_refuses_what_the_general_path_refuses():
+def test_fast_path_refuses_what_the_general_path_refuses(launch_path):
     kernel = CompiledKernel(_vadd(), device=RecordingDevice(run=_run_vadd))
     a, b = tensor(np.ones(1000, np.float32)), tensor(np.ones(1000, np.float32))
     kernel(a, b, 1.0)  # builds the plan
@@ -264,6 +331,15 @@ def test_fast_path_refuses_what_the_general_path_refuses():
         kernel(strided, b, 1.0)
     with pytest.raises(ArgumentError, match="output 'c' overlaps argument 'a'"):
         kernel(a, b, 1.0, out=a)
+    c = tensor(np.zeros(1000, np.float32))
+    kernel(a, b, 1.0, out=c)  # builds the out= plan
+    with pytest.raises(ArgumentError, match="output 'c' overlaps argument 'a'"):
+        kernel(a, b, 1.0, out=a)
+    with pytest.raises(ArgumentError, match="'alpha': expected a f32 scalar"):
+        kernel(a, b, None)
+    if launch_path == "native":
+        # the aligned/contiguous/overlap refusals were the dispatcher's
+        assert kernel._fast.native_stats()["refusals"] >= 3
 
 
 def _two_kernel_program():
@@ -274,7 +350,7 @@ def _two_kernel_program():
     return tcc.compile(f, "sm_90", cache=False)
 
 
-def test_program_fast_path_launches_what_the_general_path_launches(monkeypatch):
+def test_program_fast_path_launches_what_the_general_path_launches(monkeypatch, launch_path):
     compiled = _two_kernel_program()
     # the sum's partial and final reductions, and the copy of x's reshape
     assert len(compiled.kernels) == 3 and compiled.artifact.buffers
@@ -310,6 +386,7 @@ def test_program_fast_path_launches_what_the_general_path_launches(monkeypatch):
     # Two outputs per call, and the intermediate once (a call without the
     # outputs is a signature of its own, with its own buffers).
     assert _FAKE_TORCH.allocations - allocations == 2 * 2 + 1
+    _check_path(prog._fast, dev, launch_path, 3)
 
 
 def test_graph_capture_records_every_launch_once():
@@ -334,6 +411,119 @@ def test_numpy_arguments_keep_the_general_path():
     c = kernel(np.ones(1000, np.float32), np.full(1000, 2, np.float32), 3.0)
     np.testing.assert_array_equal(c, np.full(1000, 7, np.float32))
     assert kernel._fast._plans == {}  # no plan for host arrays
+
+
+# ------------------------------------------------- the C dispatcher only --
+def _scalars_kernel():
+    """Two arrays and a scalar of each kind the C dispatcher writes; the grid
+    reads the scalar ``n``."""
+    return KernelArtifact(
+        target="sm_90", vendor="nvidia", kernel_name="scalars", asm="// ptx", binary=None,
+        launch=LaunchSpec(block=(64, 1, 1), grid=("cdiv(n, 64)", 1, 1)),
+        args=(ArgSpec("y", "pointer", "f32", (16,)),
+              ArgSpec("x", "pointer", "f32", (16,), "output"),
+              ArgSpec("n", "scalar", "i32"), ArgSpec("big", "scalar", "i64"),
+              ArgSpec("s", "scalar", "f32"),
+              ArgSpec("d", "scalar", "f64"), ArgSpec("h", "scalar", "f16"),
+              ArgSpec("g", "scalar", "bf16"), ArgSpec("flag", "scalar", "i1"),
+              ArgSpec("k", "scalar", "i8")),
+    )
+
+
+def _fields(params_address):
+    """The scalars kernel's parameter values, read back by their C types."""
+    params = ctypes.cast(params_address, ctypes.POINTER(ctypes.c_void_p))
+    kinds = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_float,
+             ctypes.c_double, ctypes.c_uint16, ctypes.c_uint16, ctypes.c_bool, ctypes.c_int8)
+    return [ctypes.cast(params[i], ctypes.POINTER(kind))[0] for i, kind in enumerate(kinds)]
+
+
+def test_native_dispatcher_writes_each_scalar_kind_and_evaluates_scalar_grids(monkeypatch):
+    monkeypatch.setattr(RecordingDevice, "native", True)
+    seen = []
+    dev = RecordingDevice(pointers={"scalars": 2}, run=lambda f, p: seen.append(_fields(p)))
+    kernel = CompiledKernel(_scalars_kernel(), device=dev)
+    y = tensor(np.ones(16, np.float32))
+    calls = [(100, -(2**40), 1.5, -2.25, 0.5, 3.0, True, -7),
+             (1000, 2**40, -0.0, 1e300, -2.0, 0.1, False, 127),
+             (64, 7, 3, 4, 1, 2, 1, 0)]  # ints where floats go: the general path's rule
+    for values in calls:
+        kernel(y, *values)
+    assert kernel._fast.native_stats()["hits"] == 1  # the third call's ints: a new signature
+    import ml_dtypes  # bf16 bits, rounded to nearest even
+
+    for (n, big, s_, d, h, g, flag, k), got in zip(calls, seen, strict=True):
+        bf16 = int(np.array(g, np.float32).astype(ml_dtypes.bfloat16).view(np.uint16))
+        f16 = int(np.float16(h).view(np.uint16))
+        assert got[0] == y.data_ptr()
+        assert got[2:] == [n, big, np.float32(s_), d, f16, bf16, bool(flag), k]
+    grids = [record[1] for record, _ in dev.launches]
+    assert grids == [(2, 1, 1), (16, 1, 1), (1, 1, 1)]
+    kernel(y, 100, -(2**40), 1.5, -2.25, 0.5, 3.0, True, -7)  # the first signature again
+    assert kernel._fast.native_stats()["hits"] == 2
+    with pytest.raises(ArgumentError, match="does not fit in i32"):
+        kernel(y, 2**31, 0, 1.5, -2.25, 0.5, 3.0, True, -7)
+    with pytest.raises(ArgumentError, match="does not fit in i8"):
+        kernel(y, 100, 0, 1.5, -2.25, 0.5, 3.0, True, 128)
+    assert kernel._fast.native_stats()["refusals"] == 2
+
+
+def test_native_launch_errors_raise_and_nothing_is_returned(monkeypatch):
+    monkeypatch.setattr(RecordingDevice, "native", True)
+    dev = RecordingDevice(run=_run_vadd)
+    kernel = CompiledKernel(_vadd(), device=dev)
+    a, b = tensor(np.ones(1000, np.float32)), tensor(np.ones(1000, np.float32))
+    kernel(a, b, 1.0)
+    dev.launch_status = 719  # CUDA_ERROR_LAUNCH_FAILED
+    with pytest.raises(tcc.runtime.LaunchError, match="cuLaunchKernel failed: 719"):
+        kernel(a, b, 1.0)
+    dev.launch_status = 0
+    np.testing.assert_array_equal(kernel(a, b, 2.0).a, np.full(1000, 3, np.float32))
+
+
+def _tma_kernel():
+    return KernelArtifact(
+        target="sm_90", vendor="nvidia", kernel_name="tma", asm="// ptx", binary=None,
+        launch=LaunchSpec(block=(128, 1, 1), grid=(1, 1, 1)),
+        args=(ArgSpec("a", "pointer", "f16", (64, 64)),
+              ArgSpec("c", "pointer", "f16", (64, 64), "output")),
+        tensor_maps=(TensorMapSpec(0, (64, 64), 128),),
+    )
+
+
+def test_native_tensor_maps_follow_their_operand(monkeypatch, fake_torch):
+    """A tensor map is rebuilt when its operand's pointer changes, and
+    rewritten from the dispatcher's copy when another writer (the Python
+    path) left a different map in the shared parameter block."""
+    monkeypatch.setattr(RecordingDevice, "native", True)
+    maps = []
+
+    def read_map(function, params_address):
+        params = ctypes.cast(params_address, ctypes.POINTER(ctypes.c_void_p))
+        maps.append(ctypes.cast(params[2], ctypes.POINTER(ctypes.c_uint64))[0])
+
+    dev = RecordingDevice(pointers={"tma": 2}, run=read_map)
+    built = []
+
+    def tensor_map(ptr, dtype, shape, box, swizzle):
+        built.append(ptr)
+        return ptr.to_bytes(8, "little") + bytes(120)
+
+    dev.tensor_map = tensor_map
+    kernel = CompiledKernel(_tma_kernel(), device=dev)
+    a1, a2 = (tensor(np.ones((64, 64), np.float16)) for _ in range(2))
+    kernel(a1)  # Python: builds the plan
+    kernel(a1)  # C: its first map of a1
+    kernel(a1)  # C: a1's map still in the block
+    kernel(a2)  # C: a2's
+    assert maps == [a1.data_ptr(), a1.data_ptr(), a1.data_ptr(), a2.data_ptr()]
+    assert built == [a1.data_ptr(), a1.data_ptr(), a2.data_ptr()]
+    plan = next(iter(kernel._fast._plans.values()))
+    full = plan.bind((a1,), None)
+    plan.launch(plan.pointers(full, False), full, 0)  # Python writes a1's map
+    kernel(a2)  # C: a2's map again, from its copy
+    assert maps[-2:] == [a1.data_ptr(), a2.data_ptr()] and built[-1] == a1.data_ptr()
+    assert kernel._fast.native_stats()["hits"] == 4
 
 
 # ---------------------------------------------------------------- tcc.jit --
@@ -361,7 +551,7 @@ def _count_compiles(monkeypatch, keys=None):
     return compiles
 
 
-def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
+def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch, launch_path):
     compiles = _count_compiles(monkeypatch)
     dev = RecordingDevice(pointers={"_bias_add": 3})
     f = tcc.jit(_bias_add, target="sm_90", device=dev, cache=False, shapes="static")
@@ -373,6 +563,10 @@ def test_jit_compiles_once_per_binding_and_then_hits_the_plan(monkeypatch):
     validations = _count_validations(monkeypatch)
     f(x, b)
     assert validations == []  # a hit goes straight to the launch plan
+    if launch_path == "native":  # the second to fourth calls, from C
+        assert f._native.stats()["hits"] == 3 and dev.native_launches == 3
+    else:
+        assert f._native is None
     f(tensor(np.ones((4, 16), np.float32)), b)
     assert [(c["M"], c["N"]) for c in compiles] == [(8, 16), (4, 16)]
     assert len(f.compiled) == 2

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tcc.runtime.errors import ArgumentError
-from tcc.runtime.fastpath import LaunchPlan, _Refused, signature
+from tcc.runtime.fastpath import LaunchPlan, _Refused, native_dispatch, signature
 from tcc.runtime.launcher import describe
 from tcc.runtime.runner import CompiledProgram
 
@@ -113,6 +113,9 @@ class JitProgram:
         self.compiled: dict[tuple[Any, ...], Any] = {}  # binding -> tcc.compile's Kernel
         self._callables: dict[tuple[Any, ...], CompiledProgram] = {}
         self._plans: dict[Any, LaunchPlan] = {}
+        # Hits run from C where tcc.runtime._fastcall is built.
+        self._native = native_dispatch(self._miss, self._general)
+        self._dispatch = self._native.dispatch if self._native is not None else self._miss
         self.__name__ = program.name
         self.__doc__ = getattr(program.fn, "__doc__", None)
 
@@ -199,6 +202,10 @@ class JitProgram:
 
     # -- calls -------------------------------------------------------------
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None) -> Any:
+        return self._dispatch(args, out, stream)
+
+    def _miss(self, args: Sequence[Any], out: Any, stream: int | None) -> Any:
+        """A call the C dispatcher (if any) holds no plan for."""
         values = args if out is None else (
             *args, *(out if isinstance(out, tuple | list) else (out,)))
         sig = signature(values)
@@ -208,17 +215,27 @@ class JitProgram:
             plan = self._plans.get(key)
             if plan is not None:
                 try:
-                    return plan.call(args, out, stream)
+                    result = plan.call(args, out, stream)
                 except _Refused:
-                    pass
-        n_in = len(self.program.params)
-        _, program = self._compiled(args[:n_in])
+                    return self._general(args, out, stream)
+                if self._native is not None:
+                    self._native.hold(plan, key, len(args), out is None, values)
+                return result
+        _, program = self._compiled(args[:len(self.program.params)])
         result = program(*args, out=out, stream=stream)
         if key is not None:
             plan = program.plan_for(args, out)
             if plan is not None:
                 self._plans[key] = plan
+                if self._native is not None:
+                    self._native.hold(plan, key, len(args), out is None, values)
         return result
+
+    def _general(self, args: Sequence[Any], out: Any, stream: int | None) -> Any:
+        """The call through its shape class's program (compiled on first
+        use), which validates it fully."""
+        _, program = self._compiled(args[:len(self.program.params)])
+        return program(*args, out=out, stream=stream)
 
 
 def _dtype_key(value: Any) -> str:

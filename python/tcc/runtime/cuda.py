@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tcc.runtime.errors import ArgumentError, LaunchError, RuntimeUnavailableError
@@ -199,6 +199,21 @@ class CudaDevice:
                 check(err, "cuLaunchKernel")
 
         return launch_bindings
+
+    def launch_entry_point(self) -> tuple[int, Callable[[int], None]] | None:
+        """The driver's ``cuLaunchKernel`` as a C function address and what
+        raises its error code as a LaunchError: the C dispatcher of launch
+        plans (tcc.runtime._fastcall) calls it directly. None when ctypes
+        cannot open the driver library."""
+        launch, _ = _ctypes_entry_points()
+        if launch is None:
+            return None
+        result, check = self._drv.CUresult, self._check
+
+        def raise_error(err: int) -> None:
+            check(result(err), "cuLaunchKernel")
+
+        return int(ctypes.cast(launch, ctypes.c_void_p).value or 0), raise_error
 
     def launch(
         self,

@@ -19,12 +19,22 @@ stream may reuse them.
 
 :class:`CapturedProgram` records a plan's launches for fixed arguments as
 one CUDA graph and replays them with one driver call.
+
+With the C extension ``tcc.runtime._fastcall`` (built with the package), a
+plan also runs without the interpreter: :meth:`LaunchPlan.native` describes it
+as plain tuples (per call value its type, shape, dtype and device; the
+parameter fields' addresses; the driver's launch entry point), and the
+callable's dispatcher matches later calls against those plans and launches
+from C. A call it cannot match comes back here; a call a plan refuses goes to
+the general path. ``TCC_NATIVE_LAUNCH=0`` keeps every call in Python.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -42,6 +52,22 @@ from tcc.runtime.launcher import (
     _half_bits,
     compute_grid,
 )
+
+try:
+    from tcc.runtime import _fastcall
+except ImportError:  # a source tree without the build: plans run in Python
+    _fastcall = None
+
+# Scalar field codes of the C dispatcher (FastCall.cpp's ScalarCode).
+_SCALAR_CODES = {"i1": 0, "i8": 1, "i16": 2, "i32": 3, "i64": 4, "index": 4, "f32": 5, "f64": 6,
+                 "f16": 7, "bf16": 7}
+
+
+def native_available() -> bool:
+    """Whether calls can run from C (the extension is built and
+    ``TCC_NATIVE_LAUNCH`` is not ``0``)."""
+    return _fastcall is not None and os.environ.get("TCC_NATIVE_LAUNCH", "1") != "0"
+
 
 # Per argument type: True when it is a torch tensor (duck-typed as the
 # launcher's describe() does), cached so a call classifies by one lookup.
@@ -156,6 +182,7 @@ class LaunchPlan:
         self.scalar_inputs = [i for i in self.inputs if specs[i].kind == "scalar"]
         self.buffers = tuple(buffers)
         self.results = tuple(results)
+        self.shapes = tuple(shapes)
         self.torch_device = torch_device
         self._torch = torch
         self._device_obj = torch.device("cuda", torch_device)
@@ -186,6 +213,64 @@ class LaunchPlan:
             self._launch = launch
         self._tensor_map = getattr(device, "tensor_map", None)
         self._activate = getattr(device, "activate", None)
+
+    def native(self, given: int, out_none: bool, values: Sequence[Any]) -> tuple[Any, ...] | None:
+        """This plan as the C dispatcher's spec for calls whose values (the
+        ``given`` positional arguments, then the outputs passed in ``out``)
+        have the types of ``values``; None when it needs what only Python
+        does (a device without a launch entry point, a function handle that
+        is not an address)."""
+        entry = getattr(self.device, "launch_entry_point", None)
+        point = entry() if entry is not None else None
+        if point is None:
+            return None
+        address, check = point
+        try:
+            functions = [int(step.function) for step in self.steps]
+        except (TypeError, ValueError):
+            return None
+        n_args = self.n_args
+        full_of = (list(range(n_args)) if given == n_args
+                   else [*self.inputs[:given], *self.outputs])
+        slots = []
+        for k, v in enumerate(values):
+            i = full_of[k]
+            if self.specs[i].kind == "pointer":
+                slots.append((type(v), i, True, v.dtype, int(v.get_device()), tuple(v.shape)))
+            else:
+                slots.append((type(v), i, False, None, -1, None))
+        nbytes = tuple(self._nbytes.get(i, 0) for i in range(n_args))
+        scalars = tuple((i, _SCALAR_CODES[self.specs[i].dtype]) for i in self.scalar_inputs)
+        allocs: tuple[tuple[int, int, Any], ...] = ()
+        if out_none and given < n_args:
+            torch = self._torch
+            allocs = tuple(
+                (i, like, torch.empty_like) if like is not None
+                else (i, -1, functools.partial(torch.empty, shape, dtype=dtype,
+                                               device=self._device_obj))
+                for i, shape, dtype, like in self._out_alloc)
+        steps = []
+        for step, function in zip(self.steps, functions, strict=True):
+            fields = tuple(
+                (ctypes.addressof(field), src, _SCALAR_CODES[dtype],
+                 functools.partial(_half_bits, dtype) if dtype in ("f16", "bf16") else None)
+                for field, src, dtype in step.scalars)
+            maps = tuple(
+                (ctypes.addressof(field), src,
+                 functools.partial(_map_at, self._tensor_map, dtype, shape, box, swizzle))
+                for field, src, dtype, shape, box, swizzle in step.tmaps)
+            steps.append((function, step.grid or (1, 1, 1),
+                          None if step.grid is not None else step.grid_for,
+                          tuple(step.launch_block), step.shared, step.address,
+                          tuple((ctypes.addressof(field), src) for field, src in step.pointers),
+                          fields, maps))
+        results = tuple((i, None if self.shapes[i] == shape else shape)
+                        for i, shape in self.results)
+        caller_outputs = not out_none or given == n_args
+        return (given, out_none, n_args, caller_outputs, tuple(slots),
+                tuple(self.array_inputs), tuple(self.outputs), nbytes, scalars, allocs,
+                len(self.buffers), self.scratch, self._stream_of, self.torch_device,
+                self._activate, address, check, tuple(steps), results, self)
 
     # -- per call ----------------------------------------------------------
     def scratch(self, stream: int) -> list[int]:
@@ -308,6 +393,11 @@ def _symbols(artifact: KernelArtifact, shapes: Sequence[tuple[int, ...] | None])
     return symbols
 
 
+def _map_at(tensor_map: Callable[..., bytes], dtype: str, shape: tuple[int, ...],
+            box: tuple[int, ...], swizzle: int, ptr: int) -> bytes:
+    return tensor_map(ptr, dtype, shape, box, swizzle)
+
+
 class _Refused(Exception):
     """A per-call check failed: the general path names the problem."""
 
@@ -316,17 +406,71 @@ _MAX_PLANS = 256
 _MISSING: Any = object()
 
 
+class NativeDispatch:
+    """A C dispatcher (tcc.runtime._fastcall) and the plans handed to it.
+    ``miss(args, out, stream)`` runs a call no held plan matches;
+    ``general(args, out, stream)`` one a plan refuses (its validation names
+    the problem)."""
+
+    def __init__(self, miss: Callable[[Sequence[Any], Any, int | None], Any],
+                 general: Callable[[Sequence[Any], Any, int | None], Any]) -> None:
+        assert _fastcall is not None
+        self.dispatcher = _fastcall.Dispatcher(miss, general)
+        self.dispatch = self.dispatcher.dispatch
+        self._keys: set[Any] = set()  # (plan key, value types) held or not expressible
+
+    def hold(self, plan: LaunchPlan, key: Any, given: int, out_none: bool,
+             values: Sequence[Any]) -> None:
+        """Hand ``plan`` (found by ``key``) to the dispatcher for calls with
+        the types of ``values``, once."""
+        native_key = (key, tuple(type(v) for v in values))
+        if native_key not in self._keys:
+            self._keys.add(native_key)
+            spec = plan.native(given, out_none, values)
+            if spec is not None:
+                self.dispatcher.add(spec)
+
+    def clear(self) -> None:
+        self._keys.clear()
+        self.dispatcher.clear()
+
+    def stats(self) -> dict[str, int]:
+        return self.dispatcher.stats()
+
+
+def native_dispatch(miss: Callable[[Sequence[Any], Any, int | None], Any],
+                    general: Callable[[Sequence[Any], Any, int | None], Any],
+                    native: bool | None = None) -> NativeDispatch | None:
+    """A :class:`NativeDispatch`, or None where calls run in Python
+    (``native`` False, or None and not :func:`native_available`)."""
+    if native is None:
+        native = native_available()
+    return NativeDispatch(miss, general) if native and _fastcall is not None else None
+
+
 class FastLauncher:
     """The plans of one callable, by call signature. ``build(args, out)``
     validates a first call fully and returns its plan (None: this call
     shape always takes the general path); ``general(args, out, stream)`` is
-    the general path."""
+    the general path. ``dispatch(args, out, stream)`` runs a call: from C
+    when the call matches a plan the C dispatcher holds (``native``: whether
+    there is one; default :func:`native_available`), else through
+    :meth:`__call__`, which also hands the plan it ran to the dispatcher."""
 
     def __init__(self, build: Callable[[Sequence[Any], Any], LaunchPlan | None],
-                 general: Callable[[Sequence[Any], Any, int | None], Any]) -> None:
+                 general: Callable[[Sequence[Any], Any, int | None], Any],
+                 native: bool | None = None) -> None:
         self._build = build
         self._general = general
         self._plans: dict[Any, LaunchPlan | None] = {}
+        self._native = native_dispatch(self.__call__, general, native)
+        self.dispatch: Callable[[Sequence[Any], Any, int | None], Any] = (
+            self._native.dispatch if self._native is not None else self.__call__)
+
+    def native_stats(self) -> dict[str, int] | None:
+        """The C dispatcher's counts (calls it ran, passed back, refused;
+        plans held), or None when calls run in Python."""
+        return self._native.stats() if self._native is not None else None
 
     def __call__(self, args: Sequence[Any], out: Any, stream: int | None) -> Any:
         values = args if out is None else (
@@ -344,13 +488,18 @@ class FastLauncher:
                 plan = None
             if len(plans) >= _MAX_PLANS:
                 plans.clear()
+                if self._native is not None:
+                    self._native.clear()
             plans[key] = plan
         if plan is None:
             return self._general(args, out, stream)
         try:
-            return plan.call(args, out, stream)
+            result = plan.call(args, out, stream)
         except _Refused:
             return self._general(args, out, stream)
+        if self._native is not None:
+            self._native.hold(plan, key, len(args), out is None, values)
+        return result
 
     def plan(self, args: Sequence[Any], out: Any) -> LaunchPlan:
         """The plan for this call (built and validated if new); raises

@@ -6,6 +6,8 @@ alone is not loadable, so an artifact without a binary is rejected here.
 
 from __future__ import annotations
 
+import ctypes
+from collections.abc import Callable
 from typing import Any
 
 from tcc.runtime.errors import ArgumentError, LaunchError, RuntimeUnavailableError
@@ -79,6 +81,23 @@ class HipDevice:
         # Module kernels may use dynamic LDS up to the CU's size (64 KiB on
         # CDNA2/3) without an opt-in; the compiler never asks for more.
         del function, nbytes
+
+    def launch_entry_point(self) -> tuple[int, Callable[[int], None]] | None:
+        """``hipModuleLaunchKernel`` (cuLaunchKernel's C signature) as a C
+        function address and what raises its error code as a LaunchError,
+        for the C dispatcher of launch plans; None when ctypes cannot open
+        libamdhip64.so."""
+        try:
+            lib = ctypes.CDLL("libamdhip64.so")
+        except OSError:
+            return None
+        hip = self._hip
+
+        def raise_error(err: int) -> None:
+            raise LaunchError(f"hipModuleLaunchKernel failed: {hip.hipError_t(err)}")
+
+        return int(ctypes.cast(lib.hipModuleLaunchKernel, ctypes.c_void_p).value or 0), \
+            raise_error
 
     def launch(
         self,

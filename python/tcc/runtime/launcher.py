@@ -321,7 +321,7 @@ def bind_shapes(
 
 def _check_scalar(where: str, spec: ArgSpec, value: Any) -> None:
     is_int = isinstance(value, int | np.integer) and not isinstance(value, bool)
-    if spec.dtype.startswith("f"):
+    if spec.dtype.startswith("f") or spec.dtype == "bf16":
         if not (is_int or isinstance(value, float | np.floating)):
             raise ArgumentError(f"{where}: expected a {spec.dtype} scalar, got {value!r}")
     elif spec.dtype == "i1":
@@ -466,9 +466,14 @@ def pack_args(
 
 
 def _half_bits(dtype: str, value: Any) -> int:
+    """The f16 or bf16 bits of a scalar, rounded to nearest even (as numpy
+    and torch round)."""
     if dtype == "f16":
         return int(np.array(value, dtype=np.float16).view(np.uint16))
-    return int(np.array(value, dtype=np.float32).view(np.uint32)) >> 16
+    bits = int(np.array(value, dtype=np.float32).view(np.uint32))
+    if bits & 0x7FFFFFFF > 0x7F800000:  # NaN: keep it a (quiet) NaN
+        return (bits >> 16) | 0x40
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
 
 
 def _allocate_like(spec: ArgSpec, shape: tuple[int, ...], like: Any) -> Any:
@@ -567,7 +572,7 @@ class CompiledKernel:
         fast = self._fast
         if fast is None:
             fast = self._fast_launcher()
-        return fast(args, out, stream)
+        return fast.dispatch(args, out, stream)
 
     def _fast_launcher(self) -> Any:
         if self._fast is None:

@@ -85,7 +85,8 @@ class CompiledProgram:
         self._device = device
         self._kernels = [CompiledKernel(k, device) for k in artifact.kernels]
         self._direct = _is_direct(artifact)
-        self._fast = FastLauncher(self._plan, self._general)
+        self._fast = (self._kernels[0]._fast_launcher() if self._direct
+                      else FastLauncher(self._plan, self._general))
 
     @property
     def device(self) -> Device:
@@ -101,21 +102,19 @@ class CompiledProgram:
         outputs allocated unless ``out=``."""
         if inputs:
             args = merge_keywords(self.artifact, args, inputs)
-        if self._direct:
-            return self._kernels[0](*args, out=out, stream=stream)
-        return self._fast(args, out, stream)
+        return self._fast.dispatch(args, out, stream)
 
     def capture(self, *args: Any, out: Any = None) -> CapturedProgram:
         """Record the program's launches on these arguments (CUDA torch
         tensors) as one CUDA graph; ``.replay()`` runs them again with one
         driver call, on the same memory."""
-        fast = self._kernels[0]._fast_launcher() if self._direct else self._fast
+        fast = self._fast
         return CapturedProgram(fast.plan(args, out), args, out)
 
     def plan_for(self, args: Sequence[Any], out: Any = None) -> LaunchPlan | None:
         """The fast-path plan of a call like this one (None: it takes the
         general path), built and validated if it is new."""
-        fast = self._kernels[0]._fast_launcher() if self._direct else self._fast
+        fast = self._fast
         try:
             return fast.plan(args, out)
         except ArgumentError:
