@@ -67,7 +67,13 @@ def build(directory: Path, small: bool = False) -> None:
               {**big, "shape": (1000, 777, 512), "batch": 3, "epilogue": True},
               # the tile stage of a synchronous build, compiled again as a
               # tile-dialect source (swizzled and pipelined by tcc.compile)
-              {**big, "tile_program": True}]
+              {**big, "tile_program": True},
+              # nn.Linear's x @ w.T: B read as stored [N, K] (one kernel),
+              # next to its NN twins above
+              {**big, "layout": "nt"}, {**big, "dtype": "bf16", "layout": "nt"},
+              {**big, "shape": (1000, 1000, 1000), "layout": "nt"},
+              {**big, "shape": (1000, 777, 512), "batch": 3, "epilogue": True,
+               "layout": "nt"}]
     # The FMA fallback (no tensor-core mapping).
     cases += [{**plain, "shape": s, "dtype": "f32"} for s in FMA_CASES]
     for case in cases:
@@ -79,9 +85,12 @@ def build(directory: Path, small: bool = False) -> None:
         name += "" if case["swizzle"] else "_noswizzle"
         name += "" if case["stages"] == 3 else f"_s{case['stages']}"
         name += "_tileprog" if case.get("tile_program") else ""
+        layout = case.get("layout", "nn")
+        name += "" if layout == "nn" else f"_{layout}"
         start = time.perf_counter()
         text = gemm_program(m, n, k, dtype, bias_gelu=case["epilogue"], batch=batch,
-                            name="gemm_bias_gelu" if case["epilogue"] else "gemm")
+                            name="gemm_bias_gelu" if case["epilogue"] else "gemm",
+                            layout=layout)
         if case.get("tile_program"):
             text = tcc_compile(text, TARGET, cache=False, num_warps=case["warps"],
                                num_stages=1).ir["tile"]
@@ -92,7 +101,8 @@ def build(directory: Path, small: bool = False) -> None:
                              swizzle=case["swizzle"], num_stages=case["stages"])
         kernel.artifact.save(directory / f"{name}.tcck")
         manifest.append({"name": name, "shape": [m, n, k], "batch": batch, "dtype": dtype,
-                         "epilogue": case["epilogue"],
+                         "epilogue": case["epilogue"], "layout": layout,
+                         "kernels": len(kernel.kernels),
                          "compile_s": time.perf_counter() - start})
         print(f"built {name} in {manifest[-1]['compile_s'] * 1e3:.0f} ms")
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
@@ -117,8 +127,11 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         lead = (entry["batch"],) if entry.get("batch") else ()
         dtype = getattr(torch, TORCH_DTYPES[entry["dtype"]])
         a = torch.randn((*lead, m, k), generator=gen, device="cuda").to(dtype)
-        b = torch.randn((*lead, k, n), generator=gen, device="cuda").to(dtype)
-        args = [a, b]
+        nt = entry.get("layout") == "nt"  # B stored [N, K], read as its transpose
+        stored = torch.randn((*lead, *((n, k) if nt else (k, n))), generator=gen,
+                             device="cuda").to(dtype)
+        b = stored.transpose(-1, -2) if nt else stored
+        args = [a, stored]
         ref = a.double() @ b.double()
         if entry["epilogue"]:
             bias = torch.randn((n,), generator=gen, device="cuda")
@@ -132,12 +145,15 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         failures += not ok
         flops = 2.0 * m * n * k * (lead[0] if lead else 1)
         row = {"name": entry["name"], "rel_err": rel, "unwritten": unwritten, "ok": ok}
-        print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:32s} rel.err {rel:.1e}")
+        print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:32s} rel.err {rel:.1e} "
+              f"({entry.get('kernels', 1)} kernel(s))")
         if check_only:
             continue
         timed = {"tcc": lambda k_=kernel, a_=args, o=result: k_(*a_, out=o)}
         if not entry["epilogue"]:
-            timed["cuBLAS"] = lambda a_=a, b_=b: torch.matmul(a_, b_)
+            # NT: F.linear, cuBLAS reading the weight as stored.
+            timed["cuBLAS"] = ((lambda a_=a, w_=stored: torch.nn.functional.linear(a_, w_))
+                               if nt else (lambda a_=a, b_=b: torch.matmul(a_, b_)))
             # The Triton reference kernel is 2-D; its f32 tl.dot would use TF32.
             if not lead and entry["dtype"] != "f32":
                 timed["triton"] = lambda a_=a, b_=b: triton_mm(a_, b_)

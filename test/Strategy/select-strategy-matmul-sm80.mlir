@@ -145,3 +145,29 @@ func.func @gemm_batched(%arg0: tensor<16x1024x1024xf16>, %arg1: tensor<16x1024x1
   } -> tensor<16x1024x1024xf16>
   return %4 : tensor<16x1024x1024xf16>
 }
+
+// -----
+
+// nn.Linear's x @ w.T (w [N, K], K a multiple of 8 halves): the mma.sync
+// form reads B as stored (tcc::mmaReadsTransposedB), with BK 64: B's staged
+// rows are 128 bytes (whole lines).
+// CHECK-LABEL: func.func @linear_nt(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16>
+#mk = affine_map<(d0, d1, d2) -> (d0, d2)>
+#nk = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @linear_nt(%x: tensor<512x256xf16>, %w: tensor<1024x256xf16>) -> tensor<512x1024xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x1024xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<512x1024xf32>) -> tensor<512x1024xf32>
+  %0 = linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<512x256xf16>, tensor<1024x256xf16>) outs(%c : tensor<512x1024xf32>) {
+  ^bb0(%a: f16, %b: f16, %o: f32):
+    %ae = arith.extf %a : f16 to f32
+    %be = arith.extf %b : f16 to f32
+    %p = arith.mulf %ae, %be : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<512x1024xf32>
+  return %0 : tensor<512x1024xf32>
+}

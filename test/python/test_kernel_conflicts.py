@@ -74,3 +74,22 @@ def test_what_is_not_modelled_is_named():
       return %y : tensor<64x64xf32>
     }""", "sm_80")
     assert kc.summary() == "-"
+
+
+def test_nt_gemm_column_major_b_is_conflict_free():
+    """x @ w.T on sm_80: B staged column-major (order [0, 1], BK 64), its
+    cp.async runs down K and its ldmatrix reads without .trans, swizzled
+    along K: no conflicts; unswizzled, B's 128-byte rows cost what A's do."""
+    nt = """
+    func.func @nt(%a: tensor<256x128xf16>, %w: tensor<256x128xf16>) -> tensor<256x256xf16> {
+      %wt = tcc.transpose %w permutation = [1, 0] : tensor<256x128xf16> -> tensor<128x256xf16>
+      %c = tcc.matmul %a, %wt : tensor<256x128xf16>, tensor<128x256xf16> -> tensor<256x256xf16>
+      return %c : tensor<256x256xf16>
+    }"""
+    kc, k = conflicts(nt, "sm_80")
+    assert len(k.kernels) == 1 and "order = [0, 1]" in k.ir["tile"]
+    assert [(a.what, a.extra_wavefronts) for a in kc.accesses] == [
+        ("store", 0), ("store", 0), ("ldmatrix A", 0), ("ldmatrix B", 0)]
+    kc, _ = conflicts(nt, "sm_80", swizzle=False)
+    costly = {a.what: a.per_request for a in kc.accesses if a.extra_wavefronts}
+    assert costly == {"ldmatrix A": 28.0, "ldmatrix B": 28.0}

@@ -144,6 +144,33 @@ def test_batched_gemm_numerics(target):
     assert err < TOLERANCE["bf16"]
 
 
+# x @ w.T on sm_80: B read as stored [N, K] through column-major shared
+# tiles and ldmatrix without .trans, in one kernel: whole and partial blocks,
+# a K tail and K below one step, 1 and 3 stages, bf16, 16 warps (x2 reads),
+# batched, and a bias + GELU epilogue.
+@pytest.mark.parametrize(("m", "n", "k", "dtype", "batch", "bias", "schedule"), [
+    (128, 128, 64, "f16", None, False, {}),
+    (200, 136, 96, "bf16", None, False, {}),
+    (136, 72, 80, "f16", None, False, {"num_stages": 1}),
+    (33, 17, 8, "f16", None, False, {}),
+    (64, 40, 48, "f16", None, False, {"num_warps": 16}),
+    (72, 136, 40, "bf16", 2, True, {}),
+])
+def test_nt_gemm_reads_b_as_stored(m, n, k, dtype, batch, bias, schedule):
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, bias_gelu=bias, batch=batch, layout="nt"),
+                         "sm_80", cache=False, **schedule)
+    assert len(kernel.kernels) == 1  # no transpose kernel
+    assert "order = [0, 1]}>" in kernel.ir["tile"]  # the column-major shared B
+    assert "transpose = true" not in kernel.ir["gpu"]  # ldmatrix without .trans
+    stored, values = operands(m, n, k, dtype, 11, bias, batch)
+    # B as nn.Linear stores it: [batch?, N, K].
+    stored[1] = np.ascontiguousarray(np.swapaxes(stored[1], -1, -2))
+    (out,) = run_gpu_stage(kernel, *stored)
+    out = (from_bf16(out) if dtype == "bf16" else out).astype(np.float64)
+    ref = reference(*values)
+    assert float(np.linalg.norm(out - ref) / np.linalg.norm(ref)) < TOLERANCE[dtype]
+
+
 def test_gemm_numerics_16_warps():
     # 16 warps on a 64-wide block: one 8-column n tile per warp, read by
     # ldmatrix .x2.trans.

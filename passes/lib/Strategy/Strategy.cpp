@@ -434,6 +434,19 @@ bool mlir::tcc::hasTensorCoreTypes(linalg::GenericOp op) {
   return aType == bType && (aType.isF16() || aType.isBF16());
 }
 
+bool mlir::tcc::mmaReadsTransposedB(linalg::GenericOp op,
+                                    tile::TargetAttr target) {
+  std::optional<std::pair<bool, bool>> transposes = matmulTransposes(op);
+  if (!target || !target.hasMma(tile::MmaKind::mma_sync_m16n8k16) ||
+      !transposes || !transposes->second || !hasTensorCoreTypes(op))
+    return false;
+  // B's rows (K) a static multiple of 16 bytes: whole cp.async vectors
+  // (rows of other lengths keep the transpose kernel).
+  auto bType = cast<ShapedType>(op.getDpsInputs()[1].getType());
+  int64_t k = bType.getShape().back();
+  return !ShapedType::isDynamic(k) && (k * 2) % 16 == 0;
+}
+
 bool mlir::tcc::isFmaElementType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32();
 }

@@ -2,7 +2,8 @@
 //
 // Contractions that read an operand transposed (x @ w.T, q @ k^T) become a
 // transpose of that operand followed by the row-major contraction the GEMM
-// schedules read.
+// schedules read. Not for the Hopper GEMM (its descriptors read either
+// layout) nor a B the mma.sync GEMM reads as stored (mmaReadsTransposedB).
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -57,8 +58,14 @@ struct NormalizeOperands : OpRewritePattern<linalg::GenericOp> {
     std::optional<std::pair<bool, bool>> transposed = tcc::matmulTransposes(op);
     if (!transposed || (!transposed->first && !transposed->second))
       return failure();
-    // The Hopper GEMM reads transposed operands through its descriptors.
-    if (tcc::fitsWgmma(op, tcc::tile::lookupTarget(op)))
+    // The Hopper GEMM reads transposed operands through its descriptors,
+    // the mma.sync GEMM a transposed B through order-[0, 1] shared tiles.
+    tcc::tile::TargetAttr target = tcc::tile::lookupTarget(op);
+    if (tcc::fitsWgmma(op, target))
+      return failure();
+    bool transposeB =
+        transposed->second && !tcc::mmaReadsTransposedB(op, target);
+    if (!transposed->first && !transposeB)
       return failure();
     Location loc = op.getLoc();
     SmallVector<Value> inputs(op.getDpsInputs());
@@ -78,7 +85,7 @@ struct NormalizeOperands : OpRewritePattern<linalg::GenericOp> {
       inputs[0] = transposeLastTwo(rewriter, loc, inputs[0]);
       maps[0] = rowMajor(0, 2);
     }
-    if (transposed->second) {
+    if (transposeB) {
       inputs[1] = transposeLastTwo(rewriter, loc, inputs[1]);
       maps[1] = rowMajor(2, 1);
     }

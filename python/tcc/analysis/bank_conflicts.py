@@ -213,6 +213,20 @@ def ldmatrix_x4_b_trans(layout: SharedLayout, k0: int, n0: int,
     return [Access(addresses, 16)]
 
 
+def ldmatrix_x4_b(layout: SharedLayout, k0: int, n0: int,
+                  n_stride: int | None = None) -> list[Access]:
+    """``ldmatrix.x4`` (no .trans) of B in a column-major tile (stored N x K,
+    order ``(0, 1)``): lane ``l`` addresses n row ``n0 + l % 8 + (l // 16) *
+    n_stride`` at k ``k0 + (16 bytes) * ((l // 8) % 2)``."""
+    chunk = 16 // layout.elem_bytes
+    if n_stride is None:
+        n_stride = chunk
+    addresses = tuple(
+        layout.address(k0 + chunk * ((lane // 8) % 2), n0 + lane % 8 + (lane // 16) * n_stride)
+        for lane in range(32))
+    return [Access(addresses, 16)]
+
+
 def cooperative_store(layout: SharedLayout, model: BankModel, size_per_thread: int,
                       threads_per_warp: tuple[int, int], row0: int = 0,
                       col0: int = 0) -> list[Access]:

@@ -23,6 +23,7 @@ from tcc.analysis.bank_conflicts import (
     BankModel,
     SharedLayout,
     ldmatrix_x4_a,
+    ldmatrix_x4_b,
     ldmatrix_x4_b_trans,
     mfma_lds_read,
     pattern_conflicts,
@@ -133,28 +134,34 @@ def _layout(shape: tuple[int, int], elem_bytes: int,
 def _runs(layout: SharedLayout, blocked: dict[str, object], model: BankModel,
           kind: str) -> list[Access]:
     """The requests of a ``#tile.blocked`` layout's threads, each a run of
-    sizePerThread elements (in pieces of one swizzle group where swizzled, as
-    the lowering moves them), covering the slot (every warp of the program)."""
+    sizePerThread elements along its fastest dim (in pieces of one swizzle
+    group where swizzled, as the lowering moves them), covering the slot
+    (every warp of the program)."""
     spt = list(blocked["sizePerThread"])  # type: ignore[arg-type]
     tpw = list(blocked["threadsPerWarp"])  # type: ignore[arg-type]
     wpc = list(blocked["warpsPerCTA"])  # type: ignore[arg-type]
-    rows, cols = layout.shape
-    run = spt[1]
+    fast, slow = list(blocked.get("order", [1, 0]))[:2]  # type: ignore[arg-type]
+    run = spt[fast]
     piece = min(run, layout.vec) if layout.max_phase > 1 else run
-    per_request = (tpw[0] * spt[0], tpw[1] * run)
+    per_request = [0, 0]
+    per_request[fast], per_request[slow] = tpw[fast] * run, tpw[slow] * spt[slow]
     accesses: list[Access] = []
     for warp in range(wpc[0] * wpc[1]):
-        wr, wc = divmod(warp, wpc[1])
-        for r0 in range(wr * per_request[0], rows, wpc[0] * per_request[0]):
-            for c0 in range(wc * per_request[1], cols, wpc[1] * per_request[1]):
-                for e in range(spt[0]):
+        w = [0, 0]
+        w[slow], w[fast] = divmod(warp, wpc[fast])
+        for s0 in range(w[slow] * per_request[slow], layout.shape[slow],
+                        wpc[slow] * per_request[slow]):
+            for f0 in range(w[fast] * per_request[fast], layout.shape[fast],
+                            wpc[fast] * per_request[fast]):
+                for e in range(spt[slow]):
                     for p0 in range(0, run, piece):
                         addresses = []
                         for lane in range(model.warp_size):
-                            r = r0 + (lane // tpw[1]) * spt[0] + e
-                            c = c0 + (lane % tpw[1]) * run + p0
-                            addresses.append(layout.address(r, c) if r < rows and c < cols
-                                             else None)
+                            at = [0, 0]
+                            at[slow] = s0 + (lane // tpw[fast]) * spt[slow] + e
+                            at[fast] = f0 + (lane % tpw[fast]) * run + p0
+                            inside = at[0] < layout.shape[0] and at[1] < layout.shape[1]
+                            addresses.append(layout.address(*at) if inside else None)
                         accesses.append(Access(tuple(addresses), piece * layout.elem_bytes,
                                                kind))  # type: ignore[arg-type]
     return accesses
@@ -172,9 +179,11 @@ def _operand_reads(layout: SharedLayout, operand: dict[str, object],
                                   for a in ldmatrix_x4_a(layout, r, k)]
         warps_n = list(mma.get("warpsPerCTA", [1, 1]))[1]  # type: ignore[arg-type]
         stride = chunk * warps_n
+        # B stored K x N: .trans; in a column-major tile (N x K): without.
+        read = ldmatrix_x4_b if layout.order == (0, 1) else ldmatrix_x4_b_trans
         return "ldmatrix B", [a for k in range(0, rows, 16) for n in range(0, cols, 2 * stride)
                               for j in range(0, stride, chunk)
-                              for a in ldmatrix_x4_b_trans(layout, k, n + j, stride)]
+                              for a in read(layout, k, n + j, stride)]
     if kind == "amd_mfma":
         m_dim = list(mma.get("instrShape", [32, 32]))[0]  # type: ignore[arg-type]
         kwidth = int(operand.get("kWidth", 4))  # type: ignore[arg-type]

@@ -122,22 +122,22 @@ func.func @matmul(%a: tensor<?x256xf16>, %w: tensor<256x512xf16>) -> tensor<?x51
 #bmk = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #bnk = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 #bmn = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-// A batched NT GEMM of dynamic batch and M. On sm_80 the transpose of w
-// (one program per batch index and 64 x 64 tile: grid s0 * 32) and the GEMM
-// (batch index pid / (cdiv(M, 128) * 4), its row blocks counted from A's
-// rows, dim 1). On sm_90 one wgmma kernel: the walk's tile count is A's
-// batch times its row blocks times 2.
-// CHECK-LABEL: tile.func @bmm_nt_k0(
-// CHECK-SAME: memref<?x512x256xf16>, %{{.*}}: memref<?x256x512xf16>)
-// CHECK-SAME: tcc.grid = ["s0 * 32", 1, 1]
-// CHECK-LABEL: tile.func @bmm_nt_k1(
-// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?x256xf16>
+// A batched NT GEMM of dynamic batch and M. On sm_80 one mma.sync kernel
+// reading w as stored (each batch's [512, 256] slice through its transposed
+// view: no transpose kernel); batch index pid / (cdiv(M, 128) * 4), its row
+// blocks counted from A's rows, dim 1. On sm_90 one wgmma kernel: the
+// walk's tile count is A's batch times its row blocks times 2.
+// CHECK-LABEL: tile.func @bmm_nt(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?x256xf16>, %[[W:[a-z0-9]+]]: memref<?x512x256xf16>
 // CHECK-SAME: tcc.grid = ["s0 * cdiv(s1, 128) * 4", 1, 1]
 // CHECK: %[[M:.*]] = memref.dim %[[A]], %c1 : memref<?x?x256xf16>
 // CHECK: %[[RB:.*]] = arith.divui %{{.*}}, %c128
 // CHECK: %[[PER:.*]] = arith.muli %[[RB]], %c4
 // CHECK: arith.divui %{{.*}}, %[[PER]]
 // CHECK: arith.remui %{{.*}}, %[[PER]]
+// CHECK: %[[WS:.*]] = memref.subview %[[W]]
+// CHECK: %[[WT:.*]] = memref.transpose %[[WS]] (d0, d1) -> (d1, d0) : memref<512x256xf16, strided<[256, 1], offset: ?>> to memref<256x512xf16, strided<[1, 256], offset: ?>>
+// CHECK: tile.async_copy %[[WT]]{{.*}} layout #{{.*}} : memref<256x512xf16, strided<[1, 256], offset: ?>> -> !tile.shared_buffer<3x64x128xf16, #{{.*}}>
 // CHECK: tile.dot
 // SM90-LABEL: tile.func @bmm_nt(
 // SM90-SAME: %[[A:[a-z0-9]+]]: memref<?x?x256xf16>, %{{.*}}: memref<?x512x256xf16>

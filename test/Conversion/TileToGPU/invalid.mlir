@@ -133,7 +133,7 @@ tile.func @wgmma_not_yet(%x: memref<64x64xf16>) attributes {grid_rank = 1 : i32}
 tile.func @copy_column_major(%A: memref<64x64xf16>, %slot: index) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
-  // expected-error@+1 {{'tile.async_copy' op shared tiles must be row-major (order = [1, 0]) and copied with a row-major layout}}
+  // expected-error@+1 {{'tile.async_copy' op shared tiles must be row-major (order = [1, 0]) or column-major (order = [0, 1]) and copied with a layout of the same order}}
   tile.async_copy %A[%c0, %c0], %buf[%slot] layout #blkT : memref<64x64xf16> -> !tile.shared_buffer<2x64x32xf16, #sh>
   tile.return
 }
@@ -144,7 +144,7 @@ tile.func @copy_column_major(%A: memref<64x64xf16>, %slot: index) attributes {gr
 #sh = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
 tile.func @shared_load_blocked_column_major(%slot: index) attributes {grid_rank = 1 : i32} {
   %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #sh>
-  // expected-error@+1 {{'tile.shared_load' op shared tiles must be row-major (order = [1, 0]) and read into a row-major layout}}
+  // expected-error@+1 {{'tile.shared_load' op shared tiles must be row-major (order = [1, 0]) or column-major (order = [0, 1]) and read into a layout of the same order}}
   %t = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x64x32xf16, #sh> -> tensor<64x32xf16, #blkT>
   tile.return
 }
@@ -169,5 +169,29 @@ tile.func @too_many_elements_per_thread(%x: memref<64x65536xf32>) attributes {gr
   %c0 = arith.constant 0 : index
   // expected-error @below {{puts 32768 elements in each thread; convert-tile-to-gpu lowers at most 1024 per thread (registers)}}
   %a = tile.memref_load %x[%c0, %c0] : memref<64x65536xf32> -> tensor<64x65536xf32, #big>
+  tile.return
+}
+
+// -----
+
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#shT = #tile.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]}>
+#opA = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+tile.func @column_major_a_operand(%slot: index) attributes {grid_rank = 1 : i32} {
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x64x32xf16, #shT>
+  // expected-error@+1 {{'tile.shared_load' op a column-major shared tile (order = [0, 1]) is read as the B operand only}}
+  %a = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x64x32xf16, #shT> -> tensor<64x32xf16, #opA>
+  tile.return
+}
+
+// -----
+
+#acc = #tile.blocked<{sizePerThread = [4, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
+#shT = #tile.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}>
+#fmaB = #tile.dot_operand<{opIdx = 1, parent = #acc, kWidth = 0}>
+tile.func @column_major_fma_operand(%slot: index) attributes {grid_rank = 1 : i32} {
+  %buf = tile.shared_alloc : !tile.shared_buffer<2x32x64xf32, #shT>
+  // expected-error@+1 {{'tile.shared_load' op a column-major shared tile (order = [0, 1]) is read only as an mma.sync operand}}
+  %b = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x32x64xf32, #shT> -> tensor<32x64xf32, #fmaB>
   tile.return
 }

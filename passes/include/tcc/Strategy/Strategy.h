@@ -91,6 +91,14 @@ bool isMatmulOp(linalg::GenericOp op);
 std::optional<std::pair<bool, bool>> matmulTransposes(linalg::GenericOp op);
 /// f16 or bf16 operands of one type: what the tensor-core kinds take.
 bool hasTensorCoreTypes(linalg::GenericOp op);
+/// Whether the mma.sync GEMM reads contraction `op`'s B as it is stored,
+/// [N, K] (x @ w.T, q @ k^T): a target with mma.sync m16n8k16, f16 / bf16
+/// operands, B transposed with rows (K) a static multiple of 16 bytes (whole
+/// cp.async vectors). The kernel stages B's K-contiguous slices in
+/// shared tiles of order [0, 1] and ldmatrix reads them without .trans, so
+/// tcc-normalize-matmul-operands leaves such a B alone (no transpose
+/// kernel); a transposed A it still transposes.
+bool mmaReadsTransposedB(linalg::GenericOp op, tile::TargetAttr target);
 /// Whether the Hopper GEMM (wgmma fed by TMA) takes contraction `op` on
 /// `target`: a target with wgmma, f16 / bf16 operands (read as they are in
 /// memory; A and B may be transposed), static shapes (M may be dynamic) and

@@ -85,7 +85,11 @@ def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
     (for a 4096^3 GEMM about 5% of its time). Contractions the Hopper GEMM
     takes (tcc::fitsWgmma: a wgmma target, f16 / bf16 operands straight
     from the kernel's arguments) keep their maps: its TMA boxes and wgmma
-    descriptors read either layout. A batched contraction whose operand is
+    descriptors read either layout. So does a transposed B of f16 / bf16
+    contractions on mma.sync targets (tcc::mmaReadsTransposedB): the
+    mma.sync GEMM stages its K-contiguous slices in shared tiles of order
+    [0, 1], which ldmatrix reads without `.trans` (their A, if transposed,
+    is still transposed). A batched contraction whose operand is
     shared by the batch (`w @ x`, w [M, K], x [B, K, N]: A read through
     (m, k)) first gets that operand copied to every batch index (an
     elementwise generic, B copies of it), then is a batched GEMM; a body

@@ -899,10 +899,13 @@ LogicalResult ConvertLinalgToTilePass::build(
       return buildWgmmaMatmulKernel(generic, second, epilogue, config,
                                     kernel, outputs, inputArgs, context, grid,
                                     warps);
-    if (generic && isMatmulOp(generic) && hasTensorCoreTypes(generic))
+    // mma.sync reads B as stored, [K, N] or [N, K] (mmaReadsTransposedB).
+    if (generic && hasTensorCoreTypes(generic) &&
+        matmulTransposes(generic) && !matmulTransposes(generic)->first)
       return buildMatmulKernel(generic, epilogue, config, kernel, outputs,
                                inputArgs, context, grid, warps);
-    return mismatch("a matmul generic with f16 or bf16 operands of one type");
+    return mismatch("a matmul generic with f16 or bf16 operands of one type "
+                    "(A read as (m, k))");
   case tile::KernelForm::fma_matmul:
     if (generic && isMatmulOp(generic))
       return buildFmaMatmulKernel(generic, epilogue, config, kernel, outputs,

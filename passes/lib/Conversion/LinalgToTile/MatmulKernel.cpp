@@ -8,7 +8,10 @@
 // tcc-promote-shared-memory) and multiplies them with tile.dot on a plain
 // blocked accumulator, which tcc-accelerate-matmul then puts on the plan's
 // tensor-core layouts; an elementwise consumer of the product (bias,
-// activation, cast) runs on the accumulator before the one store.
+// activation, cast) runs on the accumulator before the one store. A B
+// stored [N, K] (x @ w.T: tcc::mmaReadsTransposedB) is read through its
+// transposed view: its [BK, BN] slices are contiguous along K, staged in
+// shared tiles of order [0, 1] (ldmatrix reads them without .trans).
 //
 //===----------------------------------------------------------------------===//
 #include "LinalgToTile.h"
@@ -26,10 +29,16 @@ namespace {
 constexpr int64_t kGroupM = 8; // row blocks per rasterization group
 
 /// Plain blocked layout of a [rows, cols] operand tile: warps down the
-/// rows (tcc-coalesce gives it its 16-byte vectors along the cols).
+/// rows (tcc-coalesce gives it its 16-byte vectors along the cols); with
+/// `columnMajor` (a slice contiguous along its rows) lanes down the rows
+/// and warps across the cols.
 tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t rows,
                                         int64_t cols, unsigned warpSize,
-                                        unsigned warps) {
+                                        unsigned warps,
+                                        bool columnMajor = false) {
+  if (columnMajor)
+    return tile::getDistributedBlocked(ctx, {rows, cols}, {1, 1}, {0, 1},
+                                       warpSize, warps, {1, warps});
   return tile::getDistributedBlocked(ctx, {rows, cols}, {1, 1}, {1, 0},
                                      warpSize, warps, {warps, 1});
 }
@@ -306,12 +315,18 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   // layout). Lanes 4 x 8 (8 x 8 on 64-lane waves), warps 2 x W / 2.
   auto acc = tile::BlockedEncodingAttr::get(
       ctx, {1, 1}, {context.warpSize / 8, 8}, {2, warps / 2}, {1, 0});
+  // B read as stored [N, K] (tcc::mmaReadsTransposedB): through the
+  // transposed view, its slices contiguous along K (dim 0).
+  bool bT = matmulTransposes(op)->second; // A is (m, k): the caller's check
   auto layoutA = operandLayout(ctx, blockM, blockK, context.warpSize, warps);
-  auto layoutB = operandLayout(ctx, blockK, blockN, context.warpSize, warps);
+  auto layoutB =
+      operandLayout(ctx, blockK, blockN, context.warpSize, warps, bT);
   // Unswizzled staging: tcc-swizzle-shared-memory (next in the pipeline)
   // picks the XOR swizzle from the element width, row length and the
   // target's bank model.
   auto sharedA = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
+  auto sharedB = bT ? tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {0, 1})
+                    : sharedA;
   auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, acc, 0);
   auto operandB = tile::DotOperandEncodingAttr::get(ctx, 1, acc, 0);
   auto tileOf = [](ArrayRef<int64_t> shape, Type element, Attribute layout) {
@@ -327,11 +342,19 @@ LogicalResult mlir::tcc::buildMatmulKernel(
   if (failed(acc0))
     return failure();
   Value m0 = program->m0, n0 = program->n0;
+  if (bT)
+    program->memB = memref::TransposeOp::create(
+        b, loc, program->memB,
+        AffineMapAttr::get(AffineMap::getPermutationMap(
+            ArrayRef<unsigned>{1, 0}, ctx)));
   // Staging: the slices as they are, in the (unswizzled) shared layouts.
   auto toShared = [&](OpBuilder &lb, Location l, Value slice) -> Value {
     auto type = cast<RankedTensorType>(slice.getType());
+    bool isB = type.getEncoding() == layoutB;
     return tile::ConvertLayoutOp::create(
-        lb, l, tileOf(type.getShape(), type.getElementType(), sharedA), slice);
+        lb, l,
+        tileOf(type.getShape(), type.getElementType(), isB ? sharedB : sharedA),
+        slice);
   };
   Value product = program->emitMainLoop(
       b, loc, tileOf({blockM, blockK}, aType, layoutA),

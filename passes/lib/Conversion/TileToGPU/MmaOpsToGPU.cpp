@@ -6,7 +6,8 @@
 //       runs into a workgroup buffer at XOR-swizzled columns (the layout's
 //       vec / perPhase / maxPhase), between barriers;
 //   #tile.shared --convert_layout--> #tile.dot_operand : ldmatrix (x4; .trans
-//       for B, stored K x N) reads the fragments, applying the same swizzle;
+//       for B stored K x N, none for B in a column-major tile, stored
+//       N x K) reads the fragments, applying the same swizzle;
 //   tile.dot : one nvvm.mma.sync per (16-row m tile, 8-column n tile,
 //       16-deep k step) of the warp's share of the block.
 //
@@ -101,14 +102,25 @@ bool mlir::tcc::tile_to_gpu::isDotOperandTile(Type type) {
          isa_and_nonnull<tile::DotOperandEncodingAttr>(tile.getEncoding());
 }
 
+SmallVector<int64_t>
+mlir::tcc::tile_to_gpu::physicalSharedShape(ArrayRef<int64_t> shape,
+                                            tile::SharedEncodingAttr shared) {
+  SmallVector<int64_t> physical(shape);
+  if (shared && isColumnMajor(shared) && physical.size() >= 2)
+    std::swap(physical[physical.size() - 1], physical[physical.size() - 2]);
+  return physical;
+}
+
 Type mlir::tcc::tile_to_gpu::convertMmaTileType(RankedTensorType type,
                                                 unsigned warpSize) {
   MLIRContext *ctx = type.getContext();
   if (isSharedTile(type)) {
     auto space = gpu::AddressSpaceAttr::get(
         ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
-    return MemRefType::get(type.getShape(), type.getElementType(),
-                           MemRefLayoutAttrInterface(), space);
+    return MemRefType::get(
+        physicalSharedShape(type.getShape(),
+                            cast<tile::SharedEncodingAttr>(type.getEncoding())),
+        type.getElementType(), MemRefLayoutAttrInterface(), space);
   }
   if (type.getRank() != 2)
     return nullptr;
@@ -145,6 +157,10 @@ static LogicalResult verifyOperandRead(Operation *op, RankedTensorType src,
     return fail("wgmma operands (mma version 3) are not supported yet");
   // ldmatrix reads 16-byte rows: they must stay inside one swizzle group.
   auto shared = cast<tile::SharedEncodingAttr>(src.getEncoding());
+  if (isColumnMajor(shared) &&
+      cast<tile::DotOperandEncodingAttr>(dst.getEncoding()).getOpIdx() != 1)
+    return fail("a column-major shared tile (order = [0, 1]) is read as the "
+                "B operand only");
   if (shared.getMaxPhase() != 1 && shared.getVec() % 8 != 0)
     return fail("swizzle vec must be a multiple of 8 for ldmatrix reads");
   int64_t rows = dst.getDimSize(0), cols = dst.getDimSize(1);
@@ -159,6 +175,23 @@ static LogicalResult verifyOperandRead(Operation *op, RankedTensorType src,
 
 LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
                                                   unsigned warpSize) {
+  // Column-major shared tiles are read as mma.sync operands only (the FMA
+  // and MFMA readers index row-major tiles).
+  tile::SharedEncodingAttr readShared;
+  Type readInto;
+  if (auto load = dyn_cast<tile::SharedLoadOp>(op)) {
+    readShared = load.getSrc().getType().getEncoding();
+    readInto = load.getType();
+  } else if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op);
+             convert && isSharedTile(convert.getSrc().getType())) {
+    readShared = cast<tile::SharedEncodingAttr>(
+        convert.getSrc().getType().getEncoding());
+    readInto = convert.getType();
+  }
+  if (readShared && isColumnMajor(readShared) &&
+      !mmaParentOf(cast<RankedTensorType>(readInto)))
+    return op->emitOpError("a column-major shared tile (order = [0, 1]) is "
+                           "read only as an mma.sync operand");
   // The FMA fallback (#tile.blocked accumulators): FmaDotToGPU.cpp.
   if (isFmaOp(op))
     return verifyFmaOp(op, warpSize);
@@ -250,9 +283,12 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
         src.getEncoding());
     if (!blocked)
       return fail("tiles enter shared memory from a #tile.blocked layout");
-    if (shared.getOrder() != ArrayRef<unsigned>{1, 0} ||
-        blocked.getOrder() != ArrayRef<unsigned>{1, 0})
-      return fail("shared tiles must be row-major (order = [1, 0])");
+    bool rowMajor = shared.getOrder() == ArrayRef<unsigned>{1, 0};
+    if (shared.getOrder() != blocked.getOrder() ||
+        (!rowMajor && !isColumnMajor(shared)))
+      return fail("shared tiles must be row-major (order = [1, 0]) or "
+                  "column-major (order = [0, 1]), entered from a layout of "
+                  "the same order");
     // A thread's run is stored in pieces of at most one swizzle group.
     return success();
   }
@@ -272,7 +308,10 @@ void mlir::tcc::tile_to_gpu::forEachSharedPiece(
     const ThreadIds *threadIds) {
   ThreadIds ids = threadIds ? *threadIds : emitThreadIds(b, loc, warpSize);
   SmallVector<Value> base = layout.emitThreadBase(b, loc, ids);
-  int64_t run = layout.getSizePerThread(1);
+  // Runs along the shared tile's contiguous dim (the layout's fastest:
+  // verified where the tile is stored or copied).
+  unsigned fast = isColumnMajor(ref.layout) ? 0 : 1;
+  int64_t run = layout.getSizePerThread(fast);
   int64_t piece = sharedPiece(ref.layout, run);
   // Buffers start 16-byte aligned; a piece starts at a multiple of itself
   // when rows hold whole pieces and runs start at whole pieces (swizzling
@@ -291,10 +330,11 @@ void mlir::tcc::tile_to_gpu::forEachSharedPiece(
     Value col = arith::AddIOp::create(
         b, loc, base[1], cst(b, loc, layout.getElemOffset(1, idx[1])));
     for (int64_t p = 0; p < run; p += piece) {
-      Value pieceCol =
-          p == 0 ? col
-                 : arith::AddIOp::create(b, loc, col, cst(b, loc, p)).getResult();
-      visit(e + p, piece, ref.indices(b, loc, row, pieceCol),
+      Value at = fast ? col : row;
+      if (p)
+        at = arith::AddIOp::create(b, loc, at, cst(b, loc, p));
+      visit(e + p, piece,
+            fast ? ref.indices(b, loc, row, at) : ref.indices(b, loc, at, col),
             aligned ? pieceBytes : 0);
     }
   }
@@ -305,6 +345,8 @@ SmallVector<Value> SharedTileRef::indices(OpBuilder &b, Location loc,
   SmallVector<Value> result(leading);
   if (rowOffset)
     row = arith::AddIOp::create(b, loc, row, rowOffset);
+  if (isColumnMajor(layout))
+    std::swap(row, col); // the buffer holds the [cols, rows] image
   result.push_back(row);
   result.push_back(emitSwizzledColumn(b, loc, layout, row, col));
   return result;
@@ -398,6 +440,37 @@ Value mlir::tcc::tile_to_gpu::emitMmaOperandLoad(OpBuilder &b, Location loc,
             arith::MulIOp::create(b, loc, half, cst(b, loc, 8)),
             cst(b, loc, s * kMmaK));
         insert(load(row, col, 4, /*transpose=*/false), (t * kSteps + s) * 8);
+      }
+  } else if (isColumnMajor(src.layout)) {
+    // B [BK, BN] stored N x K (column-major: the buffer's rows are n): an
+    // ldmatrix without .trans gives each lane (k = 2t + j, n = g). Lane l
+    // addresses row n = l % 8 of matrix l / 8: (k 0-7, 8-15) of n tile u,
+    // then of the next (x4).
+    int64_t nTiles = nTilesPerWarp(cols, mma);
+    Value warpCol = arith::MulIOp::create(b, loc, warpN, cst(b, loc, kMmaN));
+    Value nInTile = arith::RemUIOp::create(b, loc, lane, cst(b, loc, 8));
+    Value kHalf = arith::MulIOp::create(
+        b, loc,
+        arith::RemUIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, lane, cst(b, loc, 8)),
+            cst(b, loc, 2)),
+        cst(b, loc, 8));
+    for (int64_t s = 0; s < rows / kMmaK; ++s)
+      for (int64_t u = 0; u < nTiles; u += 2) {
+        int64_t tiles = u + 1 < nTiles ? 4 : 2;
+        Value nextTile = tiles == 4
+                             ? arith::MulIOp::create(
+                                   b, loc, half, cst(b, loc, kMmaN * warpsN))
+                                   .getResult()
+                             : cst(b, loc, 0);
+        Value k = arith::AddIOp::create(b, loc, kHalf, cst(b, loc, s * kMmaK));
+        Value n = arith::AddIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc, arith::AddIOp::create(b, loc, warpCol, nextTile),
+                nInTile),
+            cst(b, loc, u * kMmaN * warpsN));
+        insert(load(k, n, tiles, /*transpose=*/false), (s * nTiles + u) * 4);
       }
   } else {
     // B [BK, BN] stored K x N: .trans gives each lane (k = 2t + j, n = g).

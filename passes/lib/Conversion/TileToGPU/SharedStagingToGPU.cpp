@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -63,6 +64,31 @@ Operation *closingCommit(Operation *copy) {
     if (isa<tile::AsyncCommitGroupOp>(next))
       return next;
   return nullptr;
+}
+
+/// cp.async reads a memref whose minor dim has unit stride: a transposed
+/// view (memref.transpose, a B read as stored [N, K]) through its source,
+/// at the permuted indices; null when there is none.
+Value unitStrideSource(Value memref, SmallVector<Value> &indices) {
+  auto minorUnit = [](Value m) {
+    auto type = cast<MemRefType>(m.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return succeeded(type.getStridesAndOffset(strides, offset)) &&
+           !strides.empty() && strides.back() == 1;
+  };
+  if (minorUnit(memref))
+    return memref;
+  auto transpose = memref.getDefiningOp<memref::TransposeOp>();
+  if (!transpose || !minorUnit(transpose.getIn()))
+    return {};
+  // The view's dim i is the source's dim permutation(i).
+  AffineMap perm = transpose.getPermutation();
+  SmallVector<Value> source(indices.size());
+  for (unsigned i = 0; i < indices.size(); ++i)
+    source[perm.getDimPosition(i)] = indices[i];
+  indices = std::move(source);
+  return transpose.getIn();
 }
 
 /// One cp.async per piece of each run. With `clamp`, the source size
@@ -115,12 +141,15 @@ void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
                       cst(b, loc, piece))
                       .getResult()
                 : Value();
-      Value col = p ? arith::AddIOp::create(b, loc, local[1], cst(b, loc, p))
-                          .getResult()
-                    : local[1];
+      // The piece's first element: p further along the run's dim.
+      SmallVector<Value> at(local);
+      if (p)
+        at[fast] = arith::AddIOp::create(b, loc, at[fast], cst(b, loc, p));
+      SmallVector<Value> srcIndices = plan.shifted(src, p);
+      Value source = unitStrideSource(memref, srcIndices);
       nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, tokenType, dst.buffer, dst.indices(b, loc, local[0], col),
-          memref, plan.shifted(src, p), b.getIndexAttr(piece), pieceLeft,
+          b, loc, tokenType, dst.buffer, dst.indices(b, loc, at[0], at[1]),
+          source, srcIndices, b.getIndexAttr(piece), pieceLeft,
           bypassL1 ? b.getUnitAttr() : UnitAttr());
     }
   }
@@ -128,13 +157,16 @@ void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
 
 /// Elements per cp.async of `plan`'s runs into `dst` (a run cut at swizzle
 /// groups), or 0 where cp.async cannot copy them: no async copies on the
-/// target, scalar runs, or pieces of other than 4, 8 or 16 bytes.
+/// target, scalar runs, pieces of other than 4, 8 or 16 bytes, or a source
+/// with no unit-stride view (unitStrideSource).
 int64_t asyncPiece(const KernelInfo &info, const MemRefAccessPlan &plan,
-                   const SharedTileRef &dst, Type element) {
+                   const SharedTileRef &dst, Type element, Value memref) {
   int64_t piece = sharedPiece(dst.layout, plan.getWidth());
   int64_t pieceBytes = piece * elementBytes(element);
+  SmallVector<Value> none(cast<MemRefType>(memref.getType()).getRank());
   bool cpAsync = info.asyncCopy && plan.getWidth() > 1 &&
-                 (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16);
+                 (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16) &&
+                 unitStrideSource(memref, none);
   return cpAsync ? piece : 0;
 }
 
@@ -199,7 +231,8 @@ struct AsyncCopyLowering : public TilePattern<tile::AsyncCopyOp> {
     MemRefAccessPlan plan(rewriter, loc, layout, memref, offsets,
                           info, info.getOffsetDivisors(op));
     // One cp.async per piece: a thread's run, cut at swizzle groups.
-    int64_t piece = asyncPiece(info, plan, dst, tileType.getElementType());
+    int64_t piece =
+        asyncPiece(info, plan, dst, tileType.getElementType(), memref);
     if (!piece) {
       // Register-staged: the loads now, the stores where the group is
       // committed (after the step's math), when that is in this block.
@@ -283,7 +316,8 @@ struct BoxCopyLowering : public TilePattern<tile::BoxCopyOp> {
     };
     MemRefAccessPlan plan(rewriter, loc, layout, memref, coords, info,
                           info.getOffsetDivisors(op), &ids);
-    int64_t piece = asyncPiece(info, plan, dst, boxType.getElementType());
+    int64_t piece =
+        asyncPiece(info, plan, dst, boxType.getElementType(), memref);
     if (!piece || boxType.getRank() != 2) {
       throughRegisters(rewriter, loc);
       rewriter.eraseOp(op);
@@ -388,20 +422,22 @@ struct SharedLoadLowering : public TilePattern<tile::SharedLoadOp> {
 
 } // namespace
 
-/// What both ways in and out of a slot need: 2-D row-major slots of whole
-/// bytes, moved by a row-major `layout` (`what`: "copies 2-D tiles" /
-/// "copied with"; "reads 2-D slots into a #tile.blocked tile" / "read into").
-static LogicalResult verifyRowMajorSlots(Operation *op,
-                                         tile::SharedBufferType buffer,
-                                         tile::BlockedEncodingAttr layout,
-                                         StringRef what, StringRef moved) {
+/// What both ways in and out of a slot need: 2-D row-major (or
+/// column-major) slots of whole bytes, moved by a `layout` of the same
+/// order (`what`: "copies 2-D tiles" / "copied with"; "reads 2-D slots into
+/// a #tile.blocked tile" / "read into").
+static LogicalResult verifySlots(Operation *op, tile::SharedBufferType buffer,
+                                 tile::BlockedEncodingAttr layout,
+                                 StringRef what, StringRef moved) {
   if (buffer.getTileShape().size() != 2)
     return op->emitOpError() << "convert-tile-to-gpu " << what << " only";
-  if (buffer.getEncoding().getOrder() != ArrayRef<unsigned>{1, 0} ||
-      layout.getOrder() != ArrayRef<unsigned>{1, 0})
+  ArrayRef<unsigned> order = buffer.getEncoding().getOrder();
+  bool rowMajor = order == ArrayRef<unsigned>{1, 0};
+  if ((!rowMajor && !isColumnMajor(buffer.getEncoding())) ||
+      layout.getOrder() != order)
     return op->emitOpError() << "shared tiles must be row-major (order = [1, "
-                                "0]) and "
-                             << moved << " a row-major layout";
+                                "0]) or column-major (order = [0, 1]) and "
+                             << moved << " a layout of the same order";
   if (buffer.getElementType().getIntOrFloatBitWidth() % 8)
     return op->emitOpError("elements must be whole bytes, got ")
            << buffer.getElementType();
@@ -410,15 +446,15 @@ static LogicalResult verifyRowMajorSlots(Operation *op,
 
 LogicalResult
 mlir::tcc::tile_to_gpu::verifyBlockedSharedLoad(tile::SharedLoadOp op) {
-  return verifyRowMajorSlots(
+  return verifySlots(
       op, op.getSrc().getType(),
       cast<tile::BlockedEncodingAttr>(op.getType().getEncoding()),
       "reads 2-D slots into a #tile.blocked tile", "read into");
 }
 
 LogicalResult mlir::tcc::tile_to_gpu::verifyAsyncCopy(tile::AsyncCopyOp op) {
-  return verifyRowMajorSlots(op, op.getDst().getType(), op.getLayout(),
-                             "copies 2-D tiles", "copied with");
+  return verifySlots(op, op.getDst().getType(), op.getLayout(),
+                     "copies 2-D tiles", "copied with");
 }
 
 void mlir::tcc::tile_to_gpu::populateTileToGPUStagingPatterns(

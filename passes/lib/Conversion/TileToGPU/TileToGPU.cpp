@@ -53,7 +53,8 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, unsigned warpSize)
   });
   addConversion([ctx](tile::SharedBufferType type) -> Type {
     return MemRefType::get(
-        type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+        physicalSharedShape(type.getShape(), type.getEncoding()),
+        type.getElementType(), MemRefLayoutAttrInterface(),
         gpu::AddressSpaceAttr::get(
             ctx, gpu::GPUDialect::getWorkgroupAddressSpace()));
   });

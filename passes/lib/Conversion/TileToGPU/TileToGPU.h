@@ -35,6 +35,18 @@ private:
   unsigned warpSize;
 };
 
+/// Whether a 2-D shared tile is stored column-major (order [0, 1]: its
+/// dim 0 contiguous, e.g. a B slice [BK, BN] read as stored [N, K]). Its
+/// buffer then holds the transposed [cols, rows] image, swizzled as a
+/// row-major tile of that shape.
+inline bool isColumnMajor(tile::SharedEncodingAttr shared) {
+  return shared.getOrder() == ArrayRef<unsigned>{0, 1};
+}
+/// The buffer shape of shared tiles of `shape` ([slots..., rows, cols]) in
+/// `shared`: the last two dims swapped where it is column-major.
+SmallVector<int64_t> physicalSharedShape(ArrayRef<int64_t> shape,
+                                         tile::SharedEncodingAttr shared);
+
 /// A shared tile in a workgroup buffer: the buffer, the indices in front of
 /// the tile's (row, col) (a pipelined buffer's slot), and its layout.
 struct SharedTileRef {
@@ -44,7 +56,8 @@ struct SharedTileRef {
   /// Added to the tile's rows (null: none): a tile stored at a row offset
   /// of the buffer's, a multiple of the swizzle period.
   Value rowOffset = {};
-  /// Buffer indices of the tile's logical (row, col), swizzled.
+  /// Buffer indices of the tile's logical (row, col), swizzled (for a
+  /// column-major tile: of its physical (col, row)).
   SmallVector<Value> indices(OpBuilder &b, Location loc, Value row,
                              Value col) const;
 };
@@ -185,7 +198,8 @@ Value emitSwizzledColumn(OpBuilder &b, Location loc,
 /// Elements a thread moves to or from shared memory at once: its run, cut
 /// at swizzle-group borders (a group stays contiguous after the XOR).
 int64_t sharedPiece(tile::SharedEncodingAttr shared, int64_t run);
-/// Visits each piece of each run of the 2-D `layout` tile's per-thread
+/// Visits each piece of each run (along the layout's fastest dim, the
+/// shared tile's contiguous one) of the 2-D `layout` tile's per-thread
 /// elements in shared tile `ref` (elements of type `element`):
 /// `visit(first, piece, indices, alignment)` with the piece's first index
 /// in the thread's vector, its length, its buffer indices (swizzled) and
