@@ -171,6 +171,63 @@ def test_nt_gemm_reads_b_as_stored(m, n, k, dtype, batch, bias, schedule):
     assert float(np.linalg.norm(out - ref) / np.linalg.norm(ref)) < TOLERANCE[dtype]
 
 
+CHAIN = """
+#blkA = #tile.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [8, 4],
+                        warpsPerCTA = [4, 1], order = [1, 0]}}>
+#blkB = #tile.blocked<{{sizePerThread = [1, 8], threadsPerWarp = [4, 8],
+                        warpsPerCTA = [4, 1], order = [1, 0]}}>
+#mma = #tile.nvidia_mma<{{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}}>
+#sh = #tile.shared<{{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}}>
+#opA = #tile.dot_operand<{{opIdx = 0, parent = #mma, kWidth = 2}}>
+#opB = #tile.dot_operand<{{opIdx = 1, parent = #mma, kWidth = 2}}>
+tile.func @pv(%q: memref<{m}x32x{t}>, %kt: memref<32x64x{t}>, %v: memref<64x32x{t}>,
+              %o: memref<{m}x32xf32>) attributes {{grid_rank = 1 : i32,
+    tcc.grid = array<i64: 1, 1, 1>, tcc.num_inputs = 3 : i32, tcc.num_warps = 4 : i32}} {{
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %a = tile.memref_load %q[%c0, %c0] : memref<{m}x32x{t}> -> tensor<{m}x32x{t}, #blkA>
+  %as = tile.convert_layout %a : tensor<{m}x32x{t}, #blkA> -> tensor<{m}x32x{t}, #sh>
+  %ao = tile.convert_layout %as : tensor<{m}x32x{t}, #sh> -> tensor<{m}x32x{t}, #opA>
+  %b = tile.memref_load %kt[%c0, %c0] : memref<32x64x{t}> -> tensor<32x64x{t}, #blkB>
+  %bs = tile.convert_layout %b : tensor<32x64x{t}, #blkB> -> tensor<32x64x{t}, #sh>
+  %bo = tile.convert_layout %bs : tensor<32x64x{t}, #sh> -> tensor<32x64x{t}, #opB>
+  %acc = tile.splat %zero : f32 -> tensor<{m}x64xf32, #mma>
+  %s = tile.dot %ao, %bo, %acc : tensor<{m}x32x{t}, #opA>, tensor<32x64x{t}, #opB>
+      -> tensor<{m}x64xf32, #mma>
+  %p = arith.truncf %s : tensor<{m}x64xf32, #mma> to tensor<{m}x64x{t}, #mma>
+  %pa = tile.convert_layout %p : tensor<{m}x64x{t}, #mma> -> tensor<{m}x64x{t}, #opA>
+  %vv = tile.memref_load %v[%c0, %c0] : memref<64x32x{t}> -> tensor<64x32x{t}, #blkA>
+  %vs = tile.convert_layout %vv : tensor<64x32x{t}, #blkA> -> tensor<64x32x{t}, #sh>
+  %vo = tile.convert_layout %vs : tensor<64x32x{t}, #sh> -> tensor<64x32x{t}, #opB>
+  %acc2 = tile.splat %zero : f32 -> tensor<{m}x32xf32, #mma>
+  %out = tile.dot %pa, %vo, %acc2 : tensor<{m}x64x{t}, #opA>, tensor<64x32x{t}, #opB>
+      -> tensor<{m}x32xf32, #mma>
+  tile.memref_store %o[%c0, %c0], %out : memref<{m}x32xf32>, tensor<{m}x32xf32, #mma>
+  tile.return
+}}
+"""
+
+
+# Attention's P: one dot's accumulator, cast to f16 / bf16, as the next dot's
+# A operand in registers (warps [4, 1]; 1 and 2 m tiles per warp).
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("m", [64, 128])
+def test_accumulator_feeds_the_next_dot_in_registers(dtype, m):
+    kernel = tcc_compile(CHAIN.format(m=m, t=dtype), "sm_80", cache=False)
+    gpu = kernel.ir["gpu"]
+    # Shared tiles for q, k and v only: P takes none, nor scratch.
+    assert gpu.count("#gpu.address_space<workgroup>> {llvm.align") == 3
+    rng = np.random.default_rng(m)
+    data = [rng.standard_normal(s) * 0.3 for s in ((m, 32), (32, 64), (64, 32))]
+    stored = [to_bf16(x) if dtype == "bf16" else x.astype(np.float16) for x in data]
+    q, k, v = ((from_bf16(x) if dtype == "bf16" else x).astype(np.float64) for x in stored)
+    (out,) = run_gpu_stage(kernel, *stored)
+    p = q @ k  # rounded to the operand type, as the kernel's truncf does
+    p = from_bf16(to_bf16(p)) if dtype == "bf16" else p.astype(np.float16)
+    ref = p.astype(np.float64) @ v
+    assert float(np.linalg.norm(out - ref) / np.linalg.norm(ref)) < 1e-5
+
+
 def test_gemm_numerics_16_warps():
     # 16 warps on a 64-wide block: one 8-column n tile per warp, read by
     # ldmatrix .x2.trans.

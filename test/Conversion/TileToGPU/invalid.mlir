@@ -84,7 +84,7 @@ tile.func @pointer_relayout(%p: !tile.ptr<f32>) attributes {grid_rank = 1 : i32}
 tile.func @mma_operand_from_registers(%a: memref<64x32xf16>) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %x = tile.memref_load %a[%c0, %c0] : memref<64x32xf16> -> tensor<64x32xf16, #b>
-  // expected-error @below {{'tile.convert_layout' op mma operands are read from a #tile.shared tile; only the FMA fallback (a #tile.blocked accumulator) takes them from registers (convert-tile-to-gpu maps #tile.nvidia_mma tile.dot to mma.sync m16n8k16 only so far)}}
+  // expected-error @below {{'tile.convert_layout' op mma operands are read from a #tile.shared tile (or, for A, from the accumulator of the same #tile.nvidia_mma); only the FMA fallback (a #tile.blocked accumulator) takes them from registers (convert-tile-to-gpu maps #tile.nvidia_mma tile.dot to mma.sync m16n8k16 only so far)}}
   %xa = tile.convert_layout %x : tensor<64x32xf16, #b> -> tensor<64x32xf16, #opA>
   tile.return
 }
@@ -193,5 +193,27 @@ tile.func @column_major_fma_operand(%slot: index) attributes {grid_rank = 1 : i3
   %buf = tile.shared_alloc : !tile.shared_buffer<2x32x64xf32, #shT>
   // expected-error@+1 {{'tile.shared_load' op a column-major shared tile (order = [0, 1]) is read only as an mma.sync operand}}
   %b = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x32x64xf32, #shT> -> tensor<32x64xf32, #fmaB>
+  tile.return
+}
+
+// -----
+
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+tile.func @accumulator_to_operand_across_warps_along_n(%x: f16) attributes {grid_rank = 1 : i32} {
+  %p = tile.splat %x : f16 -> tensor<64x64xf16, #mma>
+  // expected-error@+1 {{'tile.convert_layout' op an accumulator becomes the A operand in registers only when the warps split M alone (warpsPerCTA = [W, 1])}}
+  %a = tile.convert_layout %p : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #opA>
+  tile.return
+}
+
+// -----
+
+#mma = #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+#opA = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+tile.func @accumulator_to_operand_f32(%x: f32) attributes {grid_rank = 1 : i32} {
+  %p = tile.splat %x : f32 -> tensor<64x64xf32, #mma>
+  // expected-error@+1 {{'tile.convert_layout' op operand element type must be f16 or bf16}}
+  %a = tile.convert_layout %p : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #opA>
   tile.return
 }

@@ -9,7 +9,10 @@
 //       for B stored K x N, none for B in a column-major tile, stored
 //       N x K) reads the fragments, applying the same swizzle;
 //   tile.dot : one nvvm.mma.sync per (16-row m tile, 8-column n tile,
-//       16-deep k step) of the warp's share of the block.
+//       16-deep k step) of the warp's share of the block;
+//   #tile.nvidia_mma (f16 / bf16) --convert_layout--> its own
+//       #tile.dot_operand<0> (warps [W, 1]): a register permutation (P of
+//       attention as the second product's A operand).
 //
 // Warps tile the block (#tile.nvidia_mma warpsPerCTA = [WM, WN]): warp
 // (wm, wn) owns the 16-row m tiles wm, wm + WM, ... and the 8-column n tiles
@@ -71,6 +74,15 @@ int64_t nTilesPerWarp(int64_t blockN, tile::NvidiaMmaEncodingAttr mma) {
 }
 
 } // namespace
+
+bool mlir::tcc::tile_to_gpu::isAccumulatorToOperandA(RankedTensorType src,
+                                                     RankedTensorType dst) {
+  auto mma = dyn_cast_or_null<tile::NvidiaMmaEncodingAttr>(src.getEncoding());
+  auto operand =
+      dyn_cast_or_null<tile::DotOperandEncodingAttr>(dst.getEncoding());
+  return mma && operand && operand.getOpIdx() == 0 &&
+         operand.getParent() == mma;
+}
 
 /// Physical column of logical (row, col) in a swizzled shared tile:
 /// the col's vec-group index XOR ((row / perPhase) % maxPhase).
@@ -267,8 +279,27 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
   auto convert = cast<tile::ConvertLayoutOp>(op);
   auto src = cast<RankedTensorType>(convert.getSrc().getType());
   auto dst = cast<RankedTensorType>(convert.getType());
+  if (isAccumulatorToOperandA(src, dst)) {
+    // P (an accumulator, cast to f16 / bf16) as the next dot's A operand,
+    // in registers: each warp must own whole rows of it.
+    auto mma = cast<tile::NvidiaMmaEncodingAttr>(src.getEncoding());
+    if (mma.getVersion() != 2)
+      return fail("an accumulator becomes an A operand in registers on "
+                  "mma.sync (version 2) layouts only");
+    if (warpsAlongN(mma) != 1)
+      return fail("an accumulator becomes the A operand in registers only "
+                  "when the warps split M alone (warpsPerCTA = [W, 1])");
+    if (!src.getElementType().isF16() && !src.getElementType().isBF16())
+      return fail("operand element type must be f16 or bf16");
+    if (src.getRank() != 2 || src.getDimSize(0) % (kMmaM * warpsAlongM(mma)) ||
+        src.getDimSize(1) % kMmaK)
+      return fail("an accumulator becoming an A operand must be a multiple "
+                  "of (16 x WM) x 16");
+    return success();
+  }
   if (isDotOperandTile(dst) && !isSharedTile(src))
-    return fail("mma operands are read from a #tile.shared tile; only the "
+    return fail("mma operands are read from a #tile.shared tile (or, for A, "
+                "from the accumulator of the same #tile.nvidia_mma); only the "
                 "FMA fallback (a #tile.blocked accumulator) takes them from "
                 "registers");
   if (isDotOperandTile(src))
@@ -549,6 +580,37 @@ struct LoadFragmentsLowering : public TilePattern<tile::ConvertLayoutOp> {
   }
 };
 
+/// accumulator -> A operand of the same #mma (warps [W, 1]): a permutation
+/// of each thread's registers, no data movement between threads. The
+/// m16n8 accumulator fragments of n tiles 2s and 2s + 1 are the m16k16 A
+/// fragment of k step s (PTX ISA fragment tables): a0a1 = c0c1 and a2a3 =
+/// c2c3 of tile 2s, a4a5 = c0c1 and a6a7 = c2c3 of tile 2s + 1.
+struct AccumulatorToOperandLowering
+    : public TilePattern<tile::ConvertLayoutOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto src = cast<RankedTensorType>(op.getSrc().getType());
+    if (!isAccumulatorToOperandA(src, op.getType()))
+      return failure();
+    auto mma = cast<tile::NvidiaMmaEncodingAttr>(src.getEncoding());
+    TileLayout acc = layoutOf(src);
+    int64_t mTiles = mTilesPerWarp(src.getDimSize(0), mma);
+    int64_t kSteps = src.getDimSize(1) / kMmaK;
+    SmallVector<int64_t> mask;
+    for (int64_t t = 0; t < mTiles; ++t)
+      for (int64_t s = 0; s < kSteps; ++s)
+        for (int64_t u : {2 * s, 2 * s + 1})
+          for (int64_t half : {0, 1}) // c0c1 (row g), then c2c3 (row g + 8)
+            for (int64_t j : {0, 1})
+              mask.push_back(acc.linearize({2 * t + half, 2 * u + j}));
+    Value v = adaptor.getSrc();
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, v, v, mask);
+    return success();
+  }
+};
+
 /// tile.dot on mma layouts: mma.sync over the warp's share of the block.
 struct DotLowering : public TilePattern<tile::DotOp> {
   using TilePattern::TilePattern;
@@ -647,7 +709,7 @@ void mlir::tcc::tile_to_gpu::eraseRedundantBarriers(Operation *root) {
 void mlir::tcc::tile_to_gpu::populateTileToGPUMmaPatterns(
     TileTypeConverter &converter, const KernelInfo &info,
     RewritePatternSet &patterns) {
-  patterns.add<StoreToSharedLowering, LoadFragmentsLowering, DotLowering>(
-      converter, info);
+  patterns.add<StoreToSharedLowering, LoadFragmentsLowering, DotLowering,
+               AccumulatorToOperandLowering>(converter, info);
   populateTileToGPUMfmaPatterns(converter, info, patterns);
 }

@@ -408,7 +408,9 @@ static FailureOr<KernelInfo> analyzeKernel(tile::FuncOp func,
       // FMA operands not read from a shared tile go through scratch.
       if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op);
           convert && isDotOperandTile(convert.getType()) &&
-          !isSharedTile(convert.getSrc().getType()))
+          !isSharedTile(convert.getSrc().getType()) &&
+          !isAccumulatorToOperandA(convert.getSrc().getType(),
+                                   convert.getType()))
         info.requestScratch(convert.getType().getElementType(),
                             convert.getType().getNumElements());
       if (isa<tile::ConvertLayoutOp>(op) &&

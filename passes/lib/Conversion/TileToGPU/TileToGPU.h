@@ -187,6 +187,11 @@ bool isSharedTile(Type type);
 bool isDotOperandTile(Type type);
 /// The converted type of a shared or dot-operand tile (null if invalid).
 Type convertMmaTileType(RankedTensorType type, unsigned warpSize);
+/// Whether a convert_layout from `src` to `dst` takes an mma accumulator
+/// tile to the A operand of a dot on that same accumulator layout (P of
+/// attention, softmax(Q K^T), as the second product's A): a permutation of
+/// each thread's registers (warps [W, 1]), no shared memory.
+bool isAccumulatorToOperandA(RankedTensorType src, RankedTensorType dst);
 /// Checks a shared / dot-operand tile type or a tile.dot for the mma.sync
 /// path; emits the reason when it is not supported.
 LogicalResult verifyMmaOp(Operation *op, unsigned warpSize);
