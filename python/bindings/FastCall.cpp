@@ -810,6 +810,7 @@ void dispatcher_dealloc(PyObject *obj) {
 
 int dispatcher_traverse(PyObject *obj, visitproc visit, void *arg) {
   auto *self = reinterpret_cast<Dispatcher *>(obj);
+  Py_VISIT(Py_TYPE(obj)); // instances of a heap type hold their type
   Py_VISIT(self->miss);
   Py_VISIT(self->general);
   if (self->plans)

@@ -481,6 +481,24 @@ def test_native_launch_errors_raise_and_nothing_is_returned(monkeypatch):
     np.testing.assert_array_equal(kernel(a, b, 2.0).a, np.full(1000, 3, np.float32))
 
 
+def test_native_dispatcher_cycle_is_collected(monkeypatch):
+    """The dispatcher calls back into its FastLauncher, which holds it: the
+    cycle (and the plans' parameter blocks) goes with the last reference."""
+    import gc
+    import weakref
+
+    monkeypatch.setattr(RecordingDevice, "native", True)
+    kernel = CompiledKernel(_vadd(), device=RecordingDevice(run=_run_vadd))
+    a, b = tensor(np.ones(1000, np.float32)), tensor(np.ones(1000, np.float32))
+    for _ in range(2):
+        kernel(a, b, 1.0)
+    launcher = weakref.ref(kernel._fast)
+    assert kernel._fast.native_stats()["plans"] == 1
+    del kernel
+    gc.collect()
+    assert launcher() is None
+
+
 def _tma_kernel():
     return KernelArtifact(
         target="sm_90", vendor="nvidia", kernel_name="tma", asm="// ptx", binary=None,
