@@ -98,6 +98,7 @@ struct Plan {
   bool caller_outputs;
   std::vector<Slot> slots;
   std::vector<int> arrays, outputs;
+  std::vector<int> overlapping; // arrays then outputs: what outputs may overlap
   std::vector<uint64_t> nbytes;
   std::vector<std::pair<int, int>> scalars; // (full index, code)
   std::vector<Alloc> allocs;
@@ -261,6 +262,9 @@ Plan *parse_plan(PyObject *spec) {
   for (int i : plan->outputs)
     if (i < 0 || i >= plan->n_full)
       goto bad_index;
+  plan->overlapping = plan->arrays;
+  plan->overlapping.insert(plan->overlapping.end(), plan->outputs.begin(),
+                           plan->outputs.end());
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(scalars); ++i) {
     int full, code;
     if (!PyArg_ParseTuple(PyTuple_GET_ITEM(scalars, i), "ii;scalar", &full,
@@ -534,6 +538,15 @@ void write_field(const Field &f, uint64_t bits) {
   }
 }
 
+/// fn(arg), taking `arg`'s reference (null: its creation failed).
+PyObject *call_with(PyObject *fn, PyObject *arg) {
+  if (!arg)
+    return nullptr;
+  PyObject *result = PyObject_CallOneArg(fn, arg);
+  Py_DECREF(arg);
+  return result;
+}
+
 PyObject *full_list(PyObject *const *full, int n) {
   PyObject *list = PyList_New(n);
   if (!list)
@@ -601,13 +614,11 @@ Outcome run_plan(Plan &plan, PyObject *const *values, PyObject *stream_arg,
       return o;
   }
   if (plan.caller_outputs) {
-    std::vector<int> arrays(plan.arrays);
-    arrays.insert(arrays.end(), plan.outputs.begin(), plan.outputs.end());
     for (int i : plan.outputs) {
       uint64_t start = ptrs[i], end = start + plan.nbytes[i];
       if (start == end)
         continue;
-      for (int j : arrays)
+      for (int j : plan.overlapping)
         if (j != i && ptrs[j] < end && start < ptrs[j] + plan.nbytes[j])
           return Outcome::kRefused;
     }
@@ -620,11 +631,7 @@ Outcome run_plan(Plan &plan, PyObject *const *values, PyObject *stream_arg,
     if (!as_u64(stream_arg, &stream))
       return Outcome::kError;
   } else if (plan.stream_fn) {
-    PyObject *device = PyLong_FromLong(plan.device);
-    if (!device)
-      return Outcome::kError;
-    PyObject *s = PyObject_CallOneArg(plan.stream_fn, device);
-    Py_DECREF(device);
+    PyObject *s = call_with(plan.stream_fn, PyLong_FromLong(plan.device));
     if (!s)
       return Outcome::kError;
     bool ok = as_u64(s, &stream);
@@ -634,11 +641,8 @@ Outcome run_plan(Plan &plan, PyObject *const *values, PyObject *stream_arg,
   }
   if (plan.n_buffers) {
     if (!plan.has_scratch || plan.scratch_stream != stream) {
-      PyObject *s = PyLong_FromUnsignedLongLong(stream);
-      if (!s)
-        return Outcome::kError;
-      PyObject *bufs = PyObject_CallOneArg(plan.scratch_fn, s);
-      Py_DECREF(s);
+      PyObject *bufs =
+          call_with(plan.scratch_fn, PyLong_FromUnsignedLongLong(stream));
       if (!bufs)
         return Outcome::kError;
       PyObject *seq = PySequence_Fast(bufs, "scratch pointers");
@@ -689,11 +693,7 @@ Outcome run_plan(Plan &plan, PyObject *const *values, PyObject *stream_arg,
           std::memcpy(m.addr, m.cached, 128);
         continue;
       }
-      PyObject *ptr = PyLong_FromUnsignedLongLong(p);
-      if (!ptr)
-        return Outcome::kError;
-      PyObject *raw = PyObject_CallOneArg(m.make, ptr);
-      Py_DECREF(ptr);
+      PyObject *raw = call_with(m.make, PyLong_FromUnsignedLongLong(p));
       if (!raw)
         return Outcome::kError;
       char *bytes;
@@ -729,12 +729,7 @@ Outcome run_plan(Plan &plan, PyObject *const *values, PyObject *stream_arg,
                           step.shared, reinterpret_cast<void *>(stream),
                           step.params, nullptr);
     if (err) {
-      PyObject *code = PyLong_FromLong(err);
-      if (code) {
-        PyObject *r = PyObject_CallOneArg(plan.check, code);
-        Py_DECREF(code);
-        Py_XDECREF(r);
-      }
+      Py_XDECREF(call_with(plan.check, PyLong_FromLong(err)));
       if (!PyErr_Occurred())
         PyErr_Format(PyExc_RuntimeError, "kernel launch failed (%d)", err);
       return Outcome::kError;

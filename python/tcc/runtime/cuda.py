@@ -98,6 +98,7 @@ class CudaDevice:
         self.loaded = ""  # what the last load_kernel loaded (cubin or ptx)
         self.launch_mode = "bindings"
         self._ctypes_launch = self._ctypes_graph_launch = None
+        self._entry_point: tuple[int, Callable[[int], None]] | None = None
         if os.environ.get("TCC_LAUNCH") == "ctypes":
             self.set_launch_mode("ctypes")
 
@@ -205,15 +206,18 @@ class CudaDevice:
         raises its error code as a LaunchError: the C dispatcher of launch
         plans (tcc.runtime._fastcall) calls it directly. None when ctypes
         cannot open the driver library."""
-        launch, _ = _ctypes_entry_points()
-        if launch is None:
-            return None
-        result, check = self._drv.CUresult, self._check
+        if self._entry_point is None:
+            launch, _ = _ctypes_entry_points()
+            if launch is None:
+                return None
+            result, check = self._drv.CUresult, self._check
 
-        def raise_error(err: int) -> None:
-            check(result(err), "cuLaunchKernel")
+            def raise_error(err: int) -> None:
+                check(result(err), "cuLaunchKernel")
 
-        return int(ctypes.cast(launch, ctypes.c_void_p).value or 0), raise_error
+            self._entry_point = (int(ctypes.cast(launch, ctypes.c_void_p).value or 0),
+                                 raise_error)
+        return self._entry_point
 
     def launch(
         self,

@@ -48,6 +48,7 @@ class HipDevice:
         if err != hip.hipError_t.hipSuccess:
             raise RuntimeUnavailableError(f"hipInit failed ({err}): no usable AMD GPU for {arch}")
         self._device = device
+        self._entry_point: tuple[int, Callable[[int], None]] | None = None
         self._call("hipSetDevice", device)
         _OPENED.append(self)
 
@@ -87,17 +88,20 @@ class HipDevice:
         function address and what raises its error code as a LaunchError,
         for the C dispatcher of launch plans; None when ctypes cannot open
         libamdhip64.so."""
-        try:
-            lib = ctypes.CDLL("libamdhip64.so")
-        except OSError:
-            return None
-        hip = self._hip
+        if self._entry_point is None:
+            try:
+                lib = ctypes.CDLL("libamdhip64.so")
+            except OSError:
+                return None
+            hip = self._hip
 
-        def raise_error(err: int) -> None:
-            raise LaunchError(f"hipModuleLaunchKernel failed: {hip.hipError_t(err)}")
+            def raise_error(err: int) -> None:
+                raise LaunchError(f"hipModuleLaunchKernel failed: {hip.hipError_t(err)}")
 
-        return int(ctypes.cast(lib.hipModuleLaunchKernel, ctypes.c_void_p).value or 0), \
-            raise_error
+            self._entry_point = (
+                int(ctypes.cast(lib.hipModuleLaunchKernel, ctypes.c_void_p).value or 0),
+                raise_error)
+        return self._entry_point
 
     def launch(
         self,

@@ -314,9 +314,7 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
         src.getEncoding());
     if (!blocked)
       return fail("tiles enter shared memory from a #tile.blocked layout");
-    bool rowMajor = shared.getOrder() == ArrayRef<unsigned>{1, 0};
-    if (shared.getOrder() != blocked.getOrder() ||
-        (!rowMajor && !isColumnMajor(shared)))
+    if (!isMovableSharedOrder(shared, blocked))
       return fail("shared tiles must be row-major (order = [1, 0]) or "
                   "column-major (order = [0, 1]), entered from a layout of "
                   "the same order");

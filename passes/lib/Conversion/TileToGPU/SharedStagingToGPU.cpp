@@ -68,8 +68,8 @@ Operation *closingCommit(Operation *copy) {
 
 /// cp.async reads a memref whose minor dim has unit stride: a transposed
 /// view (memref.transpose, a B read as stored [N, K]) through its source,
-/// at the permuted indices; null when there is none.
-Value unitStrideSource(Value memref, SmallVector<Value> &indices) {
+/// at the permuted `indices` (when given); null when there is none.
+Value unitStrideSource(Value memref, SmallVector<Value> *indices = nullptr) {
   auto minorUnit = [](Value m) {
     auto type = cast<MemRefType>(m.getType());
     SmallVector<int64_t> strides;
@@ -82,12 +82,13 @@ Value unitStrideSource(Value memref, SmallVector<Value> &indices) {
   auto transpose = memref.getDefiningOp<memref::TransposeOp>();
   if (!transpose || !minorUnit(transpose.getIn()))
     return {};
-  // The view's dim i is the source's dim permutation(i).
-  AffineMap perm = transpose.getPermutation();
-  SmallVector<Value> source(indices.size());
-  for (unsigned i = 0; i < indices.size(); ++i)
-    source[perm.getDimPosition(i)] = indices[i];
-  indices = std::move(source);
+  if (indices) { // the view's dim i is the source's dim permutation(i)
+    AffineMap perm = transpose.getPermutation();
+    SmallVector<Value> source(indices->size());
+    for (unsigned i = 0; i < indices->size(); ++i)
+      source[perm.getDimPosition(i)] = (*indices)[i];
+    *indices = std::move(source);
+  }
   return transpose.getIn();
 }
 
@@ -146,7 +147,7 @@ void emitAsyncRuns(OpBuilder &b, Location loc, const TileLayout &layout,
       if (p)
         at[fast] = arith::AddIOp::create(b, loc, at[fast], cst(b, loc, p));
       SmallVector<Value> srcIndices = plan.shifted(src, p);
-      Value source = unitStrideSource(memref, srcIndices);
+      Value source = unitStrideSource(memref, &srcIndices);
       nvgpu::DeviceAsyncCopyOp::create(
           b, loc, tokenType, dst.buffer, dst.indices(b, loc, at[0], at[1]),
           source, srcIndices, b.getIndexAttr(piece), pieceLeft,
@@ -163,10 +164,9 @@ int64_t asyncPiece(const KernelInfo &info, const MemRefAccessPlan &plan,
                    const SharedTileRef &dst, Type element, Value memref) {
   int64_t piece = sharedPiece(dst.layout, plan.getWidth());
   int64_t pieceBytes = piece * elementBytes(element);
-  SmallVector<Value> none(cast<MemRefType>(memref.getType()).getRank());
   bool cpAsync = info.asyncCopy && plan.getWidth() > 1 &&
                  (pieceBytes == 4 || pieceBytes == 8 || pieceBytes == 16) &&
-                 unitStrideSource(memref, none);
+                 unitStrideSource(memref);
   return cpAsync ? piece : 0;
 }
 
@@ -431,10 +431,7 @@ static LogicalResult verifySlots(Operation *op, tile::SharedBufferType buffer,
                                  StringRef what, StringRef moved) {
   if (buffer.getTileShape().size() != 2)
     return op->emitOpError() << "convert-tile-to-gpu " << what << " only";
-  ArrayRef<unsigned> order = buffer.getEncoding().getOrder();
-  bool rowMajor = order == ArrayRef<unsigned>{1, 0};
-  if ((!rowMajor && !isColumnMajor(buffer.getEncoding())) ||
-      layout.getOrder() != order)
+  if (!isMovableSharedOrder(buffer.getEncoding(), layout))
     return op->emitOpError() << "shared tiles must be row-major (order = [1, "
                                 "0]) or column-major (order = [0, 1]) and "
                              << moved << " a layout of the same order";

@@ -42,6 +42,14 @@ private:
 inline bool isColumnMajor(tile::SharedEncodingAttr shared) {
   return shared.getOrder() == ArrayRef<unsigned>{0, 1};
 }
+/// Whether `layout` moves a 2-D tile into or out of `shared`: both
+/// row-major (order [1, 0]) or both column-major (order [0, 1]).
+inline bool isMovableSharedOrder(tile::SharedEncodingAttr shared,
+                                 tile::BlockedEncodingAttr layout) {
+  return (shared.getOrder() == ArrayRef<unsigned>{1, 0} ||
+          isColumnMajor(shared)) &&
+         layout.getOrder() == shared.getOrder();
+}
 /// The buffer shape of shared tiles of `shape` ([slots..., rows, cols]) in
 /// `shared`: the last two dims swapped where it is column-major.
 SmallVector<int64_t> physicalSharedShape(ArrayRef<int64_t> shape,
