@@ -25,7 +25,7 @@ using namespace mlir::tcc::strategy;
 
 /// The forms, in the order they are asked.
 static const KernelFormInfo *const kForms[] = {
-    &kSoftmaxForm,   &kTransposeForm,     &kElementwiseForm,
+    &kAttentionForm, &kSoftmaxForm,   &kTransposeForm,     &kElementwiseForm,
     &kColumnReductionForm, &kMatmulForm,  &kFmaMatmulForm,
     &kRowReductionForm,    &kRowProgramForm};
 

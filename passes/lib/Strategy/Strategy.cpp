@@ -728,3 +728,181 @@ mlir::tcc::mmaAccumulatorLayout(MLIRContext *ctx, tile::MmaKind kind,
   }
   llvm_unreachable("unknown MMA kind");
 }
+
+//===----------------------------------------------------------------------===//
+// Attention (form = attention)
+//===----------------------------------------------------------------------===//
+
+Attribute mlir::tcc::mmaRowsAccumulatorLayout(MLIRContext *ctx,
+                                              unsigned warps) {
+  return tile::NvidiaMmaEncodingAttr::get(ctx, 2, {warps, 1}, {16, 8});
+}
+
+SmallVector<Operation *> mlir::tcc::AttentionOps::ops() const {
+  SmallVector<Operation *> all{scores};
+  for (linalg::GenericOp op : scoreOps)
+    all.push_back(op);
+  all.append({softmax, output});
+  if (epilogue)
+    all.push_back(epilogue);
+  return all;
+}
+
+bool mlir::tcc::isAttentionScoreBodyOp(Operation *op) {
+  if (op->getNumRegions() != 0 || op->getNumResults() != 1)
+    return false;
+  if (isa<arith::ConstantOp, arith::SelectOp, arith::CmpFOp, arith::ExtFOp,
+          arith::TruncFOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
+          arith::DivFOp, arith::NegFOp, arith::MaximumFOp, arith::MinimumFOp,
+          arith::MaxNumFOp, arith::MinNumFOp, arith::AndIOp, arith::OrIOp,
+          arith::XOrIOp>(op))
+    return true;
+  // Float math (exp, tanh, ...): one result of its operands' type.
+  return op->getDialect()->getNamespace() == "math" &&
+         isa<FloatType>(op->getResult(0).getType());
+}
+
+/// A contraction out + a * b into f32 from a zero fill, reading 16-bit
+/// float operands with `transposes` (matmulTransposes), batched.
+static bool isAttentionContraction(linalg::GenericOp op,
+                                   std::pair<bool, bool> transposes) {
+  if (!op || op.getNumLoops() != 4 || matmulTransposes(op) != transposes ||
+      !hasTensorCoreTypes(op) || !isMultiplyAdd(op) ||
+      !getElementTypeOrSelf(op.getResult(0)).isF32())
+    return false;
+  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
+  auto constant = succeeded(fill) ? fill->getDefiningOp<arith::ConstantOp>()
+                                  : arith::ConstantOp();
+  auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  if (!value || !value.getValue().isZero())
+    return false;
+  for (Value v : op->getOperands())
+    if (!cast<ShapedType>(v.getType()).hasStaticShape())
+      return false;
+  return true;
+}
+
+/// Whether operand map `map` of a score op (over (b, m, n)) reads what the
+/// attention kernel loads onto its scores: the scores' own shape (b, m, n),
+/// or an operand shared by every batch, (m, n), (m) or (n).
+static bool isScoreOperandMap(AffineMap map) {
+  if (!isInOrderProjection(map) || map.getNumResults() == 0)
+    return false;
+  if (map.isIdentity())
+    return true;
+  return llvm::none_of(map.getResults(), [](AffineExpr e) {
+    return cast<AffineDimExpr>(e).getPosition() == 0;
+  });
+}
+
+std::optional<AttentionOps>
+mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
+  if (!target || !target.hasMma(tile::MmaKind::mma_sync_m16n8k16))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(softmax.getInput().getType());
+  Type element = type.getElementType();
+  if (type.getRank() != 3 || softmax.getDimension() != 2 ||
+      !type.hasStaticShape() || !(element.isF16() || element.isBF16()) ||
+      !softmax.getResult()[0].hasOneUse())
+    return std::nullopt;
+  AttentionOps chain;
+  chain.softmax = softmax;
+  // Back from the softmax: the score ops, then the contraction.
+  Value value = softmax.getInput();
+  while (true) {
+    auto op = value.getDefiningOp<linalg::GenericOp>();
+    if (!op || !value.hasOneUse() || op.getNumResults() != 1)
+      return std::nullopt;
+    if (!isAllParallel(op)) {
+      if (!isAttentionContraction(op, {false, true}))
+        return std::nullopt;
+      chain.scores = op;
+      break;
+    }
+    if (op.getNumLoops() != 3 ||
+        cast<ShapedType>(op.getResult(0).getType()).getShape() !=
+            type.getShape() ||
+        !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+      return std::nullopt;
+    // The one input from the chain (its identity map), the others operands.
+    OpOperand *from = nullptr;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      bool chained = producer && map.isIdentity() &&
+                     (isAllParallel(producer) ||
+                      !llvm::all_of(producer.getIteratorTypesArray(),
+                                    [](utils::IteratorType t) {
+                                      return t == utils::IteratorType::parallel;
+                                    }));
+      if (chained && failed(getFillValue(input->get()))) {
+        if (from)
+          return std::nullopt;
+        from = input;
+        continue;
+      }
+      if (!isScoreOperandMap(map) ||
+          !cast<ShapedType>(input->get().getType()).hasStaticShape())
+        return std::nullopt;
+    }
+    if (!from || !llvm::all_of(op.getBody()->without_terminator(),
+                               [](Operation &inner) {
+                                 return isAttentionScoreBodyOp(&inner);
+                               }))
+      return std::nullopt;
+    chain.scoreOps.insert(chain.scoreOps.begin(), op);
+    value = from->get();
+  }
+  // Q [B, M, D], K [B, N, D]: D a multiple of 16 up to 128.
+  auto qType = cast<ShapedType>(chain.scores.getDpsInputs()[0].getType());
+  int64_t d = qType.getShape().back();
+  if (d % 16 || d > 128 || qType.getElementType() != element)
+    return std::nullopt;
+  // P V: P the A operand, V [B, N, Dv].
+  auto output = dyn_cast<linalg::GenericOp>(
+      *softmax.getResult()[0].getUsers().begin());
+  if (!output || !isAttentionContraction(output, {false, false}) ||
+      output.getDpsInputs()[0] != softmax.getResult()[0])
+    return std::nullopt;
+  auto vType = cast<ShapedType>(output.getDpsInputs()[1].getType());
+  int64_t dv = vType.getShape().back();
+  if (dv % 16 || dv > 128 || vType.getElementType() != element)
+    return std::nullopt;
+  chain.output = output;
+  Value result = output.getResult(0);
+  if (result.hasOneUse()) {
+    auto epilogue = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+    if (epilogue && isAllParallel(epilogue) && epilogue.getNumDpsInputs() == 1 &&
+        epilogue.getNumResults() == 1 &&
+        llvm::all_of(epilogue.getIndexingMapsArray(),
+                     [](AffineMap m) { return m.isIdentity(); }) &&
+        llvm::all_of(epilogue.getBody()->without_terminator(),
+                     [](Operation &inner) {
+                       return isAttentionScoreBodyOp(&inner);
+                     }))
+      chain.epilogue = epilogue;
+  }
+  return chain;
+}
+
+std::optional<AttentionOps>
+mlir::tcc::matchAttentionKernel(ArrayRef<Operation *> ops,
+                                tile::TargetAttr target) {
+  for (Operation *op : ops)
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
+      std::optional<AttentionOps> chain = matchAttention(softmax, target);
+      if (!chain)
+        return std::nullopt;
+      SmallVector<Operation *> all = chain->ops();
+      // A kernel whose P V result is not consumed by the epilogue in it
+      // stores P V itself.
+      if (chain->epilogue && ops.size() == all.size() - 1) {
+        chain->epilogue = nullptr;
+        all.pop_back();
+      }
+      if (ArrayRef<Operation *>(all) != ops)
+        return std::nullopt;
+      return chain;
+    }
+  return std::nullopt;
+}

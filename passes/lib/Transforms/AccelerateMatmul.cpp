@@ -45,7 +45,10 @@ struct TccAccelerateMatmulPass
   LogicalResult accelerate(tile::FuncOp func) {
     auto config = func->getAttrOfType<tile::LoweringConfigAttr>(
         tile::kLoweringConfigAttrName);
-    if (!config || config.getForm() != tile::KernelForm::matmul ||
+    bool attention =
+        config && config.getForm() == tile::KernelForm::attention;
+    if (!config ||
+        (config.getForm() != tile::KernelForm::matmul && !attention) ||
         !config.getMma() || *config.getMma() == tile::MmaKind::wgmma_m64nNk16)
       return success();
     SmallVector<tile::DotOp> dots;
@@ -64,14 +67,19 @@ struct TccAccelerateMatmulPass
                << "tcc-accelerate-matmul: the kernel's tile.dot ops have "
                   "different accumulator layouts ("
                << blocked << " and " << dot.getType().getEncoding()
-               << "); a matmul plan's kernel has one";
+               << "); a matmul or attention plan's kernel has one";
     unsigned warps = config.getNumWarps();
-    if (warps < 2 || warps % 2)
+    if (!attention && (warps < 2 || warps % 2))
       return func.emitOpError()
              << "tcc-accelerate-matmul: plan num_warps = " << warps
              << " does not split into 2 x W / 2 warps";
+    // Attention: warps along the rows only (the scores' row max and sum in
+    // a quad of lanes, P the second product's A operand in registers).
     Attribute mma =
-        mmaAccumulatorLayout(&getContext(), *config.getMma(), warps).first;
+        attention
+            ? mmaRowsAccumulatorLayout(&getContext(), warps)
+            : mmaAccumulatorLayout(&getContext(), *config.getMma(), warps)
+                  .first;
     unsigned kWidth = operandKWidth(mma);
     MLIRContext *ctx = &getContext();
     // Every occurrence of the accumulator's layout, also inside slices

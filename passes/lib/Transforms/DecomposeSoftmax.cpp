@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
+#include "tcc/Strategy/Strategy.h"
 #include "tcc/Transforms/Passes.h"
 
 namespace mlir::tcc {
@@ -148,6 +150,10 @@ struct TccDecomposeSoftmaxPass
     SmallVector<linalg::SoftmaxOp> softmaxes;
     getOperation()->walk([&](linalg::SoftmaxOp op) {
       auto type = cast<RankedTensorType>(op.getInput().getType());
+      // The softmax of an attention chain stays whole: tcc-form-kernels
+      // makes the chain one kernel (form = attention).
+      if (tcc::matchAttention(op, tcc::tile::lookupTarget(op)))
+        return;
       if (int64_t(op.getDimension()) != type.getRank() - 1 ||
           hasPointwiseNeighbour(op))
         softmaxes.push_back(op);

@@ -208,6 +208,7 @@ enum class Form {
   Pointwise, // all-parallel ops
   Rows,      // a row program: row reductions with the ops around them
   Matmul,    // a contraction and its elementwise epilogue
+  Attention, // an attention chain (tcc::matchAttention), matched up front
   Columns,   // a column reduction and the pointwise ops over its outputs
   Single,    // an op that is a kernel alone (softmax, other linalg ops)
 };
@@ -291,6 +292,7 @@ bool canJoin(const Group &group, Operation *op, Value value) {
   }
   case Form::Columns:
     return tcc::isColumnEpilogue(generic, group.outputShape, group.colLoops);
+  case Form::Attention:
   case Form::Single:
     return false;
   }
@@ -453,7 +455,33 @@ LogicalResult TccFormKernelsPass::formKernels(func::FuncOp func) {
   tcc::tile::TargetAttr target = tcc::tile::lookupTarget(func);
   SmallVector<Group> groups;
   DenseMap<Operation *, unsigned> groupOf;
+  // Attention chains are one group each: found before the rules below,
+  // which would close a group at the contraction's epilogue.
+  DenseMap<Operation *, Operation *> attentionOf; // op -> its chain's softmax
+  func.walk([&](linalg::SoftmaxOp softmax) {
+    if (std::optional<tcc::AttentionOps> chain =
+            tcc::matchAttention(softmax, target))
+      for (Operation *op : chain->ops())
+        attentionOf[op] = softmax;
+  });
+  DenseMap<Operation *, unsigned> attentionGroup; // softmax -> group
   for (Operation &op : func.getBody().front()) {
+    if (auto chain = attentionOf.find(&op); chain != attentionOf.end()) {
+      auto [found, fresh] =
+          attentionGroup.try_emplace(chain->second, groups.size());
+      if (fresh)
+        groups.push_back(Group{{}, Form::Attention});
+      groups[found->second].ops.push_back(&op);
+      groupOf[&op] = found->second;
+      // Groups it reads from are done: their values are stored.
+      for (Value operand : op.getOperands())
+        if (Operation *producer = beforeReshapes(operand).getDefiningOp())
+          if (auto from = groupOf.find(producer);
+              from != groupOf.end() && from->second != found->second)
+            groups[from->second].closed = true;
+      groups[found->second].closed = true;
+      continue;
+    }
     if (isCloneable(&op) || tcc::isSizeComputation(&op) ||
         isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::DimOp,
             func::ReturnOp>(op))

@@ -939,7 +939,7 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // -----
 
-// expected-error@+1 {{#tile.lowering_config: num_stages is for the matmul forms, not form = softmax}}
+// expected-error@+1 {{#tile.lowering_config: num_stages is for the matmul and attention forms, not form = softmax}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = softmax, block = [1, 1024], num_warps = 4, num_stages = 2>}
 
 // -----
@@ -954,7 +954,7 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // -----
 
-// expected-error@+1 {{#tile.lowering_config: mma is for form = matmul, not form = fma_matmul}}
+// expected-error@+1 {{#tile.lowering_config: mma is for form = matmul and form = attention, not form = fma_matmul}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = fma_matmul, block = [64, 64, 8], num_warps = 4, mma = mma_sync_m16n8k16>}
 
 // -----
@@ -994,7 +994,7 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // -----
 
-// expected-error@+1 {{#tile.lowering_config: mma is for form = matmul, not form = column_reduction}}
+// expected-error@+1 {{#tile.lowering_config: mma is for form = matmul and form = attention, not form = column_reduction}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = column_reduction, block = [64, 128], num_warps = 8, mma = mma_sync_m16n8k16>}
 
 // -----
@@ -1155,3 +1155,18 @@ tile.func @remote_expect_tx(%i: index) attributes {grid_rank = 1 : i32} {
   tile.mbarrier_arrive %bars[%i] cta %i {expect_tx = 8192 : i64} : !tile.mbarriers<2>
   tile.return
 }
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = attention needs its tensor-core instruction (mma = ...)}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 4, num_stages = 2>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = attention runs on mma = mma_sync_m16n8k16, got mma = mfma_32x32x8}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 4, mma = mfma_32x32x8>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: form = attention needs a block of 2 sizes ([BM, BN]), got [128, 64, 64]}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64, 64], num_warps = 4, mma = mma_sync_m16n8k16>}

@@ -144,6 +144,41 @@ inline int64_t wgmmaStagingColumns(int64_t blockN) {
 /// sized for (H100 SXM, H200: 132). The grid strides by its program count,
 /// so any part runs it correctly; this one it fills.
 inline constexpr int64_t kHopperSMs = 132;
+/// Fused attention (form = attention): softmax((Q Kᵀ) ∘ f) V as one kernel,
+/// FlashAttention-2's schedule (AttentionKernel.cpp). The ops, in program
+/// order: the scores contraction Q Kᵀ (batched, A [B, M, D], B read as
+/// stored [B, N, D]), the elementwise ops on the scores (a scale, an
+/// additive bias, a mask written with select), the softmax over the last
+/// dim, the contraction P V (V [B, N, Dv]) and its elementwise epilogue (a
+/// cast).
+struct AttentionOps {
+  linalg::GenericOp scores;
+  SmallVector<linalg::GenericOp> scoreOps;
+  linalg::SoftmaxOp softmax;
+  linalg::GenericOp output;
+  linalg::GenericOp epilogue; // may be null
+  /// Every op, in program order.
+  SmallVector<Operation *> ops() const;
+};
+/// The attention chain around last-dim softmax `softmax`, when `target`'s
+/// attention kernel builds it: an mma.sync target (m16n8k16); Q, K, V and P
+/// of one 16-bit float type, static shapes, head dims D and Dv multiples of
+/// 16 up to 128; both contractions out + a * b from a zero fill into f32;
+/// the score ops all-parallel generics over the [B, M, N] scores (each
+/// result used once, by the next), their other operands [B, M, N] or shared
+/// by every batch ((m, n), (m) or (n)); each value of the
+/// chain used once, by the next op; the epilogue, when there is one, reads
+/// only P V. tcc-decompose-softmax leaves such a softmax whole and
+/// tcc-form-kernels makes the chain one kernel.
+std::optional<AttentionOps> matchAttention(linalg::SoftmaxOp softmax,
+                                           tile::TargetAttr target);
+/// Whether kernel ops `ops` are exactly one attention chain (matchAttention).
+std::optional<AttentionOps> matchAttentionKernel(ArrayRef<Operation *> ops,
+                                                 tile::TargetAttr target);
+/// Whether score-op body `op` is one the attention kernel clones onto its
+/// f32 scores (arith and math ops on floats, compares, selects, casts,
+/// constants).
+bool isAttentionScoreBodyOp(Operation *op);
 /// Checks that a matmul's body is out + a * b (operands possibly cast) and
 /// its init a constant float fill; returns the fill.
 FailureOr<double> verifyGemmBody(linalg::GenericOp op);
@@ -226,6 +261,13 @@ BlockSchedule fmaAccumulatorSchedule(unsigned warps, unsigned warpSize);
 /// matmul builder checks the plan's block against.
 std::pair<Attribute, std::pair<int64_t, int64_t>>
 mmaAccumulatorLayout(MLIRContext *ctx, tile::MmaKind kind, unsigned warps);
+
+/// The mma.sync m16n8k16 accumulator layout with `warps` warps along M only
+/// (warpsPerCTA [W, 1]): each warp owns whole rows of the block, so a row
+/// reduction stays in a quad of lanes and an f16 accumulator is the next
+/// product's A operand in registers. What tcc-accelerate-matmul gives the
+/// attention kernel's two tile.dots.
+Attribute mmaRowsAccumulatorLayout(MLIRContext *ctx, unsigned warps);
 
 /// Shared memory a staged softmax walk (walk = staged) of schedule `s`
 /// over rows of `n` elements of `elementBytes` keeps: one [BM, BN] slot per

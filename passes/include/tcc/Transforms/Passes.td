@@ -255,6 +255,11 @@ def TccDecomposeSoftmax : Pass<"tcc-decompose-softmax"> {
     column reduction for an outer one): a max over the dim, a sum of
     exp(x - max), then exp(x - max) / sum.
 
+    The softmax of an attention chain (`tcc::matchAttention`: Q Kᵀ, the
+    elementwise ops on the scores, the softmax, P V, on a target whose
+    attention kernel builds it) stays whole: tcc-form-kernels makes the
+    chain one kernel (form = attention), which computes the softmax online.
+
     Before:
     ```mlir
     %y = linalg.softmax dimension(0) ins(%x : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
@@ -293,6 +298,10 @@ def TccFormKernels : Pass<"tcc-form-kernels", "::mlir::ModuleOp"> {
     result read once with the identity map: SwiGLU's `silu(x @ w1.T) *
     (x @ w3.T)`) joins both into one group, a dual GEMM that the Hopper GEMM
     builds with two accumulators (A read once, neither product stored).
+    An attention chain (`tcc::matchAttention`: Q Kᵀ, the elementwise ops on
+    the scores, a last-dim softmax, P V and its cast) is one group, matched
+    before the rules above: the fused attention kernel never stores the
+    scores.
     Fills and empty tensors that initialize a group's ops, and constants,
     are cloned into the kernel. A program that is a single group reading
     only its arguments is left as it is: it already is one kernel.
@@ -431,6 +440,13 @@ def TccAccelerateMatmul : Pass<"tcc-accelerate-matmul"> {
     layout the same one: the loop-carried accumulator, the epilogue's tiles
     and the bias rows sliced from it, the store. No data moves: the
     epilogue runs on the accumulator's registers.
+
+    An attention plan (`form = attention`, mma_sync_m16n8k16) puts both of
+    its tile.dots (Q Kᵀ and P V, one blocked accumulator layout) on
+    `#tile.nvidia_mma` with its warps along M only (`warpsPerCTA = [W, 1]`):
+    each warp owns whole score rows, so the softmax's row max and sum stay
+    in a quad of lanes, and P's convert_layout to the second product's A
+    operand is a permutation of registers.
 
     Before (128 x 128 on 4 warps):
     ```mlir

@@ -777,7 +777,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   // elementwise epilogue.
   tile::KernelForm form = config.getForm();
   bool group = form == tile::KernelForm::row_program ||
-               form == tile::KernelForm::column_reduction;
+               form == tile::KernelForm::column_reduction ||
+               form == tile::KernelForm::attention;
   linalg::GenericOp epilogue, second;
   // A dual GEMM (two contractions of one A and their epilogue): the Hopper
   // GEMM builds it, the first contraction carrying the plan.
@@ -923,6 +924,15 @@ LogicalResult ConvertLinalgToTilePass::build(
                                         inputArgs, context, grid, warps);
     return mismatch("a column reduction (first) and elementwise ops over "
                     "its outputs");
+  case tile::KernelForm::attention:
+    if (std::optional<AttentionOps> chain =
+            matchAttentionKernel(ops, context.target);
+        chain && root == chain->softmax.getOperation())
+      return buildAttentionKernel(*chain, config, kernel, outputs, inputArgs,
+                                  context, grid, warps);
+    return mismatch("an attention chain (Q Kᵀ, elementwise ops on the "
+                    "scores, a last-dim softmax, P V and its cast), on its "
+                    "softmax");
   case tile::KernelForm::row_program:
     if (isRowProgram(ops) && root == rowProgramRoot(ops))
       return buildRowProgramKernel(ops, config, kernel, outputs, inputArgs,

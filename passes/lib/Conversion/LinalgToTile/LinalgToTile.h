@@ -302,6 +302,17 @@ LogicalResult buildColumnReductionKernel(ArrayRef<Operation *> ops,
                                          const BuildContext &context,
                                          GridSize &grid, unsigned &numWarps);
 
+/// Fused attention (tcc::matchAttention), FlashAttention-2's schedule
+/// (AttentionKernel.cpp): BM query rows of one batch per program, a loop
+/// over BN-key blocks with the online softmax, P from registers into P V.
+LogicalResult buildAttentionKernel(AttentionOps chain,
+                                   tile::LoweringConfigAttr config,
+                                   tile::FuncOp kernel,
+                                   const OutputMap &outputs,
+                                   ArrayRef<Value> inputArgs,
+                                   const BuildContext &context,
+                                   GridSize &grid, unsigned &numWarps);
+
 /// A transpose (isTransposeKernel) staged through shared memory so that
 /// reads and writes are both coalesced (TransposeKernel.cpp).
 LogicalResult buildTransposeKernel(linalg::GenericOp op,
@@ -311,6 +322,16 @@ LogicalResult buildTransposeKernel(linalg::GenericOp op,
                                    ArrayRef<Value> inputArgs,
                                    const BuildContext &context,
                                    GridSize &grid, unsigned &numWarps);
+
+/// Plain blocked layout of a [rows, cols] tensor-core operand tile staged
+/// through shared memory: warps down the rows (tcc-coalesce gives it its
+/// 16-byte vectors along the cols); with `columnMajor` (a slice contiguous
+/// along its rows, a B read as stored [N, K]) lanes down the rows and warps
+/// across the cols.
+tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t rows,
+                                        int64_t cols, unsigned warpSize,
+                                        unsigned warps,
+                                        bool columnMajor = false);
 
 /// What the tensor-core and FMA GEMM schedules share (MatmulKernel.cpp): the
 /// (batched) iteration space, this program's block and batch slice, the

@@ -28,22 +28,19 @@ namespace {
 
 constexpr int64_t kGroupM = 8; // row blocks per rasterization group
 
-/// Plain blocked layout of a [rows, cols] operand tile: warps down the
-/// rows (tcc-coalesce gives it its 16-byte vectors along the cols); with
-/// `columnMajor` (a slice contiguous along its rows) lanes down the rows
-/// and warps across the cols.
-tile::BlockedEncodingAttr operandLayout(MLIRContext *ctx, int64_t rows,
-                                        int64_t cols, unsigned warpSize,
-                                        unsigned warps,
-                                        bool columnMajor = false) {
+} // namespace
+
+tile::BlockedEncodingAttr mlir::tcc::operandLayout(MLIRContext *ctx,
+                                                   int64_t rows, int64_t cols,
+                                                   unsigned warpSize,
+                                                   unsigned warps,
+                                                   bool columnMajor) {
   if (columnMajor)
     return tile::getDistributedBlocked(ctx, {rows, cols}, {1, 1}, {0, 1},
                                        warpSize, warps, {1, warps});
   return tile::getDistributedBlocked(ctx, {rows, cols}, {1, 1}, {1, 0},
                                      warpSize, warps, {warps, 1});
 }
-
-} // namespace
 
 std::pair<Value, Value> GemmProgram::groupedProgramIds(OpBuilder &b,
                                                        Location loc, Value pid,

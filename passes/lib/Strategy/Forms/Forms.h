@@ -50,6 +50,7 @@ extern const KernelFormInfo kRowReductionForm;
 extern const KernelFormInfo kTransposeForm;
 extern const KernelFormInfo kColumnReductionForm;
 extern const KernelFormInfo kRowProgramForm;
+extern const KernelFormInfo kAttentionForm;
 
 /// The plan of a row program over [m, n] rows whose widest element is
 /// `elementBytes` wide and narrowest float read `readBytes` wide

@@ -547,21 +547,26 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
     return emitError() << "#tile.lowering_config: num_warps must be a power "
                           "of two from 1 to 16, got "
                        << numWarps;
-  if (numStages && !matmul)
+  bool attention = form == KernelForm::attention;
+  if (numStages && !matmul && !attention)
     return emitError() << "#tile.lowering_config: num_stages is for the "
-                          "matmul forms, not form = "
+                          "matmul and attention forms, not form = "
                        << name;
   if (numStages && (*numStages < 1 || *numStages > 8))
     return emitError() << "#tile.lowering_config: num_stages must be from 1 "
                           "to 8, got "
                        << *numStages;
-  if (form == KernelForm::matmul && !mma)
-    return emitError() << "#tile.lowering_config: form = matmul needs its "
-                          "tensor-core instruction (mma = ...)";
-  if (mma && form != KernelForm::matmul)
-    return emitError() << "#tile.lowering_config: mma is for form = matmul, "
-                          "not form = "
+  if ((form == KernelForm::matmul || attention) && !mma)
+    return emitError() << "#tile.lowering_config: form = " << name
+                       << " needs its tensor-core instruction (mma = ...)";
+  if (mma && form != KernelForm::matmul && !attention)
+    return emitError() << "#tile.lowering_config: mma is for form = matmul "
+                          "and form = attention, not form = "
                        << name;
+  if (attention && mma != MmaKind::mma_sync_m16n8k16)
+    return emitError() << "#tile.lowering_config: form = attention runs on "
+                          "mma = mma_sync_m16n8k16, got mma = "
+                       << stringifyMmaKind(*mma);
   if (walk && form != KernelForm::row_program && form != KernelForm::softmax)
     return emitError() << "#tile.lowering_config: walk is for form = "
                           "row_program and form = softmax, not form = "

@@ -40,7 +40,11 @@ def Tile_KernelForm : I32EnumAttr<"KernelForm", "kernel form", [
     // Row reductions of one row space and the elementwise ops around them:
     // BM whole rows per program, persistent (BN >= the row) or walked in
     // BN-wide chunks (walk = looped).
-    I32EnumAttrCase<"row_program", 7>
+    I32EnumAttrCase<"row_program", 7>,
+    // Fused attention, softmax((Q Kᵀ) ∘ f) V (tcc::matchAttention): BM query
+    // rows of one batch per program, a loop over BN-key blocks with the
+    // online softmax (FlashAttention-2); both products on tensor cores.
+    I32EnumAttrCase<"attention", 8>
   ]> {
   let cppNamespace = "::mlir::tcc::tile";
   let genSpecializedAttr = 0;
@@ -106,14 +110,16 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     ```
 
     - `form`: the builder (elementwise, row_reduction, softmax, matmul,
-      fma_matmul, transpose, column_reduction, row_program);
+      fma_matmul, transpose, column_reduction, row_program, attention);
     - `block`: what one program covers, powers of two: `[BM, BN]` of the
       (collapsed 2-D) iteration space, or `[BM, BN, BK]` for the matmul
-      forms;
+      forms; for attention `[BM, BN]`: BM query rows per program, BN keys
+      per step of its loop;
     - `num_warps`: warps per program (1 to 16, a power of two);
     - `num_stages`: slots of each pipelined shared-memory operand buffer
-      (matmul forms; 1: synchronous staging);
-    - `mma`: the tensor-core instruction (form = matmul only);
+      (matmul forms, and attention's K and V blocks; 1: synchronous
+      staging);
+    - `mma`: the tensor-core instruction (form = matmul and attention);
     - `walk`: `persistent` (whole rows in registers, the default) or
       `looped` (BN-wide chunks of longer rows) for form = row_program and
       form = softmax (a looped softmax is the online softmax: a walk for
@@ -143,7 +149,7 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     transpose and softmax; the reduction or matmul for row_reduction,
     column_reduction, matmul and fma_matmul (the ops after it are its
     epilogue); the last row reduction for row_program (the op whose rows
-    the program walks).
+    the program walks); the softmax for attention.
   }];
   let parameters = (ins
     EnumParameter<Tile_KernelForm>:$form,
