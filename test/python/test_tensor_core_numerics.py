@@ -340,3 +340,25 @@ def test_a_wrong_ldmatrix_map_gives_wrong_numbers(monkeypatch, trans):
     monkeypatch.setattr(simt, "ptx_ldmatrix", wrong)
     _, err = gemm_error("sm_80", 64, 64, 32, "f16")
     assert err > 0.05
+
+
+def test_gemm_epilogue_reads_a_per_row_vector():
+    # A per-row operand of the epilogue ((x @ w) * r[:, None]) loads in the
+    # accumulator's row slice, whose two rows per thread are 8 apart (g and
+    # g + 8), not a contiguous pair: each is its own load.
+    import tcc
+    from tcc.frontend import Tensor, f16, program, syms
+
+    M, N, K = syms("M N K")
+
+    @program
+    def row_scaled(x: Tensor[M, K, f16], w: Tensor[K, N, f16], r: Tensor[M, f16]):
+        return (x @ w) * r.reshape(M, 1)
+
+    kernel = tcc.compile(row_scaled, "sm_80", M=80, N=64, K=32)
+    assert len(kernel.kernels) == 1
+    rng = np.random.default_rng(21)
+    x, w, r = (rng.standard_normal(s).astype(np.float16) for s in ((80, 32), (32, 64), (80,)))
+    (out,) = run_gpu_stage(kernel, x, w, r)
+    ref = (x.astype(np.float64) @ w.astype(np.float64)) * r.astype(np.float64)[:, None]
+    assert float(np.linalg.norm(out - ref) / np.linalg.norm(ref)) < 2e-3

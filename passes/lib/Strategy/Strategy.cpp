@@ -751,11 +751,12 @@ SmallVector<Operation *> mlir::tcc::AttentionOps::ops() const {
 bool mlir::tcc::isAttentionScoreBodyOp(Operation *op) {
   if (op->getNumRegions() != 0 || op->getNumResults() != 1)
     return false;
-  if (isa<arith::ConstantOp, arith::SelectOp, arith::CmpFOp, arith::ExtFOp,
+  if (isa<arith::ConstantOp, arith::SelectOp, arith::CmpFOp, arith::CmpIOp,
+          arith::ExtFOp,
           arith::TruncFOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
           arith::DivFOp, arith::NegFOp, arith::MaximumFOp, arith::MinimumFOp,
           arith::MaxNumFOp, arith::MinNumFOp, arith::AndIOp, arith::OrIOp,
-          arith::XOrIOp>(op))
+          arith::XOrIOp, arith::AddIOp, arith::SubIOp, arith::SIToFPOp>(op))
     return true;
   // Float math (exp, tanh, ...): one result of its operands' type.
   return op->getDialect()->getNamespace() == "math" &&

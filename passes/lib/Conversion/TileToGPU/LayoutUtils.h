@@ -112,8 +112,14 @@ public:
   /// Elements per thread along tile dim `d`, and their product.
   int64_t getElemsAlong(unsigned d) const { return sizes[d] * reps[d]; }
   int64_t getNumElems() const;
-  /// The contiguous run along tile dim `d`: min(sizePerThread, size).
-  int64_t getSizePerThread(unsigned d) const { return sizes[d]; }
+  /// The contiguous run along tile dim `d`: min(sizePerThread, size), or
+  /// the root's run where a thread's elements along it are strided (1
+  /// along an mma.sync accumulator's rows: rows g and g + 8; 4 along a 32x32
+  /// MFMA's). A 1-D slice of such rows (a per-row vector of the
+  /// accumulator) is strided too.
+  int64_t getSizePerThread(unsigned d) const {
+    return std::min(sizes[d], rootRun[dims[d]]);
+  }
   /// Tile dims, fastest first (the root's `order` restricted to them).
   ArrayRef<unsigned> getOrder() const { return order; }
 

@@ -1,0 +1,225 @@
+// convert-linalg-to-tile, form = attention (AttentionKernel.cpp):
+// FlashAttention-2's loop. Q's block is staged once as the first product's
+// A operand; the loop over the whole 64-key blocks carries the running max,
+// the running sum and the output accumulator; each step multiplies Q Kᵀ (K
+// read through its transpose: column-major [D, BN] slices), scales the
+// scores by scale * log2(e) (the constant scale folded), takes the row max,
+// exp2 (afn), the rescaled row sum and O * alpha + P V (P cast to f16 and
+// converted to the A operand). A partial last block runs after the loop with
+// its keys past S masked to -inf; O / l and its cast are stored.
+// tcc-accelerate-matmul puts both products on mma.sync with warps [4, 1].
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy --convert-linalg-to-tile | FileCheck %s
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy --convert-linalg-to-tile --tcc-accelerate-matmul | FileCheck %s --check-prefix=MMA
+
+// CHECK-DAG: #[[ACC:.*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[KT:.*]] = #tile.blocked<{{.*}}order = [0, 1]}>
+// CHECK-DAG: #[[SHCOL:.*]] = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [0, 1]}>
+// CHECK-DAG: #[[ROWS:.*]] = #tile.slice<{dim = 1, parent = #[[ACC]]}>
+// CHECK-DAG: #[[OPA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[ACC]], kWidth = 0}>
+// CHECK-LABEL: tile.func @attn(
+// CHECK-SAME: tcc.grid = array<i64: 8, 1, 1>
+// CHECK-SAME: form = attention, block = [128, 64], num_warps = 4, num_stages = 2
+// CHECK: %[[KV:.*]] = memref.transpose
+// CHECK: tile.memref_load {{.*}} -> tensor<128x64xf16
+// CHECK: %[[Q:.*]] = tile.convert_layout {{.*}} -> tensor<128x64xf16, #[[OPA]]>
+// CHECK: %[[R:.*]]:3 = scf.for %[[J:.*]] = %{{.*}} to %c256 step %c64 iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}}) -> (tensor<128xf32, #[[ROWS]]>, tensor<128xf32, #[[ROWS]]>, tensor<128x64xf32, #[[ACC]]>)
+// CHECK: tile.memref_load %[[KV]][%{{.*}}, %[[J]]] {{.*}} -> tensor<64x64xf16, #[[KT]]>
+// CHECK: tile.convert_layout {{.*}} -> tensor<64x64xf16, #[[SHCOL]]>
+// CHECK: %[[S:.*]] = tile.dot %[[Q]], {{.*}} -> tensor<128x64xf32, #[[ACC]]>
+// CHECK: arith.constant 0.180336878 : f32
+// CHECK: %[[X:.*]] = arith.mulf %[[S]], %{{.*}} : tensor<128x64xf32, #[[ACC]]>
+// CHECK: tile.reduce %[[X]] {axis = 1 : i32}
+// CHECK: arith.maximumf
+// CHECK: %[[MNEW:.*]] = arith.maximumf %[[M]], %{{.*}} : tensor<128xf32, #[[ROWS]]>
+// CHECK: math.exp2 %{{.*}} fastmath<afn> : tensor<128x64xf32, #[[ACC]]>
+// CHECK: math.exp2 %{{.*}} fastmath<afn> : tensor<128xf32, #[[ROWS]]>
+// CHECK: arith.addf
+// CHECK: arith.mulf %[[L]]
+// CHECK: arith.mulf %[[O]]
+// CHECK: arith.truncf %{{.*}} : tensor<128x64xf32, #[[ACC]]> to tensor<128x64xf16, #[[ACC]]>
+// CHECK: %[[P:.*]] = tile.convert_layout %{{.*}} : tensor<128x64xf16, #[[ACC]]> -> tensor<128x64xf16, #[[OPA]]>
+// CHECK: tile.memref_load %{{.*}}[%[[J]], %{{.*}}] {{.*}} -> tensor<64x64xf16
+// CHECK: %[[ONEW:.*]] = tile.dot %[[P]], %{{.*}}, %{{.*}} -> tensor<128x64xf32, #[[ACC]]>
+// CHECK: scf.yield %[[MNEW]], %{{.*}}, %[[ONEW]]
+// CHECK-NOT: tile.arange
+// CHECK: arith.divf %[[R]]#2
+// CHECK: arith.truncf
+// CHECK: tile.memref_store
+// MMA-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
+// MMA-DAG: #[[PA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
+// MMA-LABEL: tile.func @attn(
+// MMA: tile.dot {{.*}} -> tensor<128x64xf32, #[[MMA]]>
+// MMA: tile.convert_layout {{.*}} : tensor<128x64xf16, #[[MMA]]> -> tensor<128x64xf16, #[[PA]]>
+// MMA: tile.dot {{.*}} -> tensor<128x64xf32, #[[MMA]]>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#n = affine_map<(d0, d1, d2) -> (d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attn(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4x256x64xf16>) -> tensor<4x256x64xf16> {
+  %scale = arith.constant 1.250000e-01 : f16
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x256x256xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x256x64xf16>, tensor<4x256x64xf16>) outs(%f0 : tensor<4x256x256xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x256xf32>
+  %e1 = tensor.empty() : tensor<4x256x256xf16>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<4x256x256xf32>) outs(%e1 : tensor<4x256x256xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.mulf %0, %scale : f16
+    linalg.yield %1 : f16
+  } -> tensor<4x256x256xf16>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<4x256x256xf16>) outs(%e1 : tensor<4x256x256xf16>) -> tensor<4x256x256xf16>
+  %e2 = tensor.empty() : tensor<4x256x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<4x256x256xf16>, tensor<4x256x64xf16>) outs(%f2 : tensor<4x256x64xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x64xf32>
+  %e3 = tensor.empty() : tensor<4x256x64xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pv : tensor<4x256x64xf32>) outs(%e3 : tensor<4x256x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<4x256x64xf16>
+  return %r : tensor<4x256x64xf16>
+}
+
+// -----
+
+// S = 80: one whole block in the loop, then the last 16 keys masked.
+// CHECK-LABEL: tile.func @attn_tail(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c64{{.*}} step %c64
+// CHECK: scf.yield
+// CHECK: tile.dot
+// CHECK: %[[KEYS:.*]] = tile.arange {end = 64 : i32, start = 0 : i32}
+// CHECK: %[[J:.*]] = arith.addi %[[KEYS]]
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : tensor<64xi32
+// CHECK: tile.expand_dims %[[IN]] {axis = 0 : i32}
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xi1
+// CHECK: tile.reduce
+// CHECK: tile.dot
+// CHECK: tile.memref_store
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#n = affine_map<(d0, d1, d2) -> (d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attn_tail(%q: tensor<2x80x64xf16>, %k: tensor<2x80x64xf16>, %v: tensor<2x80x64xf16>) -> tensor<2x80x64xf16> {
+  %scale = arith.constant 1.250000e-01 : f16
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<2x80x80xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x80x80xf32>) -> tensor<2x80x80xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x80x64xf16>, tensor<2x80x64xf16>) outs(%f0 : tensor<2x80x80xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x80x80xf32>
+  %e1 = tensor.empty() : tensor<2x80x80xf16>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x80x80xf32>) outs(%e1 : tensor<2x80x80xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.mulf %0, %scale : f16
+    linalg.yield %1 : f16
+  } -> tensor<2x80x80xf16>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x80x80xf16>) outs(%e1 : tensor<2x80x80xf16>) -> tensor<2x80x80xf16>
+  %e2 = tensor.empty() : tensor<2x80x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x80x64xf32>) -> tensor<2x80x64xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x80x80xf16>, tensor<2x80x64xf16>) outs(%f2 : tensor<2x80x64xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x80x64xf32>
+  %e3 = tensor.empty() : tensor<2x80x64xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pv : tensor<2x80x64xf32>) outs(%e3 : tensor<2x80x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<2x80x64xf16>
+  return %r : tensor<2x80x64xf16>
+}
+
+// -----
+
+// A bias of the scores: loaded per block of keys onto the scores' layout and
+// added in f32 (the scores are not rounded to f16), the scale applied as
+// written, then log2(e).
+// CHECK-LABEL: tile.func @attn_bias(
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<256x256xf32>
+// CHECK: scf.for %[[J:.*]] = {{.*}} iter_args
+// CHECK: %[[S:.*]] = tile.dot
+// CHECK: %[[B:.*]] = tile.memref_load %[[BIAS]][%{{.*}}, %[[J]]] : memref<256x256xf32> -> tensor<128x64xf32
+// CHECK: %[[SB:.*]] = arith.addf %[[S]], %[[B]]
+// CHECK-NOT: arith.truncf
+// CHECK: %[[SCALE:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.mulf %[[SB]]
+// CHECK: arith.mulf
+// CHECK: tile.reduce
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#n = affine_map<(d0, d1, d2) -> (d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attn_bias(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4x256x64xf16>, %bias: tensor<256x256xf32>) -> tensor<4x256x64xf16> {
+  %scale = arith.constant 1.250000e-01 : f16
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x256x256xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x256x64xf16>, tensor<4x256x64xf16>) outs(%f0 : tensor<4x256x256xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x256xf32>
+  %e1 = tensor.empty() : tensor<4x256x256xf16>
+  %x = linalg.generic {indexing_maps = [#id, #mn, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %bias : tensor<4x256x256xf32>, tensor<256x256xf32>) outs(%e1 : tensor<4x256x256xf16>) {
+  ^bb0(%a: f32, %bb: f32, %o: f16):
+    %0 = arith.addf %a, %bb : f32
+    %1 = arith.truncf %0 : f32 to f16
+    %2 = arith.mulf %1, %scale : f16
+    linalg.yield %2 : f16
+  } -> tensor<4x256x256xf16>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<4x256x256xf16>) outs(%e1 : tensor<4x256x256xf16>) -> tensor<4x256x256xf16>
+  %e2 = tensor.empty() : tensor<4x256x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<4x256x256xf16>, tensor<4x256x64xf16>) outs(%f2 : tensor<4x256x64xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x64xf32>
+  %e3 = tensor.empty() : tensor<4x256x64xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pv : tensor<4x256x64xf32>) outs(%e3 : tensor<4x256x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<4x256x64xf16>
+  return %r : tensor<4x256x64xf16>
+}

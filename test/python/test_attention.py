@@ -1,0 +1,133 @@
+"""Fused attention (issue 13): ``((q @ k.transpose(-1, -2)) * s).softmax(-1) @ v``
+written as a PyTorch user writes it compiles to one kernel on mma.sync targets
+(form = attention: FlashAttention-2's loop, the scores never stored), and that
+kernel's gpu stage runs on the CPU emulator against float64 on fresh inputs
+(the output poisoned with NaN first), across tails of the key loop, head dims,
+dtypes, an additive bias and a mask written with ``where``."""
+
+import numpy as np
+import pytest
+
+import tcc
+import tcc.frontend as tf
+from tcc.frontend import Tensor, bf16, f16, f32, i32, program, syms
+from tcc.testing.cpu import _from_bf16_bits as from_bf16
+from tcc.testing.cpu import _to_bf16_bits as to_bf16
+from tcc.testing.simt import run_gpu_stage
+
+B, S, D, DV = syms("B S D DV")
+
+
+def attention_program(elt, scale: float):  # noqa: ANN001, ANN201
+    @program
+    def attention(q: Tensor[B, S, D, elt], k: Tensor[B, S, D, elt],
+                  v: Tensor[B, S, DV, elt]):
+        return ((q @ k.transpose(-1, -2)) * scale).softmax(-1) @ v
+    return attention
+
+
+def softmax_attention(q, k, v, scale, bias=None, mask=None):  # noqa: ANN001, ANN201
+    s = q @ k.transpose(0, 2, 1) * scale
+    if bias is not None:
+        s = s + bias
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v
+
+
+def inputs(rng, b, s, d, dv, dtype):  # noqa: ANN001, ANN201
+    """Stored operands and their float64 values."""
+    shapes = ((b, s, d), (b, s, d), (b, s, dv))
+    data = [rng.standard_normal(shape) for shape in shapes]
+    if dtype == "bf16":
+        stored = [to_bf16(x) for x in data]
+        return stored, [from_bf16(x).astype(np.float64) for x in stored]
+    stored = [x.astype(np.float16) for x in data]
+    return stored, [x.astype(np.float64) for x in stored]
+
+
+def rel_err(got, ref) -> float:  # noqa: ANN001
+    got = np.asarray(got, dtype=np.float64)
+    assert not np.isnan(got).any(), "unwritten (NaN-poisoned) elements"
+    return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("b, s, d, dv, dtype", [
+    (2, 80, 64, 64, "f16"),     # one whole block of keys, then a tail of 16
+    (1, 192, 64, 64, "f16"),    # three whole blocks: the running max and sum
+    (1, 72, 128, 128, "bf16"),  # 8 warps of 16 rows, bf16
+    (3, 40, 32, 16, "f16"),     # S below one block (64-row programs), Dv != D
+])
+def test_attention_is_one_kernel_and_matches_float64(target, b, s, d, dv, dtype):
+    scale = 1.0 / np.sqrt(d)
+    elt = {"f16": f16, "bf16": bf16}[dtype]
+    kernel = tcc.compile(attention_program(elt, scale), target, B=b, S=s, D=d, DV=dv)
+    assert len(kernel.kernels) == 1
+    tile_ir = kernel.ir["tile"]
+    assert "form = attention" in tile_ir
+    assert f"{s}x{s}" not in tile_ir  # the scores are never a buffer
+    rng = np.random.default_rng(b * 1000 + s + d)
+    stored, (q, k, v) = inputs(rng, b, s, d, dv, dtype)
+    (out,) = run_gpu_stage(kernel, *stored)
+    if dtype == "bf16":
+        out = from_bf16(np.asarray(out))
+    # P is rounded to the operand type for the second product, as SDPA does.
+    tolerance = {"f16": 2e-3, "bf16": 1.5e-2}[dtype]
+    assert rel_err(out, softmax_attention(q, k, v, scale)) < tolerance
+
+
+@program
+def biased(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16],
+           bias: Tensor[S, S, f16]):
+    return ((q @ k.transpose(-1, -2)) * 0.125 + bias).softmax(-1) @ v
+
+
+@program
+def masked(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16],
+           qpos: Tensor[S, i32], kpos: Tensor[S, i32]):
+    s = (q @ k.transpose(-1, -2)) * 0.125
+    keep = qpos.reshape(S, 1) >= kpos.reshape(1, S)
+    return tf.where(keep, s, float("-inf")).softmax(-1) @ v
+
+
+def test_attention_with_a_bias_of_the_scores():
+    kernel = tcc.compile(biased, "sm_80", B=2, S=100, D=64)
+    assert len(kernel.kernels) == 1
+    rng = np.random.default_rng(5)
+    stored, (q, k, v) = inputs(rng, 2, 100, 64, 64, "f16")
+    bias = rng.standard_normal((100, 100)).astype(np.float16)
+    (out,) = run_gpu_stage(kernel, *stored, bias)
+    assert rel_err(out, softmax_attention(q, k, v, 0.125, bias=bias)) < 2e-3
+
+
+def test_attention_with_a_mask_written_with_where():
+    # Causal, from the positions of the queries and keys: rows whose first
+    # block of keys is partly masked, keys masked in the tail block.
+    kernel = tcc.compile(masked, "sm_80", B=1, S=150, D=64)
+    assert len(kernel.kernels) == 1
+    rng = np.random.default_rng(6)
+    stored, (q, k, v) = inputs(rng, 1, 150, 64, 64, "f16")
+    pos = np.arange(150, dtype=np.int32)
+    (out,) = run_gpu_stage(kernel, *stored, pos, pos)
+    keep = pos[:, None] >= pos[None, :]
+    assert rel_err(out, softmax_attention(q, k, v, 0.125, mask=keep)) < 2e-3
+
+
+@program
+def attention_f32(q: Tensor[B, S, D, f32], k: Tensor[B, S, D, f32], v: Tensor[B, S, D, f32]):
+    return ((q @ k.transpose(-1, -2)) * 0.125).softmax(-1) @ v
+
+
+@pytest.mark.parametrize("target, program_, sizes, kernels", [
+    # No attention kernel on MFMA yet: K's transpose, the two products, the
+    # softmax.
+    ("gfx942", attention_program(f16, 0.125), {"DV": 64}, 4),
+    # f32 operands (no tensor-core products): K's transpose, the two
+    # FMA products, the softmax.
+    ("sm_80", attention_f32, {}, 4),
+])
+def test_attention_outside_the_fused_form_stays_unfused(target, program_, sizes, kernels):
+    kernel = tcc.compile(program_, target, B=2, S=64, D=64, **sizes)
+    assert len(kernel.kernels) == kernels
