@@ -21,21 +21,23 @@ import sys
 import time
 from pathlib import Path
 
-# (B·H, S, D, dtype): the issue's two shapes, then S = 512 ... 16k at 32k
-# tokens (D = 64, f16).
-CASES = [(32, 1024, 64, "f16"), (16, 4096, 128, "bf16")] + [
-    (max(1, 32768 // s), s, 64, "f16") for s in (512, 2048, 4096, 8192, 16384)] + [
-    (32, 1000, 64, "f16")]  # a tail block
+# (B·H, S, D, dtype, causal): the issue's two shapes with and without the
+# causal mask, then S = 512 ... 16k at 32k tokens (D = 64, f16), and a tail.
+CASES = [(32, 1024, 64, "f16", False), (16, 4096, 128, "bf16", False),
+         (32, 1024, 64, "f16", True), (16, 4096, 128, "bf16", True)] + [
+    (max(1, 32768 // s), s, 64, "f16", False) for s in (512, 2048, 4096, 8192, 16384)] + [
+    (32, 1000, 64, "f16", False)]
 TOLERANCE = {"f16": 3e-3, "bf16": 2e-2}
 TARGET = "sm_90"  # the mma.sync schedule (the Hopper one is not built yet)
 
 
-def case_name(bh: int, s: int, d: int, dtype: str) -> str:
-    return f"attn_{dtype}_{bh}x{s}x{d}"
+def case_name(bh: int, s: int, d: int, dtype: str, causal: bool) -> str:
+    return f"attn_{'causal_' if causal else ''}{dtype}_{bh}x{s}x{d}"
 
 
-def attention_program(dtype: str, scale: float):  # noqa: ANN201
-    """((q @ k.transpose(-1, -2)) * scale).softmax(-1) @ v on [BH, S, D]."""
+def attention_program(dtype: str, scale: float, causal: bool):  # noqa: ANN201
+    """((q @ k.transpose(-1, -2)) * scale).softmax(-1) @ v on [BH, S, D]; causal:
+    the scores where(arange(S)[:, None] >= arange(S)[None, :], s, -inf)."""
     import tcc.frontend as tf
     from tcc.frontend import Tensor, program, syms
 
@@ -45,7 +47,11 @@ def attention_program(dtype: str, scale: float):  # noqa: ANN201
     @program
     def attention(q: Tensor[BH, S, D, elt], k: Tensor[BH, S, D, elt],  # type: ignore[valid-type]
                   v: Tensor[BH, S, D, elt]):  # type: ignore[valid-type]
-        return ((q @ k.transpose(-1, -2)) * scale).softmax(-1) @ v
+        s = (q @ k.transpose(-1, -2)) * scale
+        if causal:
+            keep = tf.arange(S).reshape(S, 1) >= tf.arange(S).reshape(1, S)
+            s = tf.where(keep, s, float("-inf"))
+        return s.softmax(-1) @ v
 
     return attention
 
@@ -55,29 +61,33 @@ def build(directory: Path, only: set[str] | None = None) -> None:
 
     directory.mkdir(parents=True, exist_ok=True)
     manifest = []
-    for bh, s, d, dtype in CASES:
-        name = case_name(bh, s, d, dtype)
+    for bh, s, d, dtype, causal in CASES:
+        name = case_name(bh, s, d, dtype, causal)
         if only and name not in only:
             continue
         scale = 1.0 / math.sqrt(d)
         start = time.perf_counter()
-        kernel = tcc.compile(attention_program(dtype, scale), TARGET, BH=bh, S=s, D=d)
+        kernel = tcc.compile(attention_program(dtype, scale, causal), TARGET, BH=bh, S=s, D=d)
         kernel.artifact.save(directory / f"{name}.tcck")
         manifest.append({"name": name, "bh": bh, "s": s, "d": d, "dtype": dtype,
-                         "scale": scale, "kernels": len(kernel.kernels),
+                         "scale": scale, "causal": causal, "kernels": len(kernel.kernels),
                          "compile_s": time.perf_counter() - start})
         print(f"built {name}: {len(kernel.kernels)} kernel(s) in "
               f"{manifest[-1]['compile_s']:.1f} s")
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
-def reference(q, k, v, scale: float):  # noqa: ANN001, ANN201
+def reference(q, k, v, scale: float, causal: bool):  # noqa: ANN001, ANN201
     """float64 attention, one head at a time (S x S scores in float64)."""
     import torch
 
     out = torch.empty(q.shape, dtype=torch.float64, device=q.device)
+    n = q.shape[1]
+    keep = torch.ones((n, n), dtype=torch.bool, device=q.device).tril()
     for h in range(q.shape[0]):
         s = (q[h].double() @ k[h].double().T) * scale
+        if causal:
+            s = s.masked_fill(~keep, float("-inf"))
         out[h] = torch.softmax(s, -1) @ v[h].double()
     return out
 
@@ -98,17 +108,18 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
     rows, failures = [], 0
     for entry in json.loads((directory / "manifest.json").read_text()):
         bh, s, d, scale = entry["bh"], entry["s"], entry["d"], entry["scale"]
+        causal = entry["causal"]
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[entry["dtype"]]
         q, k, v = (torch.randn((bh, s, d), generator=gen, device="cuda").to(dtype)
                    for _ in range(3))
         kernel = load(directory / f"{entry['name']}.tcck")
         result = torch.full((bh, s, d), float("nan"), device="cuda", dtype=dtype)
         kernel(q, k, v, out=result)
-        ref = reference(q, k, v, scale)
+        ref = reference(q, k, v, scale, causal)
         unwritten, rel = check_against_float64(result, ref)
-        _, rel_sdpa = check_against_float64(
-            F.scaled_dot_product_attention(q[None], k[None], v[None], scale=scale)[0], ref)
-        _, rel_triton = check_against_float64(tri(q, k, v, scale), ref)
+        _, rel_sdpa = check_against_float64(F.scaled_dot_product_attention(
+            q[None], k[None], v[None], scale=scale, is_causal=causal)[0], ref)
+        _, rel_triton = check_against_float64(tri(q, k, v, scale, causal), ref)
         ok = unwritten == 0 and rel <= TOLERANCE[entry["dtype"]]
         failures += not ok
         row = {"name": entry["name"], "rel_err": rel, "rel_err_sdpa": rel_sdpa,
@@ -119,15 +130,17 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
               f"{entry['kernels']} kernel(s))", flush=True)
         if check_only:
             continue
-        flops = 4.0 * bh * s * s * d
+        # Causal: the half of the scores computed (SDPA's convention).
+        flops = 4.0 * bh * s * s * d / (2 if causal else 1)
 
-        def sdpa(q_=q, k_=k, v_=v, scale_=scale) -> None:  # noqa: ANN001
+        def sdpa(q_=q, k_=k, v_=v, scale_=scale, causal_=causal) -> None:  # noqa: ANN001
             with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                F.scaled_dot_product_attention(q_[None], k_[None], v_[None], scale=scale_)
+                F.scaled_dot_product_attention(q_[None], k_[None], v_[None], scale=scale_,
+                                               is_causal=causal_)
 
         timed = {"tcc": lambda k_=kernel, r_=result, q_=q, kk=k, v_=v: k_(q_, kk, v_, out=r_),
                  "SDPA": sdpa,
-                 "triton": lambda q_=q, kk=k, v_=v, s_=scale: tri(q_, kk, v_, s_)}
+                 "triton": lambda q_=q, kk=k, v_=v, s_=scale, c_=causal: tri(q_, kk, v_, s_, c_)}
         for label, fn in timed.items():
             ms = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
             row[label] = flops / (ms * 1e-3) / 1e12

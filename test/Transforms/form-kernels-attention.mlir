@@ -1,10 +1,10 @@
 // tcc-form-kernels: an attention chain (Q Kᵀ, the elementwise ops on the
 // scores, a last-dim softmax, P V and its cast; tcc::matchAttention) is one
-// kernel on an mma.sync target: the S x S scores are never stored. A
-// residual add after it is a kernel of its own. Elsewhere (gfx942), or when
-// the chain is not one the attention kernel builds (a softmax over another
-// dim, a head dim that is not a multiple of 16), the contractions and the
-// softmax are kernels of their own.
+// kernel on NVIDIA and AMD targets: the S x S scores are never stored. A
+// residual add after it is a kernel of its own. When the chain is not one
+// the attention kernel builds (a softmax over another dim, a head dim that
+// is not a multiple of 16), the contractions and the softmax are kernels of
+// their own.
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-form-kernels | FileCheck %s --check-prefix=SM80
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=gfx942 --tcc-form-kernels | FileCheck %s --check-prefix=GFX
 
@@ -20,8 +20,10 @@
 // SM80-NEXT: tcc.launch @attn_k1(%[[O]], %arg0)
 // SM80-NOT: tcc.launch
 // GFX-LABEL: func.func @attn(
-// GFX: tcc.launch {{.*}} -> tensor<4x256x256xf16>
-// GFX: linalg.softmax
+// GFX: %[[O:.*]] = tcc.launch @attn_k0(%arg0, %arg1, %arg2) : (tensor<4x256x64xf16>, tensor<4x256x64xf16>, tensor<4x256x64xf16>) -> tensor<4x256x64xf16>
+// GFX-NEXT: tcc.launch @attn_k1(%[[O]], %arg0)
+// GFX-NOT: tcc.launch
+// GFX-LABEL: func.func @attn_bias(
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #n = affine_map<(d0, d1, d2) -> (d2)>
@@ -144,6 +146,8 @@ func.func @attn_bias(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: ten
 // A softmax over the queries (dim 1) is no attention: the scores are stored.
 // SM80-LABEL: func.func @attn_dim1(
 // SM80: tcc.launch {{.*}} -> tensor<4x256x256xf16>
+// GFX-LABEL: func.func @attn_dim1(
+// GFX: tcc.launch {{.*}} -> tensor<4x256x256xf16>
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #n = affine_map<(d0, d1, d2) -> (d2)>
@@ -202,6 +206,8 @@ func.func @attn_dim1(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: ten
 // Head dim 8 (not a multiple of 16, mma.sync's k step): the scores are stored.
 // SM80-LABEL: func.func @attn_d8(
 // SM80: tcc.launch {{.*}} -> tensor<4x256x256xf16>
+// GFX-LABEL: func.func @attn_d8(
+// GFX: tcc.launch {{.*}} -> tensor<4x256x256xf16>
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #n = affine_map<(d0, d1, d2) -> (d2)>

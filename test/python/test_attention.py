@@ -1,5 +1,5 @@
 """Fused attention (issue 13): ``((q @ k.transpose(-1, -2)) * s).softmax(-1) @ v``
-written as a PyTorch user writes it compiles to one kernel on mma.sync targets
+written as a PyTorch user writes it compiles to one kernel on sm_80, sm_90 and gfx942
 (form = attention: FlashAttention-2's loop, the scores never stored), and that
 kernel's gpu stage runs on the CPU emulator against float64 on fresh inputs
 (the output poisoned with NaN first), across tails of the key loop, head dims,
@@ -53,11 +53,11 @@ def rel_err(got, ref) -> float:  # noqa: ANN001
     return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
 
 
-@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("target", ["sm_80", "sm_90", "gfx942"])
 @pytest.mark.parametrize("b, s, d, dv, dtype", [
     (2, 80, 64, 64, "f16"),     # one whole block of keys, then a tail of 16
     (1, 192, 64, 64, "f16"),    # three whole blocks: the running max and sum
-    (1, 72, 128, 128, "bf16"),  # 8 warps of 16 rows, bf16
+    (1, 72, 128, 128, "bf16"),  # 8 warps of 16 rows, bf16 (gfx942: 64 x 32 blocks)
     (3, 40, 32, 16, "f16"),     # S below one block (64-row programs), Dv != D
 ])
 def test_attention_is_one_kernel_and_matches_float64(target, b, s, d, dv, dtype):
@@ -116,18 +116,47 @@ def test_attention_with_a_mask_written_with_where():
 
 
 @program
+def causal(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16]):
+    s = (q @ k.transpose(-1, -2)) * 0.125
+    keep = tf.arange(S).reshape(S, 1) >= tf.arange(S).reshape(1, S)
+    return tf.where(keep, s, float("-inf")).softmax(-1) @ v
+
+
+@pytest.mark.parametrize("target, b, s, loops", [
+    ("sm_80", 1, 300, 2),  # programs at rows 0, 128, 256: 0, 2 and 4 unmasked blocks
+    ("sm_90", 2, 150, 2),
+    ("gfx942", 1, 200, 2),  # 64-row blocks (64 KiB of LDS)
+    ("sm_80", 2, 40, 0),   # one 64-row program: its diagonal, one step (no loop)
+])
+def test_causal_attention_skips_the_masked_blocks(target, b, s, loops):
+    kernel = tcc.compile(causal, target, B=b, S=s, D=64)
+    assert len(kernel.kernels) == 1
+    # Two loops: before the program's first row (no mask), its diagonal.
+    assert kernel.ir["tile"].count("scf.for") == loops
+    rng = np.random.default_rng(s)
+    stored, (q, k, v) = inputs(rng, b, s, 64, 64, "f16")
+    (out,) = run_gpu_stage(kernel, *stored)
+    keep = np.tril(np.ones((s, s), dtype=bool))
+    assert rel_err(out, softmax_attention(q, k, v, 0.125, mask=keep)) < 2e-3
+
+
+def test_arange_takes_integer_types_only():
+    with pytest.raises(tf.DTypeError, match="arange: elt must be i32 or i64, got f16"):
+        @program
+        def bad(x: Tensor[S, f16]):
+            return x + tf.arange(S, "f16")
+
+        tcc.compile(bad, "sm_80", S=8)
+
+
+@program
 def attention_f32(q: Tensor[B, S, D, f32], k: Tensor[B, S, D, f32], v: Tensor[B, S, D, f32]):
     return ((q @ k.transpose(-1, -2)) * 0.125).softmax(-1) @ v
 
 
-@pytest.mark.parametrize("target, program_, sizes, kernels", [
-    # No attention kernel on MFMA yet: K's transpose, the two products, the
-    # softmax.
-    ("gfx942", attention_program(f16, 0.125), {"DV": 64}, 4),
-    # f32 operands (no tensor-core products): K's transpose, the two
-    # FMA products, the softmax.
-    ("sm_80", attention_f32, {}, 4),
-])
-def test_attention_outside_the_fused_form_stays_unfused(target, program_, sizes, kernels):
-    kernel = tcc.compile(program_, target, B=2, S=64, D=64, **sizes)
-    assert len(kernel.kernels) == kernels
+@pytest.mark.parametrize("target", ["sm_80", "gfx942"])
+def test_f32_attention_stays_unfused(target):
+    # f32 operands (no tensor-core products): K's transpose, the two FMA
+    # products, the softmax.
+    kernel = tcc.compile(attention_f32, target, B=2, S=64, D=64)
+    assert len(kernel.kernels) == 4

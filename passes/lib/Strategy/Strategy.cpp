@@ -734,7 +734,14 @@ mlir::tcc::mmaAccumulatorLayout(MLIRContext *ctx, tile::MmaKind kind,
 //===----------------------------------------------------------------------===//
 
 Attribute mlir::tcc::mmaRowsAccumulatorLayout(MLIRContext *ctx,
-                                              unsigned warps) {
+                                              unsigned warps,
+                                              tile::MmaKind kind) {
+  if (kind == tile::MmaKind::mfma_32x32x8 ||
+      kind == tile::MmaKind::mfma_16x16x16) {
+    unsigned size = kind == tile::MmaKind::mfma_32x32x8 ? 32 : 16;
+    return tile::AMDMfmaEncodingAttr::get(ctx, 3, {warps, 1}, {size, size},
+                                          false);
+  }
   return tile::NvidiaMmaEncodingAttr::get(ctx, 2, {warps, 1}, {16, 8});
 }
 
@@ -751,6 +758,10 @@ SmallVector<Operation *> mlir::tcc::AttentionOps::ops() const {
 bool mlir::tcc::isAttentionScoreBodyOp(Operation *op) {
   if (op->getNumRegions() != 0 || op->getNumResults() != 1)
     return false;
+  // Positions (tcc.iota folded in: a causal mask's query and key indices).
+  if (isa<linalg::IndexOp, arith::IndexCastOp, arith::ExtSIOp,
+          arith::TruncIOp>(op))
+    return true;
   if (isa<arith::ConstantOp, arith::SelectOp, arith::CmpFOp, arith::CmpIOp,
           arith::ExtFOp,
           arith::TruncFOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
@@ -798,7 +809,9 @@ static bool isScoreOperandMap(AffineMap map) {
 
 std::optional<AttentionOps>
 mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
-  if (!target || !target.hasMma(tile::MmaKind::mma_sync_m16n8k16))
+  if (!target || !(target.hasMma(tile::MmaKind::mma_sync_m16n8k16) ||
+                   target.hasMma(tile::MmaKind::mfma_16x16x16) ||
+                   target.hasMma(tile::MmaKind::mfma_32x32x8)))
     return std::nullopt;
   auto type = cast<RankedTensorType>(softmax.getInput().getType());
   Type element = type.getElementType();
@@ -884,6 +897,23 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
       chain.epilogue = epilogue;
   }
   return chain;
+}
+
+bool mlir::tcc::isAttentionScores(linalg::GenericOp op,
+                                  tile::TargetAttr target) {
+  Value value = op->getNumResults() == 1 ? op->getResult(0) : Value();
+  while (value && value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (auto softmax = dyn_cast<linalg::SoftmaxOp>(user)) {
+      std::optional<AttentionOps> chain = matchAttention(softmax, target);
+      return chain && chain->scores == op;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || !isAllParallel(generic) || generic.getNumResults() != 1)
+      return false;
+    value = generic.getResult(0);
+  }
+  return false;
 }
 
 std::optional<AttentionOps>

@@ -77,7 +77,7 @@ struct TccAccelerateMatmulPass
     // a quad of lanes, P the second product's A operand in registers).
     Attribute mma =
         attention
-            ? mmaRowsAccumulatorLayout(&getContext(), warps)
+            ? mmaRowsAccumulatorLayout(&getContext(), warps, *config.getMma())
             : mmaAccumulatorLayout(&getContext(), *config.getMma(), warps)
                   .first;
     unsigned kWidth = operandKWidth(mma);

@@ -3,7 +3,9 @@
 // Contractions that read an operand transposed (x @ w.T, q @ k^T) become a
 // transpose of that operand followed by the row-major contraction the GEMM
 // schedules read. Not for the Hopper GEMM (its descriptors read either
-// layout) nor a B the mma.sync GEMM reads as stored (mmaReadsTransposedB).
+// layout) nor a B the mma.sync GEMM reads as stored (mmaReadsTransposedB),
+// nor attention's K (isAttentionScores: the attention kernel reads it as
+// stored).
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -63,8 +65,10 @@ struct NormalizeOperands : OpRewritePattern<linalg::GenericOp> {
     tcc::tile::TargetAttr target = tcc::tile::lookupTarget(op);
     if (tcc::fitsWgmma(op, target))
       return failure();
-    bool transposeB =
-        transposed->second && !tcc::mmaReadsTransposedB(op, target);
+    // The attention kernel reads Q Kᵀ's K as stored on every target.
+    bool transposeB = transposed->second &&
+                      !tcc::mmaReadsTransposedB(op, target) &&
+                      !tcc::isAttentionScores(op, target);
     if (!transposed->first && !transposeB)
       return failure();
     Location loc = op.getLoc();

@@ -81,6 +81,7 @@ from tcc.frontend.errors import DTypeError, FrontendError, ShapeError
 from tcc.frontend.ops import (
     abs,
     add,
+    arange,
     cast,
     clamp,
     div,
@@ -167,6 +168,7 @@ __all__ = [
     "add",
     "amax",
     "amin",
+    "arange",
     "argmax",
     "argmin",
     "bf16",

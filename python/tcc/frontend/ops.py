@@ -24,6 +24,7 @@ from tcc.frontend.dtypes import (
     i1,
     i8,
     i32,
+    i64,
     result_type,
 )
 from tcc.frontend.errors import DTypeError, FrontendError, ShapeError
@@ -104,6 +105,23 @@ def full(
         return _wrap(const, target, elt)
     sizes = [builder.size(d, where) for d in target if isinstance(d, Sym)]
     op = _tcc.BroadcastOp(tensor_type(target, elt), const, list(range(len(target))), sizes)
+    return _wrap(op.result, target, elt)
+
+
+def arange(end: Dim | str, elt: DType | str = "i32") -> Tensor:
+    """``torch.arange(end)``: 0, 1, ..., end - 1, as i32 or i64 (``tcc.iota``).
+
+    Positions compared make masks: ``arange(S).reshape(S, 1) >=
+    arange(S).reshape(1, S)`` is attention's causal mask.
+    """
+    where = "arange"
+    builder = current(where)
+    target = _target_shape(where, builder, (end,))
+    elt = dtype(elt)
+    if elt not in (i32, i64):
+        raise DTypeError(f"{where}: elt must be i32 or i64, got {elt}")
+    sizes = [builder.size(d, where) for d in target if isinstance(d, Sym)]
+    op = _tcc.IotaOp(tensor_type(target, elt), sizes)
     return _wrap(op.result, target, elt)
 
 

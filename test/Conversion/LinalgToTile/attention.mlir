@@ -107,9 +107,10 @@ func.func @attn(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4
 // CHECK: tile.dot
 // CHECK: %[[KEYS:.*]] = tile.arange {end = 64 : i32, start = 0 : i32}
 // CHECK: %[[J:.*]] = arith.addi %[[KEYS]]
-// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : tensor<64xi32
-// CHECK: tile.expand_dims %[[IN]] {axis = 0 : i32}
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xi1
+// CHECK: %[[E:.*]] = tile.expand_dims %[[J]] {axis = 0 : i32}
+// CHECK: %[[B:.*]] = tile.broadcast %[[E]]
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[B]], %{{.*}} : tensor<128x64xi32
+// CHECK: arith.select %[[IN]], %{{.*}}, %{{.*}} : tensor<128x64xi1
 // CHECK: tile.reduce
 // CHECK: tile.dot
 // CHECK: tile.memref_store
@@ -222,4 +223,87 @@ func.func @attn_bias(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: ten
     linalg.yield %0 : f16
   } -> tensor<4x256x64xf16>
   return %r : tensor<4x256x64xf16>
+}
+
+// -----
+
+// Causal, as the frontend writes it (tf.arange positions folded into the
+// score op as linalg.index): the key blocks before the program's first row
+// (keys [0, m0)) run without the mask, the diagonal's (keys [m0, min(m0 +
+// BM, S))) with it, and the blocks past its last row not at all.
+// CHECK-LABEL: tile.func @attn_causal(
+// CHECK: %[[M0:.*]] = arith.muli %{{.*}}, %c128 : index
+// CHECK: %[[END0:.*]] = arith.addi %[[M0]], %c128
+// CHECK: %[[END:.*]] = arith.minui %[[END0]], %c256 : index
+// CHECK: %[[OFF:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %[[M0]] step %c64
+// CHECK-NOT: arith.cmpi sge
+// CHECK: tile.dot
+// CHECK-NOT: arith.cmpi sge
+// CHECK: scf.yield
+// CHECK: scf.for %{{.*}} = %[[M0]] to %[[END]] step %{{.*}} iter_args(%{{.*}} = %[[OFF]]#0, %{{.*}} = %[[OFF]]#1, %{{.*}} = %[[OFF]]#2)
+// CHECK: tile.dot
+// CHECK: %[[ROWS:.*]] = tile.arange {end = 128 : i32, start = 0 : i32}
+// CHECK: %[[KEYS:.*]] = tile.arange {end = 64 : i32, start = 0 : i32}
+// CHECK: %[[KEEP:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<128x64xi32
+// CHECK: arith.select %[[KEEP]]
+// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: tile.memref_store
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+
+func.func @attn_causal(%arg0: tensor<2x256x64xf16>, %arg1: tensor<2x256x64xf16>, %arg2: tensor<2x256x64xf16>) -> tensor<2x256x64xf16> {
+  %cst = arith.constant 0xFC00 : f16
+  %cst_0 = arith.constant 1.250000e-01 : f16
+  %cst_1 = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x256x256xf32>
+  %1 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel"]} outs(%0 : tensor<2x256x256xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst_1 : f32
+  } -> tensor<2x256x256xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<2x256x64xf16>, tensor<2x256x64xf16>) outs(%1 : tensor<2x256x256xf32>) {
+  ^bb0(%in: f16, %in_2: f16, %out: f32):
+    %11 = arith.extf %in : f16 to f32
+    %12 = arith.extf %in_2 : f16 to f32
+    %13 = arith.mulf %11, %12 : f32
+    %14 = arith.addf %out, %13 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x256x256xf32>
+  %3 = tensor.empty() : tensor<2x256x256xf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%2 : tensor<2x256x256xf32>) outs(%3 : tensor<2x256x256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %11 = arith.truncf %in : f32 to f16
+    %12 = linalg.index 1 : index
+    %13 = arith.index_cast %12 : index to i32
+    %14 = linalg.index 2 : index
+    %15 = arith.index_cast %14 : index to i32
+    %16 = arith.cmpi sge, %13, %15 : i32
+    %17 = arith.mulf %11, %cst_0 : f16
+    %18 = arith.select %16, %17, %cst : f16
+    linalg.yield %18 : f16
+  } -> tensor<2x256x256xf16>
+  %5 = linalg.softmax dimension(2) ins(%4 : tensor<2x256x256xf16>) outs(%3 : tensor<2x256x256xf16>) -> tensor<2x256x256xf16>
+  %6 = tensor.empty() : tensor<2x256x64xf32>
+  %7 = linalg.generic {indexing_maps = [#map], iterator_types = ["parallel", "parallel", "parallel"]} outs(%6 : tensor<2x256x64xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst_1 : f32
+  } -> tensor<2x256x64xf32>
+  %8 = linalg.generic {indexing_maps = [#map1, #map4, #map3], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%5, %arg2 : tensor<2x256x256xf16>, tensor<2x256x64xf16>) outs(%7 : tensor<2x256x64xf32>) {
+  ^bb0(%in: f16, %in_2: f16, %out: f32):
+    %11 = arith.extf %in : f16 to f32
+    %12 = arith.extf %in_2 : f16 to f32
+    %13 = arith.mulf %11, %12 : f32
+    %14 = arith.addf %out, %13 : f32
+    linalg.yield %14 : f32
+  } -> tensor<2x256x64xf32>
+  %9 = tensor.empty() : tensor<2x256x64xf16>
+  %10 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel"]} ins(%8 : tensor<2x256x64xf32>) outs(%9 : tensor<2x256x64xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %11 = arith.truncf %in : f32 to f16
+    linalg.yield %11 : f16
+  } -> tensor<2x256x64xf16>
+  return %10 : tensor<2x256x64xf16>
 }

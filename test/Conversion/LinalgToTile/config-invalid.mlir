@@ -418,7 +418,7 @@ func.func @attn_warps(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: te
     %1 = arith.mulf %0, %scale : f16
     linalg.yield %1 : f16
   } -> tensor<4x256x256xf16>
-  // expected-error@+1 {{'linalg.softmax' op lowering_config block [128, 64] does not fit mma_sync_m16n8k16 on 16 warps along the query rows (BM a multiple of 16 x num_warps, BN of 16)}}
+  // expected-error@+1 {{'linalg.softmax' op lowering_config block [128, 64] does not fit mma_sync_m16n8k16 on 16 warps along the query rows (BM a multiple of 16 x num_warps; BN and the head dim 64 of 16)}}
   %p = linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 16, num_stages = 2, mma = mma_sync_m16n8k16>} dimension(2) ins(%x : tensor<4x256x256xf16>) outs(%e1 : tensor<4x256x256xf16>) -> tensor<4x256x256xf16>
   %e2 = tensor.empty() : tensor<4x256x64xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>

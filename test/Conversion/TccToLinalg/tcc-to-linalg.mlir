@@ -354,3 +354,17 @@ func.func @reshape_rank0_and_cast(%s: tensor<f32>, %u: tensor<1x1xf32>, %v: tens
   %2 = tcc.reshape %v : tensor<?xf32> -> tensor<2x3xf32>
   return %0, %1, %2 : tensor<1x1xf32>, tensor<f32>, tensor<2x3xf32>
 }
+
+// -----
+
+// tcc.iota: a generic with no inputs yielding its index.
+// CHECK-LABEL: func.func @iota
+// CHECK: %[[E:.*]] = tensor.empty(%arg0) : tensor<?xi64>
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<?xi64>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[C:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: linalg.yield %[[C]] : i64
+func.func @iota(%n: index) -> tensor<?xi64> {
+  %0 = tcc.iota(%n) : tensor<?xi64>
+  return %0 : tensor<?xi64>
+}

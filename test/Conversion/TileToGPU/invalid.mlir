@@ -191,7 +191,7 @@ tile.func @column_major_a_operand(%slot: index) attributes {grid_rank = 1 : i32}
 #fmaB = #tile.dot_operand<{opIdx = 1, parent = #acc, kWidth = 0}>
 tile.func @column_major_fma_operand(%slot: index) attributes {grid_rank = 1 : i32} {
   %buf = tile.shared_alloc : !tile.shared_buffer<2x32x64xf32, #shT>
-  // expected-error@+1 {{'tile.shared_load' op a column-major shared tile (order = [0, 1]) is read only as an mma.sync operand}}
+  // expected-error@+1 {{'tile.shared_load' op a column-major shared tile (order = [0, 1]) is read only as an mma.sync operand or an MFMA B operand}}
   %b = tile.shared_load %buf[%slot] : !tile.shared_buffer<2x32x64xf32, #shT> -> tensor<32x64xf32, #fmaB>
   tile.return
 }

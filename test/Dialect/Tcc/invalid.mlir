@@ -831,3 +831,27 @@ func.func @case98(%x: tensor<?xf32>) {
   %0 = tcc.reshape %x : tensor<?xf32> -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @iota_rank2() {
+  // expected-error @+1 {{result must be 1-D, got 'tensor<4x4xi32>'}}
+  %0 = tcc.iota : tensor<4x4xi32>
+  return
+}
+
+// -----
+
+func.func @iota_sizes(%n: index) {
+  // expected-error @+1 {{takes one size per dynamic dim of its result (0), got 1}}
+  %0 = tcc.iota(%n) : tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @iota_float() {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = tcc.iota : tensor<8xf32>
+  return
+}

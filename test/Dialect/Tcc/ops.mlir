@@ -310,3 +310,12 @@ func.func @reshape(%x: tensor<4x6xf32>, %y: tensor<?x8xi8>, %n: index, %z: tenso
   %4 = tcc.reshape %z : tensor<f16> -> tensor<1x1xf16>
   return
 }
+
+// CHECK-LABEL: func.func @iota
+func.func @iota(%n: index) {
+  // CHECK: tcc.iota : tensor<128xi32>
+  %0 = tcc.iota : tensor<128xi32>
+  // CHECK: tcc.iota(%{{.*}}) : tensor<?xi64>
+  %1 = tcc.iota(%n) : tensor<?xi64>
+  return
+}

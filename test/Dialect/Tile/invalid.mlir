@@ -1163,8 +1163,8 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // -----
 
-// expected-error@+1 {{#tile.lowering_config: form = attention runs on mma = mma_sync_m16n8k16, got mma = mfma_32x32x8}}
-func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 4, mma = mfma_32x32x8>}
+// expected-error@+1 {{#tile.lowering_config: form = attention runs on mma = mma_sync_m16n8k16, mfma_16x16x16 or mfma_32x32x8, got mma = wgmma_m64nNk16}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 8, mma = wgmma_m64nNk16>}
 
 // -----
 

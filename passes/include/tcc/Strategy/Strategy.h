@@ -161,7 +161,8 @@ struct AttentionOps {
   SmallVector<Operation *> ops() const;
 };
 /// The attention chain around last-dim softmax `softmax`, when `target`'s
-/// attention kernel builds it: an mma.sync target (m16n8k16); Q, K, V and P
+/// attention kernel builds it: a target with mma.sync (m16n8k16) or MFMA;
+/// Q, K, V and P
 /// of one 16-bit float type, static shapes, head dims D and Dv multiples of
 /// 16 up to 128; both contractions out + a * b from a zero fill into f32;
 /// the score ops all-parallel generics over the [B, M, N] scores (each
@@ -172,12 +173,17 @@ struct AttentionOps {
 /// tcc-form-kernels makes the chain one kernel.
 std::optional<AttentionOps> matchAttention(linalg::SoftmaxOp softmax,
                                            tile::TargetAttr target);
+/// Whether contraction `op` is the Q Kᵀ of an attention chain
+/// (matchAttention): the attention kernel reads its K as stored, so
+/// tcc-normalize-matmul-operands leaves it alone.
+bool isAttentionScores(linalg::GenericOp op, tile::TargetAttr target);
 /// Whether kernel ops `ops` are exactly one attention chain (matchAttention).
 std::optional<AttentionOps> matchAttentionKernel(ArrayRef<Operation *> ops,
                                                  tile::TargetAttr target);
 /// Whether score-op body `op` is one the attention kernel clones onto its
 /// f32 scores (arith and math ops on floats, compares, selects, casts,
-/// constants).
+/// constants, and the positions `linalg.index` gives: a mask such as the
+/// causal one, `where(iota(S)[:, None] >= iota(S)[None, :], s, -inf)`).
 bool isAttentionScoreBodyOp(Operation *op);
 /// Checks that a matmul's body is out + a * b (operands possibly cast) and
 /// its init a constant float fill; returns the fill.
@@ -262,12 +268,15 @@ BlockSchedule fmaAccumulatorSchedule(unsigned warps, unsigned warpSize);
 std::pair<Attribute, std::pair<int64_t, int64_t>>
 mmaAccumulatorLayout(MLIRContext *ctx, tile::MmaKind kind, unsigned warps);
 
-/// The mma.sync m16n8k16 accumulator layout with `warps` warps along M only
-/// (warpsPerCTA [W, 1]): each warp owns whole rows of the block, so a row
-/// reduction stays in a quad of lanes and an f16 accumulator is the next
-/// product's A operand in registers. What tcc-accelerate-matmul gives the
-/// attention kernel's two tile.dots.
-Attribute mmaRowsAccumulatorLayout(MLIRContext *ctx, unsigned warps);
+/// The accumulator layout of `kind` (mma.sync m16n8k16 or MFMA) with `warps`
+/// warps along M only (warpsPerCTA [W, 1]): each warp owns whole rows of
+/// the block, so a row reduction stays in its lanes (a quad for mma.sync)
+/// and an mma.sync f16 accumulator is the next product's A operand in
+/// registers. What tcc-accelerate-matmul gives the attention kernel's two
+/// tile.dots.
+Attribute mmaRowsAccumulatorLayout(MLIRContext *ctx, unsigned warps,
+                                   tile::MmaKind kind =
+                                       tile::MmaKind::mma_sync_m16n8k16);
 
 /// Shared memory a staged softmax walk (walk = staged) of schedule `s`
 /// over rows of `n` elements of `elementBytes` keeps: one [BM, BN] slot per

@@ -89,7 +89,9 @@ def TccNormalizeMatmulOperands : Pass<"tcc-normalize-matmul-operands"> {
     contractions on mma.sync targets (tcc::mmaReadsTransposedB): the
     mma.sync GEMM stages its K-contiguous slices in shared tiles of order
     [0, 1], which ldmatrix reads without `.trans` (their A, if transposed,
-    is still transposed). A batched contraction whose operand is
+    is still transposed), and the K of an attention chain's Q Kᵀ on every
+    target (tcc::isAttentionScores: the fused attention kernel reads K's
+    slices column-major). A batched contraction whose operand is
     shared by the batch (`w @ x`, w [M, K], x [B, K, N]: A read through
     (m, k)) first gets that operand copied to every batch index (an
     elementwise generic, B copies of it), then is a batched GEMM; a body

@@ -15,7 +15,9 @@
 //
 // and stores O / l (and its cast). The loop runs over the whole blocks of
 // keys unmasked; a last partial block runs after it, its keys past the end
-// masked to -inf. Every tile of the two products lives on one blocked
+// masked to -inf. With a causal mask (where(m >= n, s, -inf) on the
+// positions), the blocks before the program's first row run without it, the
+// diagonal's blocks with it, and the blocks past its last row not at all. Every tile of the two products lives on one blocked
 // accumulator layout, which tcc-accelerate-matmul puts on mma.sync with
 // warps along the rows only ([W, 1]): the row max and sum reduce over a
 // quad of lanes, and P's convert_layout to the A operand is a register
@@ -43,6 +45,53 @@ constexpr double kLog2e = 1.4426950408889634;
 Type widened(Type type) {
   auto f = dyn_cast<FloatType>(type);
   return f && f.getWidth() < 32 ? Float32Type::get(type.getContext()) : type;
+}
+
+/// The `linalg.index` dim integer `value` of a score-op body is (through
+/// index casts and sign extensions), or nullopt.
+std::optional<unsigned> positionDim(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(def))
+      return index.getDim();
+    if (!isa<arith::IndexCastOp, arith::ExtSIOp>(def))
+      return std::nullopt;
+    value = def->getOperand(0);
+  }
+  return std::nullopt;
+}
+
+/// The compare of a causal mask among the score ops, when they have one:
+/// `select(cmp, x, -inf)` with `cmp` keeping the keys n <= the query m
+/// (`m >= n` or `n <= m` on the positions `linalg.index` gives, a
+/// tcc.iota folded in), used by that select only. Null otherwise. The
+/// kernel then skips the key blocks past its last query row (masked whole)
+/// and runs the blocks before its first row without the mask (kept whole).
+arith::CmpIOp causalMask(ArrayRef<linalg::GenericOp> ops) {
+  using P = arith::CmpIPredicate;
+  arith::CmpIOp found;
+  for (linalg::GenericOp op : ops)
+    for (Operation &inner : op.getBody()->without_terminator()) {
+      auto select = dyn_cast<arith::SelectOp>(inner);
+      auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpIOp>()
+                        : arith::CmpIOp();
+      FloatAttr other;
+      if (!cmp || !cmp->hasOneUse() ||
+          !matchPattern(select.getFalseValue(), m_Constant(&other)) ||
+          !other.getValue().isInfinity() || !other.getValue().isNegative())
+        continue;
+      std::optional<unsigned> lhs = positionDim(cmp.getLhs());
+      std::optional<unsigned> rhs = positionDim(cmp.getRhs());
+      P pred = cmp.getPredicate();
+      bool keepsLower =
+          (lhs == 1u && rhs == 2u && (pred == P::sge || pred == P::uge)) ||
+          (lhs == 2u && rhs == 1u && (pred == P::sle || pred == P::ule));
+      if (!keepsLower)
+        continue;
+      if (found)
+        return {}; // two of them: leave both as written
+      found = cmp;
+    }
+  return found;
 }
 
 /// c when the score ops are one op computing x * c or x / c (casts around
@@ -96,13 +145,24 @@ std::optional<double> foldableScale(ArrayRef<linalg::GenericOp> ops) {
 /// its block arguments mapped in `mapping`, scalars from outside rebuilt
 /// and splatted. With `widen`, 16-bit float values are computed in f32: a
 /// cast between float types becomes the value it casts (the scores stay
-/// f32, as SDPA computes them). Returns the tile the body yields.
+/// f32, as SDPA computes them). Positions (`linalg.index` d) are the i32
+/// tiles `position(d)`, index values i32. `alwaysTrue`, when set, is an i1
+/// op whose value is known true here (a causal mask's compare before the
+/// program's first query row), used only by a select: that select is its
+/// true value. Returns the tile the body yields.
 FailureOr<Value> cloneOnTiles(OpBuilder &b, Location loc, linalg::GenericOp op,
                               IRMapping &mapping,
                               function_ref<RankedTensorType(Type)> tileOf,
-                              bool widen) {
+                              bool widen,
+                              function_ref<Value(unsigned)> position = {},
+                              Operation *alwaysTrue = nullptr) {
   TileKernelBuilder kb(b, loc, BlockSchedule{});
-  auto typeFor = [&](Type type) { return widen ? widened(type) : type; };
+  Type i32 = b.getI32Type();
+  auto typeFor = [&](Type type) {
+    if (type.isIndex())
+      return i32;
+    return widen ? widened(type) : type;
+  };
   Block *body = op.getBody();
   for (Operation &inner : body->without_terminator()) {
     for (Value operand : inner.getOperands()) {
@@ -118,10 +178,39 @@ FailureOr<Value> cloneOnTiles(OpBuilder &b, Location loc, linalg::GenericOp op,
                                .getResult());
     }
     Type want = typeFor(inner.getResult(0).getType());
+    if (&inner == alwaysTrue)
+      continue; // its select (its one use) takes the true value
+    if (auto select = dyn_cast<arith::SelectOp>(inner);
+        select && alwaysTrue &&
+        select.getCondition().getDefiningOp() == alwaysTrue) {
+      mapping.map(select.getResult(), mapping.lookup(select.getTrueValue()));
+      continue;
+    }
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      if (!position)
+        return op.emitOpError("reads its loop indices (linalg.index), which "
+                              "the attention kernel's epilogue does not have");
+      mapping.map(index.getResult(), position(index.getDim()));
+      continue;
+    }
+    if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(inner)) {
+      Value src = mapping.lookup(inner.getOperand(0));
+      unsigned have = getElementTypeOrSelf(src).getIntOrFloatBitWidth();
+      unsigned bits = want.getIntOrFloatBitWidth();
+      Value cast =
+          bits == have ? src
+          : bits > have
+              ? arith::ExtSIOp::create(b, loc, tileOf(want), src).getResult()
+              : arith::TruncIOp::create(b, loc, tileOf(want), src).getResult();
+      mapping.map(inner.getResult(0), cast);
+      continue;
+    }
     if (auto constant = dyn_cast<arith::ConstantOp>(inner)) {
       TypedAttr value = constant.getValue();
       if (auto f = dyn_cast<FloatAttr>(value); f && want != f.getType())
         value = FloatAttr::get(want, f.getValueAsDouble());
+      if (auto n = dyn_cast<IntegerAttr>(value); n && want != n.getType())
+        value = IntegerAttr::get(want, n.getInt());
       Value s = arith::ConstantOp::create(b, loc, value);
       mapping.map(constant.getResult(),
                   tile::SplatOp::create(b, loc, tileOf(want), s).getResult());
@@ -158,18 +247,17 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   Location loc = softmax.getLoc();
   int64_t blockM = config.getBlock()[0], blockN = config.getBlock()[1];
   unsigned warps = config.getNumWarps();
-  if (config.getMma() != tile::MmaKind::mma_sync_m16n8k16 ||
-      !context.target.hasMma(tile::MmaKind::mma_sync_m16n8k16))
+  tile::MmaKind kind = *config.getMma();
+  if (!context.target.hasMma(kind))
     return softmax.emitOpError()
-           << "lowering_config of form = attention needs mma = "
-              "mma_sync_m16n8k16 on a target that has it (target "
-           << context.target.getArch() << ")";
-  if (blockM % (16 * int64_t(warps)) || blockN % 16)
-    return softmax.emitOpError()
-           << "lowering_config block [" << blockM << ", " << blockN
-           << "] does not fit mma_sync_m16n8k16 on " << warps
-           << " warps along the query rows (BM a multiple of 16 x "
-              "num_warps, BN of 16)";
+           << "lowering_config mma = " << tile::stringifyMmaKind(kind)
+           << " is not an instruction of target " << context.target.getArch()
+           << " (#tile.target mma)";
+  // Rows per instruction tile (each warp takes whole ones), and the n tile
+  // of the scores' and the output's columns.
+  bool mmaSync = kind == tile::MmaKind::mma_sync_m16n8k16;
+  int64_t tileM = kind == tile::MmaKind::mfma_32x32x8 ? 32 : 16;
+  int64_t tileN = mmaSync ? 16 : tileM;
   Value qArg = chain.scores.getDpsInputs()[0];
   Value kArg = chain.scores.getDpsInputs()[1];
   Value vArg = chain.output.getDpsInputs()[1];
@@ -181,6 +269,13 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   int64_t n = kType.getShape()[1], dv = vType.getShape()[2];
   Type element = qType.getElementType();
   Type f32 = Float32Type::get(ctx);
+  if (blockM % (tileM * int64_t(warps)) || blockN % tileN || dv % tileN)
+    return softmax.emitOpError()
+           << "lowering_config block [" << blockM << ", " << blockN
+           << "] does not fit " << tile::stringifyMmaKind(kind) << " on "
+           << warps << " warps along the query rows (BM a multiple of "
+           << tileM << " x num_warps; BN and the head dim " << dv << " of "
+           << tileN << ")";
 
   // One blocked accumulator layout for both products and everything on
   // them (lanes [warpSize / 4, 4], which no operand tile of at least 16
@@ -194,6 +289,7 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   auto layoutK = operandLayout(ctx, d, blockN, warpSize, warps,
                                /*columnMajor=*/true);
   auto layoutV = operandLayout(ctx, blockN, dv, warpSize, warps);
+  auto layoutP = operandLayout(ctx, blockM, blockN, warpSize, warps);
   auto sharedRows = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {1, 0});
   auto sharedCols = tile::SharedEncodingAttr::get(ctx, 8, 1, 1, {0, 1});
   auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, acc, 0);
@@ -304,10 +400,39 @@ LogicalResult mlir::tcc::buildAttentionKernel(
     return reduce.getResult(0);
   };
 
+  // The positions of this block's scores along loop dim `dim` (0: the
+  // batch, 1: the query rows from m0, 2: the keys from j), as i32.
+  auto positions = [&](OpBuilder &ob, Value j, unsigned dim) -> Value {
+    Type i32 = ob.getI32Type();
+    RankedTensorType type = tileOf({blockM, blockN}, i32, acc);
+    if (dim == 0)
+      return tile::SplatOp::create(
+          ob, loc, type,
+          arith::IndexCastOp::create(ob, loc, i32, batchIndex).getResult());
+    bool queries = dim == 1;
+    int64_t length = queries ? blockM : blockN;
+    RankedTensorType vector =
+        tileOf({length}, i32, queries ? Attribute(rows) : Attribute(cols));
+    Value start = arith::IndexCastOp::create(ob, loc, i32, queries ? m0 : j);
+    Value at = arith::AddIOp::create(
+        ob, loc,
+        tile::ArangeOp::create(ob, loc, vector, 0u, uint32_t(length)),
+        tile::SplatOp::create(ob, loc, vector, start));
+    Value e = tile::ExpandDimsOp::create(
+        ob, loc,
+        tileOf(queries ? SmallVector<int64_t>{blockM, 1}
+                       : SmallVector<int64_t>{1, blockN},
+               i32, acc),
+        at, queries ? 1u : 0u);
+    return tile::BroadcastOp::create(ob, loc, type, e).getResult();
+  };
+
   // One block of keys at `j`: the online softmax's update of (m, l, O).
-  // `masked`: the keys from n on are -inf (the last, partial block).
+  // `masked`: the keys from n on are -inf (the last, partial block);
+  // `alwaysTrue`: the causal mask's compare, known true for this block.
   auto step = [&](OpBuilder &ob, Value j, Value mPrev, Value lPrev,
-                  Value oPrev, bool masked) -> FailureOr<SmallVector<Value>> {
+                  Value oPrev, bool masked,
+                  Operation *alwaysTrue) -> FailureOr<SmallVector<Value>> {
     Value kOperand = stage(ob, kt, {c(0), j}, {d, blockN}, layoutK,
                            sharedCols, operandB);
     Value s = tile::DotOp::create(ob, loc, scoresType, qOperand, kOperand,
@@ -332,30 +457,20 @@ LogicalResult mlir::tcc::buildAttentionKernel(
         FailureOr<Value> result = cloneOnTiles(
             ob, loc, op, mapping,
             [&](Type t) { return tileOf({blockM, blockN}, t, acc); },
-            /*widen=*/true);
+            /*widen=*/true,
+            [&](unsigned dim) { return positions(ob, j, dim); }, alwaysTrue);
         if (failed(result))
           return failure();
         x = *result;
       }
     x = arith::MulFOp::create(ob, loc, x, f32Splat(ob, factor, scoresType));
     if (masked) {
-      Type i32 = ob.getI32Type();
-      Value arange = tile::ArangeOp::create(ob, loc, tileOf({blockN}, i32, cols),
-                                            0u, uint32_t(blockN));
-      Value j32 = arith::IndexCastOp::create(ob, loc, i32, j);
-      Value keys = arith::AddIOp::create(
-          ob, loc, arange,
-          tile::SplatOp::create(ob, loc, tileOf({blockN}, i32, cols), j32));
       Value limit = arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(n));
       Value inside = arith::CmpIOp::create(
-          ob, loc, arith::CmpIPredicate::slt, keys,
-          tile::SplatOp::create(ob, loc, tileOf({blockN}, i32, cols), limit));
-      Type i1 = ob.getI1Type();
-      Value e = tile::ExpandDimsOp::create(ob, loc, tileOf({1, blockN}, i1, acc),
-                                           inside, 0u);
-      Value mask = tile::BroadcastOp::create(
-          ob, loc, tileOf({blockM, blockN}, i1, acc), e);
-      x = arith::SelectOp::create(ob, loc, mask, x,
+          ob, loc, arith::CmpIPredicate::slt, positions(ob, j, 2),
+          tile::SplatOp::create(
+              ob, loc, tileOf({blockM, blockN}, ob.getI32Type(), acc), limit));
+      x = arith::SelectOp::create(ob, loc, inside, x,
                                   f32Splat(ob, negInf, scoresType));
     }
     Value mNew = arith::MaximumFOp::create(ob, loc, mPrev, reduceRows(ob, x, true));
@@ -375,6 +490,16 @@ LogicalResult mlir::tcc::buildAttentionKernel(
         arith::MulFOp::create(ob, loc, oPrev, broadcastRows(ob, alpha, dv));
     Value pNarrow = arith::TruncFOp::create(
         ob, loc, tileOf({blockM, blockN}, element, acc), p);
+    // mma.sync: P is the A operand in registers (a permutation of the
+    // accumulator's); MFMA's accumulator holds columns per lane where its A
+    // operand holds rows: through shared memory.
+    if (!mmaSync) {
+      // (Tiles enter shared memory from a blocked layout.)
+      pNarrow = tile::ConvertLayoutOp::create(
+          ob, loc, tileOf({blockM, blockN}, element, layoutP), pNarrow);
+      pNarrow = tile::ConvertLayoutOp::create(
+          ob, loc, tileOf({blockM, blockN}, element, sharedRows), pNarrow);
+    }
     Value pOperand = tile::ConvertLayoutOp::create(
         ob, loc, tileOf({blockM, blockN}, element, operandA), pNarrow);
     Value vOperand = stage(ob, *v, {j, c(0)}, {blockN, dv}, layoutV,
@@ -387,28 +512,48 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   SmallVector<Value> state{f32Splat(b, negInf, rowType),
                            f32Splat(b, 0.0, rowType),
                            f32Splat(b, 0.0, outType)};
-  int64_t whole = n / blockN * blockN;
-  if (whole > 0) {
+  // A loop of steps over keys [from, to).
+  auto walk = [&](Value from, Value to, bool masked,
+                  Operation *alwaysTrue) -> LogicalResult {
     bool failedStep = false;
     auto loop = scf::ForOp::create(
-        b, loc, c(0), c(whole), c(blockN), state,
+        b, loc, from, to, c(blockN), state,
         [&](OpBuilder &lb, Location, Value j, ValueRange iter) {
-          FailureOr<SmallVector<Value>> next =
-              step(lb, j, iter[0], iter[1], iter[2], /*masked=*/false);
+          FailureOr<SmallVector<Value>> next = step(
+              lb, j, iter[0], iter[1], iter[2], masked, alwaysTrue);
           failedStep = failed(next);
           scf::YieldOp::create(lb, loc, failedStep ? ValueRange(iter)
                                                    : ValueRange(*next));
         });
-    if (failedStep)
-      return failure();
     state.assign(loop.getResults().begin(), loop.getResults().end());
-  }
-  if (whole < n) {
-    FailureOr<SmallVector<Value>> next =
-        step(b, c(whole), state[0], state[1], state[2], /*masked=*/true);
-    if (failed(next))
+    return failure(failedStep);
+  };
+  if (arith::CmpIOp causal = causalMask(chain.scoreOps)) {
+    // Causal: the key blocks before the program's first query row are kept
+    // whole (the mask's compare is true there: no mask), the blocks of its
+    // diagonal run masked, and those past its last row (masked whole) are
+    // skipped. Keys past n only reach rows past n, which are not stored.
+    if (blockM % blockN)
+      return softmax.emitOpError()
+             << "lowering_config block [" << blockM << ", " << blockN
+             << "]: a causal attention plan needs BM a multiple of BN (the "
+                "diagonal starts at a whole block of keys)";
+    Value end = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, m0, c(blockM)), c(n));
+    if (failed(walk(c(0), m0, /*masked=*/false, causal)) ||
+        failed(walk(m0, end, /*masked=*/false, nullptr)))
       return failure();
-    state = *next;
+  } else {
+    int64_t whole = n / blockN * blockN;
+    if (whole > 0 && failed(walk(c(0), c(whole), /*masked=*/false, nullptr)))
+      return failure();
+    if (whole < n) {
+      FailureOr<SmallVector<Value>> next = step(
+          b, c(whole), state[0], state[1], state[2], /*masked=*/true, nullptr);
+      if (failed(next))
+        return failure();
+      state = *next;
+    }
   }
   Value result =
       arith::DivFOp::create(b, loc, state[2], broadcastRows(b, state[1], dv));

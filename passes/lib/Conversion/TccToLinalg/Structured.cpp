@@ -591,6 +591,34 @@ struct ConstantToArith : OpConversionPattern<ConstantOp> {
   }
 };
 
+/// tcc.iota -> a generic with no inputs yielding its index: what
+/// tcc-fuse-elementwise folds into the consumers as `linalg.index`.
+struct IotaToLinalg : OpConversionPattern<IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(IotaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType(),
+                                          adaptor.getSizes());
+    AffineMap id = rewriter.getMultiDimIdentityMap(1);
+    rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+        op, TypeRange{type}, ValueRange{}, ValueRange{empty},
+        ArrayRef<AffineMap>{id},
+        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value index = linalg::IndexOp::create(b, l, 0);
+          linalg::YieldOp::create(
+              b, l,
+              arith::IndexCastOp::create(b, l, type.getElementType(), index)
+                  .getResult());
+        });
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tcc::populateTccStructuredToLinalgPatterns(
@@ -602,6 +630,6 @@ void mlir::tcc::populateTccStructuredToLinalgPatterns(
                ReductionToLinalg<ReduceMeanOp, ReductionKind::Mean>,
                ArgReductionToLinalg<ReduceArgMaxOp, /*IsMax=*/true>,
                ArgReductionToLinalg<ReduceArgMinOp, /*IsMax=*/false>,
-               ReshapeToTensor, SoftmaxToLinalg, ConstantToArith>(
+               ReshapeToTensor, SoftmaxToLinalg, ConstantToArith, IotaToLinalg>(
       patterns.getContext());
 }

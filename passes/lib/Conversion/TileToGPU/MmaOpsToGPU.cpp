@@ -187,8 +187,9 @@ static LogicalResult verifyOperandRead(Operation *op, RankedTensorType src,
 
 LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
                                                   unsigned warpSize) {
-  // Column-major shared tiles are read as mma.sync operands only (the FMA
-  // and MFMA readers index row-major tiles).
+  // Column-major shared tiles are read as mma.sync operands and MFMA B
+  // operands only (the FMA and MFMA A readers index row-major tiles; the
+  // MFMA B reader reads a column's k through the tile's indices).
   tile::SharedEncodingAttr readShared;
   Type readInto;
   if (auto load = dyn_cast<tile::SharedLoadOp>(op)) {
@@ -200,10 +201,16 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
         convert.getSrc().getType().getEncoding());
     readInto = convert.getType();
   }
-  if (readShared && isColumnMajor(readShared) &&
-      !mmaParentOf(cast<RankedTensorType>(readInto)))
-    return op->emitOpError("a column-major shared tile (order = [0, 1]) is "
-                           "read only as an mma.sync operand");
+  if (readShared && isColumnMajor(readShared)) {
+    auto into = cast<RankedTensorType>(readInto);
+    auto operand =
+        dyn_cast_or_null<tile::DotOperandEncodingAttr>(into.getEncoding());
+    if (!mmaParentOf(into) &&
+        !(mfmaParentOf(into) && operand && operand.getOpIdx() == 1))
+      return op->emitOpError("a column-major shared tile (order = [0, 1]) is "
+                             "read only as an mma.sync operand or an MFMA B "
+                             "operand");
+  }
   // The FMA fallback (#tile.blocked accumulators): FmaDotToGPU.cpp.
   if (isFmaOp(op))
     return verifyFmaOp(op, warpSize);

@@ -24,7 +24,7 @@ Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
 /// rows per warp for head dims up to 64 (4 warps: each thread holds its 32 x
 /// 64 f32 of both the scores and the output accumulator, 128 registers), 16
 /// otherwise (8 warps; 4 for 64-row blocks). K and V double-buffered
-/// (FlashAttention-2 on sm_80).
+/// (FlashAttention-2 on sm_80). On AMD the same blocks on wave64 MFMA.
 FailureOr<tile::LoweringConfigAttr>
 configure(Operation *root, ArrayRef<Operation *> ops,
           const StrategyOptions &options) {
@@ -34,20 +34,54 @@ configure(Operation *root, ArrayRef<Operation *> ops,
                              "builds");
   auto qType = cast<ShapedType>(chain->scores.getDpsInputs()[0].getType());
   auto vType = cast<ShapedType>(chain->output.getDpsInputs()[1].getType());
-  int64_t m = qType.getShape()[1];
+  int64_t m = qType.getShape()[1], n = chain->scores.getStaticLoopRanges()[2];
   int64_t d = qType.getShape()[2], dv = vType.getShape()[2];
-  int64_t blockM = m <= 64 ? 64 : 128, blockN = 64;
+  tile::TargetAttr target = options.target;
+  bool mmaSync = target.hasMma(tile::MmaKind::mma_sync_m16n8k16);
+  int64_t blockN = 64;
+  // Shared memory a plan takes: Q's block; num_stages slots of K's and V's
+  // blocks, and (a partial last block of keys) their synchronous copies; on
+  // MFMA, P's staging and the scratch of its layout conversion.
+  auto bytesFor = [&](int64_t blockM, int64_t stages) {
+    int64_t tail = n % blockN ? blockN * (d + dv) : 0;
+    int64_t p = mmaSync ? 0 : 2 * blockM * blockN;
+    return (blockM * d + stages * blockN * (d + dv) + tail + p) * 2;
+  };
+  // 128-row blocks and double-buffered K and V where they fit, then fewer
+  // stages, then 64-row blocks, then 32 keys per step (gfx942's 64 KiB for
+  // head dim 128).
+  int64_t blockM = m <= 64 ? 64 : 128, stages = 2;
+  while (bytesFor(blockM, stages) > int64_t(target.getMaxSharedBytes())) {
+    if (stages > 1)
+      --stages;
+    else if (blockM > 64)
+      blockM = 64, stages = 2;
+    else if (blockN > 32)
+      blockN = 32, stages = 2;
+    else
+      return root->emitOpError()
+             << "attention with head dims " << d << " and " << dv
+             << " needs " << bytesFor(blockM, stages)
+             << " bytes of shared memory for 64 x 32 blocks, more than target "
+             << target.getArch() << "'s " << target.getMaxSharedBytes();
+  }
   int64_t rowsPerWarp = blockM == 128 && std::max(d, dv) <= 64 ? 32 : 16;
   auto warps = unsigned(blockM / rowsPerWarp);
-  // Q's block, and num_stages slots of K's and V's blocks.
-  auto bytesFor = [&](int64_t stages) {
-    return (blockM * d + stages * blockN * (d + dv)) * 2;
-  };
-  int64_t stages = 2;
-  while (stages > 1 && bytesFor(stages) > options.target.getMaxSharedBytes())
-    --stages;
+  // The target's instruction: mma.sync, or on AMD the 32x32x8 MFMA where
+  // each wave's rows hold whole 32-row tiles (else 16x16x16).
+  tile::MmaKind mma = tile::MmaKind::mma_sync_m16n8k16;
+  if (!mmaSync) {
+    // (32-wide n tiles of the scores and of the output.)
+    bool fits32 = rowsPerWarp % 32 == 0 && dv % 32 == 0 &&
+                  target.hasMma(tile::MmaKind::mfma_32x32x8);
+    mma = fits32 ? tile::MmaKind::mfma_32x32x8 : tile::MmaKind::mfma_16x16x16;
+    if (!target.hasMma(mma))
+      return root->emitOpError()
+             << "target " << target.getArch()
+             << " has no tensor-core instruction the attention kernel emits";
+  }
   return makeConfig(root, tile::KernelForm::attention, {blockM, blockN}, warps,
-                    stages, tile::MmaKind::mma_sync_m16n8k16);
+                    stages, mma);
 }
 
 } // namespace

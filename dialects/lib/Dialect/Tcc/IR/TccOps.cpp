@@ -548,6 +548,16 @@ LogicalResult SoftmaxOp::verify() {
 // TransposeOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult IotaOp::verify() {
+  auto type = cast<RankedTensorType>(getType());
+  if (type.getRank() != 1)
+    return emitOpError("result must be 1-D, got ") << type;
+  if (int64_t(getSizes().size()) != type.getNumDynamicDims())
+    return emitOpError("takes one size per dynamic dim of its result (")
+           << type.getNumDynamicDims() << "), got " << getSizes().size();
+  return success();
+}
+
 LogicalResult TransposeOp::verify() {
   auto in = cast<ShapedType>(getInput().getType());
   auto res = cast<ShapedType>(getType());

@@ -563,9 +563,10 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
     return emitError() << "#tile.lowering_config: mma is for form = matmul "
                           "and form = attention, not form = "
                        << name;
-  if (attention && mma != MmaKind::mma_sync_m16n8k16)
+  if (attention && mma == MmaKind::wgmma_m64nNk16)
     return emitError() << "#tile.lowering_config: form = attention runs on "
-                          "mma = mma_sync_m16n8k16, got mma = "
+                          "mma = mma_sync_m16n8k16, mfma_16x16x16 or "
+                          "mfma_32x32x8, got mma = "
                        << stringifyMmaKind(*mma);
   if (walk && form != KernelForm::row_program && form != KernelForm::softmax)
     return emitError() << "#tile.lowering_config: walk is for form = "

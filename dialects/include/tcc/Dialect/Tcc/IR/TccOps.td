@@ -460,6 +460,25 @@ def Tcc_ReshapeOp : Tcc_Op<"reshape", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Iota
+//===----------------------------------------------------------------------===//
+
+def Tcc_IotaOp : Tcc_Op<"iota", [Pure]> {
+  let summary = "0, 1, ..., n - 1 (torch.arange(n))";
+  let description = [{
+    `tcc.iota : tensor<128xi32>`, or `tcc.iota(%n) : tensor<?xi64>` for a
+    dynamic length: a 1-D tensor of integers counting from 0. Positions
+    compared to one another make masks: `where(iota(S)[:, None] >=
+    iota(S)[None, :], s, -inf)` is attention's causal mask, which the fused
+    attention kernel recognizes (and skips the blocks it masks whole).
+  }];
+  let arguments = (ins Variadic<Index>:$sizes);
+  let results = (outs Tcc_IndexTensor:$result);
+  let assemblyFormat = "(`(` $sizes^ `)`)? attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Constant
 //===----------------------------------------------------------------------===//
 
