@@ -131,3 +131,31 @@ func.func @prologue_into_matmul(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %w: 
   } -> tensor<8x4xf32>
   return %r : tensor<8x4xf32>
 }
+
+// -----
+
+// A last-dim softmax of regrouped rows ([8, 256, 256] scores viewed as
+// [2, 4, 256, 256]) runs on the rows as they were; the reshape follows it.
+// CHECK-LABEL: func.func @softmax_of_regrouped_rows(
+// CHECK: %[[S:.*]] = linalg.softmax dimension(2) ins(%arg0 : tensor<8x256x256xf16>)
+// CHECK: %[[E:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1], [2], [3]] output_shape [2, 4, 256, 256] : tensor<8x256x256xf16> into tensor<2x4x256x256xf16>
+// CHECK: return %[[E]]
+func.func @softmax_of_regrouped_rows(%x: tensor<8x256x256xf16>) -> tensor<2x4x256x256xf16> {
+  %e = tensor.expand_shape %x [[0, 1], [2], [3]] output_shape [2, 4, 256, 256] : tensor<8x256x256xf16> into tensor<2x4x256x256xf16>
+  %o = tensor.empty() : tensor<2x4x256x256xf16>
+  %s = linalg.softmax dimension(3) ins(%e : tensor<2x4x256x256xf16>) outs(%o : tensor<2x4x256x256xf16>) -> tensor<2x4x256x256xf16>
+  return %s : tensor<2x4x256x256xf16>
+}
+
+// -----
+
+// A reshape that splits the softmax's dim stays before it.
+// CHECK-LABEL: func.func @softmax_of_split_rows(
+// CHECK: tensor.expand_shape
+// CHECK: linalg.softmax dimension(2)
+func.func @softmax_of_split_rows(%x: tensor<8x512xf16>) -> tensor<8x2x256xf16> {
+  %e = tensor.expand_shape %x [[0], [1, 2]] output_shape [8, 2, 256] : tensor<8x512xf16> into tensor<8x2x256xf16>
+  %o = tensor.empty() : tensor<8x2x256xf16>
+  %s = linalg.softmax dimension(2) ins(%e : tensor<8x2x256xf16>) outs(%o : tensor<8x2x256xf16>) -> tensor<8x2x256xf16>
+  return %s : tensor<8x2x256xf16>
+}

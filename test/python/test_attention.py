@@ -15,7 +15,7 @@ from tcc.testing.cpu import _from_bf16_bits as from_bf16
 from tcc.testing.cpu import _to_bf16_bits as to_bf16
 from tcc.testing.simt import run_gpu_stage
 
-B, S, D, DV = syms("B S D DV")
+B, H, S, D, DV = syms("B H S D DV")
 
 
 def attention_program(elt, scale: float):  # noqa: ANN001, ANN201
@@ -76,6 +76,25 @@ def test_attention_is_one_kernel_and_matches_float64(target, b, s, d, dv, dtype)
     # P is rounded to the operand type for the second product, as SDPA does.
     tolerance = {"f16": 2e-3, "bf16": 1.5e-2}[dtype]
     assert rel_err(out, softmax_attention(q, k, v, scale)) < tolerance
+
+
+@program
+def heads(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16], v: Tensor[B, H, S, D, f16]):
+    return ((q @ k.transpose(-1, -2)) * 0.125).softmax(-1) @ v
+
+
+@pytest.mark.parametrize("target", ["sm_80", "gfx942"])
+def test_attention_on_b_h_s_d_heads(target):
+    # torch's [B, H, S, D] layout: the batch dims flatten, K's transpose
+    # folds into the product and the softmax's reshape moves past it, so the
+    # chain is the 3-D one.
+    kernel = tcc.compile(heads, target, B=2, H=3, S=70, D=64)
+    assert len(kernel.kernels) == 1
+    rng = np.random.default_rng(9)
+    stored, (q, k, v) = inputs(rng, 6, 70, 64, 64, "f16")
+    (out,) = run_gpu_stage(kernel, *(x.reshape(2, 3, 70, 64) for x in stored))
+    ref = softmax_attention(q, k, v, 0.125).reshape(2, 3, 70, 64)
+    assert rel_err(out, ref) < 2e-3
 
 
 @program

@@ -1,12 +1,14 @@
 //===- FuseElementwise.cpp - tcc-fuse-elementwise pass --------------------===//
 //
 // Upstream's elementwise fusion patterns with tcc's policy: single-consumer
-// producers only, and no reshape propagation.
+// producers only, and no reshape propagation (but past a last-dim softmax
+// of regrouped rows).
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "tcc/Transforms/Passes.h"
 
@@ -18,6 +20,37 @@ namespace mlir::tcc {
 using namespace mlir;
 
 namespace {
+
+/// softmax(expand_shape(x)) over a last dim the reshape keeps whole (the
+/// rows regrouped: [B·H, S, S] scores viewed as [B, H, S, S]) is
+/// expand_shape(softmax(x)): the reshape moves past the softmax, and a
+/// collapse of it after (a batched matmul's operand) then folds away, so
+/// attention's chain stays in one batched space (tcc::matchAttention).
+struct SoftmaxOfRegroupedRows : OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto expand = op.getInput().getDefiningOp<tensor::ExpandShapeOp>();
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    if (!expand || int64_t(op.getDimension()) != type.getRank() - 1 ||
+        expand.getReassociationIndices().back().size() != 1)
+      return failure();
+    Location loc = op.getLoc();
+    Value source = expand.getSrc();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, source),
+        sourceType.getElementType());
+    auto softmax = linalg::SoftmaxOp::create(
+        rewriter, loc, TypeRange{sourceType}, source, empty,
+        sourceType.getRank() - 1);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, type, softmax.getResult()[0], expand.getReassociationIndices(),
+        expand.getMixedOutputShape());
+    return success();
+  }
+};
+
 struct TccFuseElementwisePass
     : public tcc::impl::TccFuseElementwiseBase<TccFuseElementwisePass> {
   void runOnOperation() override {
@@ -47,6 +80,7 @@ struct TccFuseElementwisePass
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyConsumer);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    patterns.add<SoftmaxOfRegroupedRows>(ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

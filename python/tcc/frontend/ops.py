@@ -162,6 +162,20 @@ def reshape_to(x: Tensor, shape: Shape, where: str) -> Tensor:
         source = op.operands[0]
         if builder.shapes.get(source) == shape:
             value = source
+    elif (op is not None and op.name == "tcc.transpose" and len(shape) >= 2
+          and shape[-2:] == x.shape[-2:]
+          and _swaps_last_two(list(ir.DenseI64ArrayAttr(op.attributes["permutation"])))
+          and op.operands[0] in builder.shapes):
+        # A transpose of the last two dims, reshaped in its leading dims only
+        # (k.transpose(-1, -2) of a [B, H, S, D] attention, flattened for a
+        # batched matmul): reshape first, then transpose, so the transpose
+        # folds into the matmul's indexing as it does for 3-D operands.
+        inner = _wrap(op.operands[0], builder.shapes[op.operands[0]], x.dtype)
+        flat = reshape_to(inner, (*shape[:-2], shape[-1], shape[-2]), where)
+        rank = len(shape)
+        perm = [*range(rank - 2), rank - 1, rank - 2]
+        builder.bypass(op)
+        value = _tcc.TransposeOp(ty, flat.value, perm).result
     elif op is not None and op.name in _REDUCE_OPS and "keepdims" in op.attributes:
         dims = list(ir.DenseI64ArrayAttr(op.attributes["dims"]))
         if tuple(d for i, d in enumerate(x.shape) if i not in dims) == shape:
@@ -172,6 +186,11 @@ def reshape_to(x: Tensor, shape: Shape, where: str) -> Tensor:
         value = _tcc.ReshapeOp(ty, source, sizes).result
     builder.reshapes[key] = value
     return _wrap(value, shape, x.dtype)
+
+
+def _swaps_last_two(perm: list[int]) -> bool:
+    rank = len(perm)
+    return rank >= 2 and perm == [*range(rank - 2), rank - 1, rank - 2]
 
 
 _REDUCE_OPS: dict[str, Callable[..., ir.OpView]] = {

@@ -55,7 +55,11 @@ def TccFuseElementwise : Pass<"tcc-fuse-elementwise"> {
     memory. Unlike `linalg-fuse-elementwise-ops` it does not move reshapes
     (`tensor.expand_shape` from `keepdims`) through the ops, which would turn
     a row reduction into a higher-rank one; reshapes stay at the program's
-    edges, where they are free views. A producer is fused only into its only
+    edges, where they are free views. One reshape does move: a
+    `tensor.expand_shape` into a last-dim `linalg.softmax` that keeps the
+    last dim whole (rows regrouped, [B·H, S, S] viewed as [B, H, S, S])
+    moves after it, so 4-D attention's chain stays 3-D and fuses
+    (tcc::matchAttention). A producer is fused only into its only
     consumer, so no work is duplicated. Run `linalg-generalize-named-ops`
     first: the patterns act on `linalg.generic`.
 
