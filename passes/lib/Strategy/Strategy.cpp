@@ -843,13 +843,13 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);
       auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      // (A bias another elementwise op computes reads like a score op's
+      // result: two such inputs are refused, not guessed between.)
       bool chained = producer && map.isIdentity() &&
+                     failed(getFillValue(input->get())) &&
                      (isAllParallel(producer) ||
-                      !llvm::all_of(producer.getIteratorTypesArray(),
-                                    [](utils::IteratorType t) {
-                                      return t == utils::IteratorType::parallel;
-                                    }));
-      if (chained && failed(getFillValue(input->get()))) {
+                      isAttentionContraction(producer, {false, true}));
+      if (chained) {
         if (from)
           return std::nullopt;
         from = input;
