@@ -141,27 +141,25 @@ std::optional<double> foldableScale(ArrayRef<linalg::GenericOp> ops) {
   return scale;
 }
 
-/// Clones the scalar ops of `op`'s body onto tiles (`tileOf(element)`),
-/// its block arguments mapped in `mapping`, scalars from outside rebuilt
-/// and splatted. With `widen`, 16-bit float values are computed in f32: a
-/// cast between float types becomes the value it casts (the scores stay
-/// f32, as SDPA computes them). Positions (`linalg.index` d) are the i32
-/// tiles `position(d)`, index values i32. `alwaysTrue`, when set, is an i1
+/// Clones the scalar ops of score op `op`'s body onto tiles
+/// (`tileOf(element)`), its block arguments mapped in `mapping`, scalars
+/// from outside rebuilt and splatted (TileKernelBuilder::cloneBody, but
+/// widened): 16-bit float values are computed in f32, a cast between float
+/// types becomes the value it casts (the scores stay f32, as SDPA computes
+/// them). Positions (`linalg.index` d) are the i32 tiles `position(d)`,
+/// index values i32. `alwaysTrue`, when set, is an i1
 /// op whose value is known true here (a causal mask's compare before the
 /// program's first query row), used only by a select: that select is its
 /// true value. Returns the tile the body yields.
 FailureOr<Value> cloneOnTiles(OpBuilder &b, Location loc, linalg::GenericOp op,
                               IRMapping &mapping,
                               function_ref<RankedTensorType(Type)> tileOf,
-                              bool widen,
-                              function_ref<Value(unsigned)> position = {},
-                              Operation *alwaysTrue = nullptr) {
+                              function_ref<Value(unsigned)> position,
+                              Operation *alwaysTrue) {
   TileKernelBuilder kb(b, loc, BlockSchedule{});
   Type i32 = b.getI32Type();
   auto typeFor = [&](Type type) {
-    if (type.isIndex())
-      return i32;
-    return widen ? widened(type) : type;
+    return type.isIndex() ? i32 : widened(type);
   };
   Block *body = op.getBody();
   for (Operation &inner : body->without_terminator()) {
@@ -172,8 +170,8 @@ FailureOr<Value> cloneOnTiles(OpBuilder &b, Location loc, linalg::GenericOp op,
       if (failed(scalar))
         return failure();
       Value s = *scalar;
-      if (typeFor(s.getType()) != s.getType())
-        s = arith::ExtFOp::create(b, loc, typeFor(s.getType()), s);
+      if (widened(s.getType()) != s.getType())
+        s = arith::ExtFOp::create(b, loc, widened(s.getType()), s);
       mapping.map(operand, tile::SplatOp::create(b, loc, tileOf(s.getType()), s)
                                .getResult());
     }
@@ -187,9 +185,6 @@ FailureOr<Value> cloneOnTiles(OpBuilder &b, Location loc, linalg::GenericOp op,
       continue;
     }
     if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-      if (!position)
-        return op.emitOpError("reads its loop indices (linalg.index), which "
-                              "the attention kernel's epilogue does not have");
       mapping.map(index.getResult(), position(index.getDim()));
       continue;
     }
@@ -380,24 +375,21 @@ LogicalResult mlir::tcc::buildAttentionKernel(
         .getResult();
   };
   auto broadcastRows = [&](OpBuilder &ob, Value row, int64_t columns) {
-    Value e = tile::ExpandDimsOp::create(ob, loc, tileOf({blockM, 1}, f32, acc),
-                                         row, 1u);
-    return tile::BroadcastOp::create(ob, loc,
-                                     tileOf({blockM, columns}, f32, acc), e)
-        .getResult();
+    return broadcastSlice(ob, loc, row, 1, {blockM, columns}, acc);
   };
-  auto reduceRows = [&](OpBuilder &ob, Value x, bool max) {
-    auto reduce = tile::ReduceOp::create(ob, loc, TypeRange{rowType},
-                                         ValueRange{x}, 1u);
-    OpBuilder::InsertionGuard guard(ob);
-    Block *region =
-        ob.createBlock(&reduce.getCombiner(), {}, {f32, f32}, {loc, loc});
-    Value lhs = region->getArgument(0), rhs = region->getArgument(1);
-    Value combined =
-        max ? arith::MaximumFOp::create(ob, loc, lhs, rhs).getResult()
-            : arith::AddFOp::create(ob, loc, lhs, rhs).getResult();
-    tile::ReduceReturnOp::create(ob, loc, ValueRange{combined});
-    return reduce.getResult(0);
+  auto rowMax = [&](OpBuilder &ob, Value x) {
+    return reduceRows(ob, loc, x, rowType,
+                      [](OpBuilder &rb, Location l, Value lhs, Value rhs) {
+                        return arith::MaximumFOp::create(rb, l, lhs, rhs)
+                            .getResult();
+                      });
+  };
+  auto rowSum = [&](OpBuilder &ob, Value x) {
+    return reduceRows(ob, loc, x, rowType,
+                      [](OpBuilder &rb, Location l, Value lhs, Value rhs) {
+                        return arith::AddFOp::create(rb, l, lhs, rhs)
+                            .getResult();
+                      });
   };
 
   // The positions of this block's scores along loop dim `dim` (0: the
@@ -418,13 +410,8 @@ LogicalResult mlir::tcc::buildAttentionKernel(
         ob, loc,
         tile::ArangeOp::create(ob, loc, vector, 0u, uint32_t(length)),
         tile::SplatOp::create(ob, loc, vector, start));
-    Value e = tile::ExpandDimsOp::create(
-        ob, loc,
-        tileOf(queries ? SmallVector<int64_t>{blockM, 1}
-                       : SmallVector<int64_t>{1, blockN},
-               i32, acc),
-        at, queries ? 1u : 0u);
-    return tile::BroadcastOp::create(ob, loc, type, e).getResult();
+    return broadcastSlice(ob, loc, at, queries ? 1u : 0u, {blockM, blockN},
+                          acc);
   };
 
   // One block of keys at `j`: the online softmax's update of (m, l, O).
@@ -457,7 +444,6 @@ LogicalResult mlir::tcc::buildAttentionKernel(
         FailureOr<Value> result = cloneOnTiles(
             ob, loc, op, mapping,
             [&](Type t) { return tileOf({blockM, blockN}, t, acc); },
-            /*widen=*/true,
             [&](unsigned dim) { return positions(ob, j, dim); }, alwaysTrue);
         if (failed(result))
           return failure();
@@ -473,7 +459,7 @@ LogicalResult mlir::tcc::buildAttentionKernel(
       x = arith::SelectOp::create(ob, loc, inside, x,
                                   f32Splat(ob, negInf, scoresType));
     }
-    Value mNew = arith::MaximumFOp::create(ob, loc, mPrev, reduceRows(ob, x, true));
+    Value mNew = arith::MaximumFOp::create(ob, loc, mPrev, rowMax(ob, x));
     // A row whose scores are all -inf so far subtracts 0, not -inf
     // (exp2(-inf - -inf) is NaN; its exps are 0 either way).
     Value isNegInf = arith::CmpFOp::create(ob, loc, arith::CmpFPredicate::OEQ,
@@ -485,7 +471,7 @@ LogicalResult mlir::tcc::buildAttentionKernel(
     Value alpha = approxExp2(ob, loc, arith::SubFOp::create(ob, loc, mPrev, mUse));
     Value lNew = arith::AddFOp::create(
         ob, loc, arith::MulFOp::create(ob, loc, lPrev, alpha),
-        reduceRows(ob, p, false));
+        rowSum(ob, p));
     Value oScaled =
         arith::MulFOp::create(ob, loc, oPrev, broadcastRows(ob, alpha, dv));
     Value pNarrow = arith::TruncFOp::create(
@@ -560,14 +546,14 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   Value returned = chain.output.getResult(0);
   if (chain.epilogue) {
     IRMapping mapping;
-    mapping.map(chain.epilogue.getBody()->getArgument(0), result);
-    FailureOr<Value> applied = cloneOnTiles(
-        b, loc, chain.epilogue, mapping,
-        [&](Type t) { return tileOf({blockM, dv}, t, acc); },
-        /*widen=*/false);
-    if (failed(applied))
+    Block *body = chain.epilogue.getBody();
+    mapping.map(body->getArgument(0), result);
+    TileKernelBuilder kb(b, loc, BlockSchedule{});
+    if (failed(kb.cloneBody(*body, mapping, [&](Type t) {
+          return tileOf({blockM, dv}, t, acc);
+        })))
       return failure();
-    result = *applied;
+    result = mapping.lookup(body->getTerminator()->getOperand(0));
     returned = chain.epilogue.getResult(0);
   }
   Operation *last = chain.epilogue ? chain.epilogue.getOperation()

@@ -80,24 +80,28 @@ Value TileKernelBuilder::splat(Value scalar, RankedTensorType type) {
   return tile::SplatOp::create(b, loc, type, scalar);
 }
 
-Value TileKernelBuilder::broadcastRows(Value rows) {
-  Type elementType = cast<RankedTensorType>(rows.getType()).getElementType();
-  auto column = RankedTensorType::get({schedule.blockM, 1}, elementType,
-                                      layout);
-  Value expanded =
-      tile::ExpandDimsOp::create(b, loc, column, rows, /*axis=*/1u);
-  if (column == blockType(elementType))
+Value mlir::tcc::broadcastSlice(OpBuilder &b, Location loc, Value vector,
+                                unsigned axis, ArrayRef<int64_t> shape,
+                                Attribute layout) {
+  Type elementType = cast<RankedTensorType>(vector.getType()).getElementType();
+  SmallVector<int64_t> unit(shape);
+  unit[axis] = 1;
+  auto unitType = RankedTensorType::get(unit, elementType, layout);
+  Value expanded = tile::ExpandDimsOp::create(b, loc, unitType, vector, axis);
+  if (ArrayRef<int64_t>(unit) == shape)
     return expanded;
-  return tile::BroadcastOp::create(b, loc, blockType(elementType), expanded);
+  return tile::BroadcastOp::create(
+      b, loc, RankedTensorType::get(shape, elementType, layout), expanded);
+}
+
+Value TileKernelBuilder::broadcastRows(Value rows) {
+  return broadcastSlice(b, loc, rows, 1, {schedule.blockM, schedule.blockN},
+                        layout);
 }
 
 Value TileKernelBuilder::broadcastCols(Value cols) {
-  Type elementType = cast<RankedTensorType>(cols.getType()).getElementType();
-  auto row = RankedTensorType::get({1, schedule.blockN}, elementType, layout);
-  Value expanded = tile::ExpandDimsOp::create(b, loc, row, cols, /*axis=*/0u);
-  if (row == blockType(elementType))
-    return expanded;
-  return tile::BroadcastOp::create(b, loc, blockType(elementType), expanded);
+  return broadcastSlice(b, loc, cols, 0, {schedule.blockM, schedule.blockN},
+                        layout);
 }
 
 Extent mlir::tcc::loopExtent(Operation *root, ArrayRef<int64_t> dims) {
@@ -527,16 +531,21 @@ Value mlir::tcc::reduceRows(
     TileKernelBuilder &kb, Value block,
     function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   Type elementType = cast<RankedTensorType>(block.getType()).getElementType();
-  auto reduce = tile::ReduceOp::create(kb.b, kb.loc,
-                                       TypeRange{kb.rowsType(elementType)},
+  return reduceRows(kb.b, kb.loc, block, kb.rowsType(elementType), combine);
+}
+
+Value mlir::tcc::reduceRows(
+    OpBuilder &b, Location loc, Value block, RankedTensorType rowsType,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  Type elementType = rowsType.getElementType();
+  auto reduce = tile::ReduceOp::create(b, loc, TypeRange{rowsType},
                                        ValueRange{block}, /*axis=*/1u);
-  OpBuilder::InsertionGuard guard(kb.b);
-  Block *region = kb.b.createBlock(&reduce.getCombiner(), {},
-                                   {elementType, elementType},
-                                   {kb.loc, kb.loc});
-  Value combined = combine(kb.b, kb.loc, region->getArgument(0),
-                           region->getArgument(1));
-  tile::ReduceReturnOp::create(kb.b, kb.loc, ValueRange{combined});
+  OpBuilder::InsertionGuard guard(b);
+  Block *region = b.createBlock(&reduce.getCombiner(), {},
+                                {elementType, elementType}, {loc, loc});
+  Value combined =
+      combine(b, loc, region->getArgument(0), region->getArgument(1));
+  tile::ReduceReturnOp::create(b, loc, ValueRange{combined});
   return reduce.getResult(0);
 }
 

@@ -198,6 +198,16 @@ Value cloneCombiner(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
 Value reduceRows(TileKernelBuilder &kb, Value block,
                  function_ref<Value(OpBuilder &, Location, Value, Value)>
                      combine);
+/// The same into `rowsType` (a [BM] slice of `block`'s layout).
+Value reduceRows(OpBuilder &b, Location loc, Value block,
+                 RankedTensorType rowsType,
+                 function_ref<Value(OpBuilder &, Location, Value, Value)>
+                     combine);
+/// 1-D tile `vector`, the slice along `axis` of `layout` (axis 1: one value
+/// per row; axis 0: per column), expanded at `axis` and broadcast to
+/// `shape` on `layout` (no broadcast where `shape` is 1 along `axis`).
+Value broadcastSlice(OpBuilder &b, Location loc, Value vector, unsigned axis,
+                     ArrayRef<int64_t> shape, Attribute layout);
 
 /// A (value, index) pair of tiles (or of scalars).
 using ArgPair = std::pair<Value, Value>;

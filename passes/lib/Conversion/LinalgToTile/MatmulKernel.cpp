@@ -198,12 +198,7 @@ FailureOr<Value> GemmProgram::loadOnAccumulator(
   Value v = tile::MemRefLoadOp::create(b, loc, vecType, memref,
                                        ValueRange{cols ? n0 : m0}, Value(),
                                        Value());
-  SmallVector<int64_t> unitShape = cols ? SmallVector<int64_t>{1, blockN}
-                                        : SmallVector<int64_t>{blockM, 1};
-  Value e = tile::ExpandDimsOp::create(b, loc, tileOf(unitShape, element), v,
-                                       sliced);
-  return tile::BroadcastOp::create(b, loc, tileOf({blockM, blockN}, element), e)
-      .getResult();
+  return broadcastSlice(b, loc, v, sliced, {blockM, blockN}, layout);
 }
 
 void GemmProgram::place(Value blockRow, Value blockCol, Value batchIdx) {
