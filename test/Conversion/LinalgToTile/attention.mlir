@@ -10,6 +10,9 @@
 // tcc-accelerate-matmul puts both products on mma.sync with warps [4, 1].
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy --convert-linalg-to-tile | FileCheck %s
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy --convert-linalg-to-tile --tcc-accelerate-matmul | FileCheck %s --check-prefix=MMA
+// gfx942: MFMA with warps [4, 1]; P goes through a blocked layout and LDS
+// to the A operand (the MFMA accumulator is no A operand in registers).
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=gfx942 --tcc-select-strategy --convert-linalg-to-tile --tcc-accelerate-matmul | FileCheck %s --check-prefix=MFMA
 
 // CHECK-DAG: #[[ACC:.*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK-DAG: #[[KT:.*]] = #tile.blocked<{{.*}}order = [0, 1]}>
@@ -45,6 +48,14 @@
 // CHECK: arith.divf %[[R]]#2
 // CHECK: arith.truncf
 // CHECK: tile.memref_store
+// MFMA-DAG: #[[MFMA:.*]] = #tile.amd_mfma<{version = 3, warpsPerCTA = [4, 1], instrShape = [32, 32], isTransposed = false}>
+// MFMA-DAG: #[[MA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[MFMA]], kWidth = 4}>
+// MFMA-LABEL: tile.func @attn(
+// MFMA: tile.dot {{.*}} -> tensor<128x64xf32, #[[MFMA]]>
+// MFMA: %[[PB:.*]] = tile.convert_layout %{{.*}} : tensor<128x64xf16, #[[MFMA]]> -> tensor<128x64xf16, #blocked{{[0-9]*}}>
+// MFMA: %[[PS:.*]] = tile.convert_layout %[[PB]] : {{.*}} -> tensor<128x64xf16, #shared{{[0-9]*}}>
+// MFMA: tile.convert_layout %[[PS]] : {{.*}} -> tensor<128x64xf16, #[[MA]]>
+// MFMA: tile.dot {{.*}} -> tensor<128x64xf32, #[[MFMA]]>
 // MMA-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8]}>
 // MMA-DAG: #[[PA:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[MMA]], kWidth = 2}>
 // MMA-LABEL: tile.func @attn(
