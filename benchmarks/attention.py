@@ -1,8 +1,10 @@
-"""tcc's fused attention (form = attention, FlashAttention-2's schedule on
-mma.sync) on a GPU: correctness against float64 (fresh inputs, the output
-poisoned with NaN first) and TFLOP/s next to torch's scaled_dot_product_attention
-(flash backend) and an autotuned Triton FlashAttention-2 kernel
-(benchmarks/triton_attention.py), in one run.
+"""tcc's fused attention (form = attention) on a GPU, in its two schedules:
+sm_90's (wgmma fed by TMA, warp-specialized, persistent: "tcc") and
+FlashAttention-2's on mma.sync (the sm_80 kernel, which the H100/H200 run too:
+"tcc mma.sync"). Correctness against float64 (fresh inputs, the output
+poisoned with NaN first) and TFLOP/s next to torch's
+scaled_dot_product_attention (flash backend) and an autotuned Triton
+FlashAttention-2 kernel (benchmarks/triton_attention.py), in one run.
 
 The program is written as a PyTorch user writes it,
 ``((q @ k.transpose(-1, -2)) * scale).softmax(-1) @ v`` on [B·H, S, D].
@@ -28,7 +30,8 @@ CASES = [(32, 1024, 64, "f16", False), (16, 4096, 128, "bf16", False),
     (max(1, 32768 // s), s, 64, "f16", False) for s in (512, 2048, 4096, 8192, 16384)] + [
     (32, 1000, 64, "f16", False)]
 TOLERANCE = {"f16": 3e-3, "bf16": 2e-2}
-TARGET = "sm_90"  # the mma.sync schedule (the Hopper one is not built yet)
+# The Hopper schedule, and the mma.sync one beside it (artifact suffixes).
+TARGETS = {"": "sm_90", ".sm80": "sm_80"}
 
 
 def case_name(bh: int, s: int, d: int, dtype: str, causal: bool) -> str:
@@ -67,8 +70,10 @@ def build(directory: Path, only: set[str] | None = None) -> None:
             continue
         scale = 1.0 / math.sqrt(d)
         start = time.perf_counter()
-        kernel = tcc.compile(attention_program(dtype, scale, causal), TARGET, BH=bh, S=s, D=d)
-        kernel.artifact.save(directory / f"{name}.tcck")
+        for suffix, target in TARGETS.items():
+            kernel = tcc.compile(attention_program(dtype, scale, causal), target, BH=bh, S=s,
+                                 D=d)
+            kernel.artifact.save(directory / f"{name}{suffix}.tcck")
         manifest.append({"name": name, "bh": bh, "s": s, "d": d, "dtype": dtype,
                          "scale": scale, "causal": causal, "kernels": len(kernel.kernels),
                          "compile_s": time.perf_counter() - start})
@@ -113,20 +118,26 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         q, k, v = (torch.randn((bh, s, d), generator=gen, device="cuda").to(dtype)
                    for _ in range(3))
         kernel = load(directory / f"{entry['name']}.tcck")
+        fa2 = load(directory / f"{entry['name']}.sm80.tcck")
+        ref = reference(q, k, v, scale, causal)
+        result = torch.full((bh, s, d), float("nan"), device="cuda", dtype=dtype)
+        fa2(q, k, v, out=result)
+        unwritten_fa2, rel_fa2 = check_against_float64(result, ref)
         result = torch.full((bh, s, d), float("nan"), device="cuda", dtype=dtype)
         kernel(q, k, v, out=result)
-        ref = reference(q, k, v, scale, causal)
         unwritten, rel = check_against_float64(result, ref)
         _, rel_sdpa = check_against_float64(F.scaled_dot_product_attention(
             q[None], k[None], v[None], scale=scale, is_causal=causal)[0], ref)
         _, rel_triton = check_against_float64(tri(q, k, v, scale, causal), ref)
-        ok = unwritten == 0 and rel <= TOLERANCE[entry["dtype"]]
+        ok = (unwritten == 0 and rel <= TOLERANCE[entry["dtype"]] and unwritten_fa2 == 0
+              and rel_fa2 <= TOLERANCE[entry["dtype"]])
         failures += not ok
-        row = {"name": entry["name"], "rel_err": rel, "rel_err_sdpa": rel_sdpa,
+        row = {"name": entry["name"], "rel_err": rel, "rel_err_mma_sync": rel_fa2,
+               "rel_err_sdpa": rel_sdpa,
                "rel_err_triton": rel_triton, "unwritten": unwritten, "ok": ok,
                "kernels": entry["kernels"]}
         print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:28s} rel.err {rel:.1e} "
-              f"(SDPA {rel_sdpa:.1e}, Triton {rel_triton:.1e}; "
+              f"(mma.sync {rel_fa2:.1e}, SDPA {rel_sdpa:.1e}, Triton {rel_triton:.1e}; "
               f"{entry['kernels']} kernel(s))", flush=True)
         if check_only:
             continue
@@ -139,6 +150,8 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
                                                is_causal=causal_)
 
         timed = {"tcc": lambda k_=kernel, r_=result, q_=q, kk=k, v_=v: k_(q_, kk, v_, out=r_),
+                 "tcc mma.sync": lambda k_=fa2, r_=result, q_=q, kk=k, v_=v: k_(q_, kk, v_,
+                                                                                out=r_),
                  "SDPA": sdpa,
                  "triton": lambda q_=q, kk=k, v_=v, s_=scale, c_=causal: tri(q_, kk, v_, s_, c_)}
         for label, fn in timed.items():
@@ -150,12 +163,12 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
     if check_only:
         return 1 if failures else 0
     (out / "attention.json").write_text(json.dumps(rows, indent=1))
-    lines = ["| case | rel. err (SDPA, Triton) | tcc TFLOP/s | SDPA | Triton | tcc / SDPA |"
-             " tcc / Triton |", "|---|---|---|---|---|---|---|"]
+    lines = ["| case | rel. err (SDPA, Triton) | tcc TFLOP/s | tcc mma.sync | SDPA | Triton |"
+             " tcc / SDPA | tcc / Triton |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['name']} | {r['rel_err']:.1e} ({r['rel_err_sdpa']:.1e}, "
-                     f"{r['rel_err_triton']:.1e}) | {r['tcc']:.0f} | {r['SDPA']:.0f} | "
-                     f"{r['triton']:.0f} | {r['tcc'] / r['SDPA']:.2f} | "
+                     f"{r['rel_err_triton']:.1e}) | {r['tcc']:.0f} | {r['tcc mma.sync']:.0f} | "
+                     f"{r['SDPA']:.0f} | {r['triton']:.0f} | {r['tcc'] / r['SDPA']:.2f} | "
                      f"{r['tcc'] / r['triton']:.2f} |")
     report = "\n".join(lines)
     (out / "attention.md").write_text(report + "\n")

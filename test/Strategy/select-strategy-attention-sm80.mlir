@@ -1,13 +1,17 @@
 // tcc-select-strategy, attention form (tcc::matchAttention), NVIDIA sm_80:
 // the plan on the softmax. 128 query rows per program (64 for at most 64),
 // 64 keys per step, K and V double-buffered; 32 rows per warp for head dims
-// up to 64 (4 warps), 16 for larger ones (8 warps).
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy | FileCheck %s
-// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy | FileCheck %s
+// up to 64 (4 warps), 16 for larger ones (8 warps). sm_90 plans the Hopper
+// schedule (mma = wgmma_m64nNk16: a producer and two consumer warpgroups,
+// 128 x 128 blocks; 64 x 64 on one consumer for at most 64 query rows) where
+// both head dims are multiples of 64, and mma.sync otherwise.
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy | FileCheck %s --check-prefixes=CHECK,SM90
 
 // CHECK-LABEL: func.func @attn(
 // CHECK-NOT: tile.lowering_config
-// CHECK: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 4, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM80: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 4, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM90: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 128], num_warps = 12, num_stages = 2, mma = wgmma_m64nNk16>
 // CHECK-NOT: tile.lowering_config
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -60,7 +64,8 @@ func.func @attn(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4
 
 // CHECK-LABEL: func.func @attn_d128(
 // CHECK-NOT: tile.lowering_config
-// CHECK: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 8, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM80: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 8, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM90: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 128], num_warps = 12, num_stages = 2, mma = wgmma_m64nNk16>
 // CHECK-NOT: tile.lowering_config
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -113,7 +118,8 @@ func.func @attn_d128(%q: tensor<2x1000x128xbf16>, %k: tensor<2x1000x128xbf16>, %
 
 // CHECK-LABEL: func.func @attn_short(
 // CHECK-NOT: tile.lowering_config
-// CHECK: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [64, 64], num_warps = 4, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM80: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [64, 64], num_warps = 4, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM90: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [64, 64], num_warps = 4, num_stages = 2, mma = mma_sync_m16n8k16>
 // CHECK-NOT: tile.lowering_config
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -166,7 +172,8 @@ func.func @attn_short(%q: tensor<8x48x64xf16>, %k: tensor<8x80x64xf16>, %v: tens
 
 // CHECK-LABEL: func.func @attn_bias(
 // CHECK-NOT: tile.lowering_config
-// CHECK: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 4, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM80: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64], num_warps = 4, num_stages = 2, mma = mma_sync_m16n8k16>
+// SM90: linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 128], num_warps = 12, num_stages = 2, mma = wgmma_m64nNk16>
 // CHECK-NOT: tile.lowering_config
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d1, d2)>

@@ -22,6 +22,10 @@ maps. The semantics are written from the PTX ISA, not from tcc's lowering:
   layout for matrix D"): thread t of the warpgroup, warp w = t / 32, lane l,
   register i < N / 2 holds D[16 w + l / 4 + 8 ((i / 2) % 2)][8 (i / 4) +
   2 (l % 4) + i % 2];
+- A from registers (the fragment for matrix A, wgmma .m64nNk16 with .f16 /
+  .bf16): four .b32 of two elements each, element e < 8 at A[16 w + l / 4 +
+  8 ((e / 2) % 2)][2 (l % 4) + e % 2 + 8 (e / 4)] (mma.sync's m16k16 A
+  fragment on each warp's 16 rows), the low half first;
 - TMA boxes land in shared memory densely, row after row, each 16-byte chunk
   of a 128-byte row moved by the same swizzle; elements outside the tensor
   read as zero and are not written; a load completes ``box bytes`` of its
@@ -78,6 +82,7 @@ DECLS = """  func.func private @__mbar_init(!llvm.ptr, i32) attributes {llvm.emi
   func.func private @__mbar_wait(!llvm.ptr, i32) attributes {llvm.emit_c_interface}
   func.func private @__bar_sync(i32, i32) attributes {llvm.emit_c_interface}
   func.func private @__wgmma(i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
+  func.func private @__wgmma_rs(i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
   func.func private @__tma_load(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32)
       attributes {llvm.emit_c_interface}
   func.func private @__tma_store(!llvm.ptr, !llvm.ptr, i32, i32, i32)
@@ -96,6 +101,12 @@ _MMA = re.compile(
 _WAIT = re.compile(
     rf'(\s*){_V} = llvm\.inline_asm has_side_effects asm_dialect = att '
     r'"wgmma\.wait_group\.sync\.aligned \d+;", "[^"]*" (.*) : \((.*)\) -> (!llvm\.struct<.*>)$')
+# wgmma with A from registers (inline PTX: d, {a0..a3}, b-desc, scale-d,
+# imm-scale-a, imm-scale-b, imm-trans-b).
+_MMA_RS = re.compile(
+    rf'(\s*){_V} = llvm\.inline_asm has_side_effects asm_dialect = att '
+    r'"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.(?:f16|bf16) '
+    r'[^"]*, 1, 1, 1, ([01]);", "[^"]*" (.*) : \((.*)\) -> (!llvm\.struct<.*>)$')
 _TMA_LOAD = re.compile(
     rf"(\s*)nvvm\.cp\.async\.bulk\.tensor\.shared\.cluster\.global {_V}, {_V}, {_V}, "
     rf"box\[([^\]]*)\](?: multicast_mask = {_V})? : !llvm\.ptr<7>, !llvm\.ptr$")
@@ -193,7 +204,47 @@ class HopperText:
         m = _WAIT.match(line)
         if m:
             return [self._wait(m)]
+        m = _MMA_RS.match(line)
+        if m:
+            return [self._mma_rs(m)]
         return None
+
+    def _mma_rs(self, m: re.Match[str]) -> str:
+        pad, result, n, dtype, trans_b, operands, types, struct = m.groups()
+        n = int(n)
+        count = n // 2
+        code = n | (dtype == "bf16") << 16 | (trans_b == "1") << 18 | 1 << 19
+        name = f"__wgmma_rs_{code}"
+        if name not in self.helpers:
+            params = [f"%v{i}: f32" for i in range(count)]
+            params += [f"%a{r}: i32" for r in range(4)] + ["%b: i64", "%tid: index"]
+            body = [f"  func.func private @{name}({', '.join(params)}) -> {struct} {{",
+                    f"    %buf = memref.alloca() : memref<{count}xf32>",
+                    "    %abuf = memref.alloca() : memref<4xi32>"]
+            for i in range(count):
+                body += [f"    %i{i} = arith.constant {i} : index",
+                         f"    memref.store %v{i}, %buf[%i{i}] : memref<{count}xf32>"]
+            for r in range(4):
+                body += [f"    %r{r} = arith.constant {r} : index",
+                         f"    memref.store %a{r}, %abuf[%r{r}] : memref<4xi32>"]
+            body += ["    %p = memref.extract_aligned_pointer_as_index %buf : "
+                     f"memref<{count}xf32> -> index",
+                     "    %pi = arith.index_cast %p : index to i64",
+                     "    %q = memref.extract_aligned_pointer_as_index %abuf : "
+                     "memref<4xi32> -> index",
+                     "    %qi = arith.index_cast %q : index to i64",
+                     "    %ti = arith.index_cast %tid : index to i64",
+                     f"    %code = arith.constant {code} : i64",
+                     "    func.call @__wgmma_rs(%qi, %b, %pi, %ti, %code) : "
+                     "(i64, i64, i64, i64, i64) -> ()",
+                     f"    %s0 = llvm.mlir.undef : {struct}"]
+            for i in range(count):
+                body += [f"    %w{i} = memref.load %buf[%i{i}] : memref<{count}xf32>",
+                         f"    %s{i + 1} = llvm.insertvalue %w{i}, %s{i}[{i}] : {struct}"]
+            body += [f"    return %s{count} : {struct}", "  }"]
+            self.helpers[name] = "\n".join(body)
+        return (f"{pad}{result} = func.call @{name}({operands}, %__tid) : "
+                f"({types}, index) -> {struct}")
 
     def _mma(self, m: re.Match[str]) -> str:
         pad, result, desc_a, desc_b, acc, n, scale, dtype, layout_a, layout_b, struct, _ = (
@@ -276,6 +327,7 @@ class _Group:
 
     barrier: threading.Barrier
     issued: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    fragments: dict[int, np.ndarray] = field(default_factory=dict)  # A from registers
     calls: dict[int, int] = field(default_factory=dict)
     products: list[Any] = field(default_factory=lambda: [None, None])
 
@@ -564,15 +616,63 @@ class HopperState:
             if not self.errors:
                 self.fail(f"warpgroup {tid // 128} did not meet at a wgmma")
             return
-        product = group.products[(calls + 1) % 2]
+        self._accumulate(group.products[(calls + 1) % 2], code & 0xFFFF, tid, acc,
+                         bool(code >> 19 & 1))
+
+    def _register_a(self, group: _Group, dtype: str) -> np.ndarray:
+        """The [64, 16] A of a warpgroup's register fragments."""
+        a = np.zeros((64, 16), np.float32)
+        e = np.arange(8)
+        for t, words in group.fragments.items():
+            warp, lane = divmod(t, 32)
+            halves = words.view(np.uint16)  # low half first (little-endian)
+            if dtype == "bf16":
+                values = (halves.astype(np.uint32) << 16).view(np.float32)
+            else:
+                values = halves.view(np.float16).astype(np.float32)
+            rows = 16 * warp + lane // 4 + 8 * ((e // 2) % 2)
+            cols = 2 * (lane % 4) + e % 2 + 8 * (e // 4)
+            a[rows, cols] = values
+        return a
+
+    def wgmma_rs(self, a_ptr: int, desc_b: int, acc: int, tid: int, code: int) -> None:
+        """wgmma with A from registers: the warpgroup's 128 threads meet, each
+        giving its A fragment; one assembles A and computes the product with
+        the B its descriptor reads; each adds its accumulator fragment."""
+        group = self._rendezvous(tid // 128)
+        calls = group.calls.get(tid, 0)
+        group.calls[tid] = calls + 1
+        group.issued[tid] = (0, desc_b, code)
+        group.fragments[tid % 128] = np.frombuffer(
+            (ctypes.c_uint32 * 4).from_address(a_ptr), np.uint32).copy()
         n = code & 0xFFFF
+        dtype = "bf16" if code >> 16 & 1 else "f16"
+        try:
+            if group.barrier.wait(WAIT_S) == 0:
+                issued = set(group.issued.values())
+                if len(issued) != 1:
+                    raise ValueError(f"the threads of warpgroup {tid // 128} issued "
+                                     f"different wgmma operands: {sorted(issued)[:2]}")
+                b = self._operand(desc_b, n, bool(code >> 18 & 1), dtype)  # [N, 16]
+                group.products[(calls + 1) % 2] = self._register_a(group, dtype) @ b.T
+            group.barrier.wait(WAIT_S)
+        except threading.BrokenBarrierError:
+            if not self.errors:
+                self.fail(f"warpgroup {tid // 128} did not meet at a wgmma")
+            return
+        self._accumulate(group.products[(calls + 1) % 2], n, tid, acc, True)
+
+    def _accumulate(self, product: np.ndarray, n: int, tid: int, acc: int,
+                    add: bool) -> None:
+        """Thread `tid`'s accumulator fragment of `product` into (or, not
+        `add`, over) its registers at `acc`."""
         t = tid % 128
         warp, lane = divmod(t, 32)
         i = np.arange(n // 2)
         rows = 16 * warp + lane // 4 + 8 * ((i // 2) % 2)
         cols = 8 * (i // 4) + 2 * (lane % 4) + i % 2
         out = np.frombuffer((ctypes.c_float * (n // 2)).from_address(acc), np.float32)
-        if code >> 19 & 1:
+        if add:
             out += product[rows, cols]
         else:
             out[...] = product[rows, cols]
@@ -597,6 +697,9 @@ class HopperState:
             "__wgmma": (ctypes.CFUNCTYPE(None, i64, i64, i64, i64, i64),
                         lambda a, b, acc, t, code: self.wgmma(a & (2**64 - 1), b & (2**64 - 1),
                                                               acc, t, code)),
+            "__wgmma_rs": (ctypes.CFUNCTYPE(None, i64, i64, i64, i64, i64),
+                           lambda a, b, acc, t, code: self.wgmma_rs(a, b & (2**64 - 1),
+                                                                    acc, t, code)),
             "__tma_load": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, i32, i32, i32),
                            lambda dst, m, bar, c0, c1, c2: self.tma_load(
                                dst, m or 0, bar, (c0, c1, c2))),

@@ -824,6 +824,10 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
     if (auto contraction = dyn_cast<linalg::GenericOp>(*root))
       memrefTypes.append(wgmmaTensorMapCount(contraction, second, func),
                          LLVM::LLVMPointerType::get(func.getContext()));
+  // The Hopper attention kernel's Q, K and V (WgmmaAttentionKernel.cpp).
+  if (form == tile::KernelForm::attention &&
+      config.getMma() == tile::MmaKind::wgmma_m64nNk16)
+    memrefTypes.append(3, LLVM::LLVMPointerType::get(func.getContext()));
   OpBuilder b(func);
   Location loc = func.getLoc();
   auto kernel = tile::FuncOp::create(
@@ -936,9 +940,13 @@ LogicalResult ConvertLinalgToTilePass::build(
   case tile::KernelForm::attention:
     if (std::optional<AttentionOps> chain =
             matchAttentionKernel(ops, context.target);
-        chain && root == chain->softmax.getOperation())
+        chain && root == chain->softmax.getOperation()) {
+      if (config.getMma() == tile::MmaKind::wgmma_m64nNk16)
+        return buildWgmmaAttentionKernel(*chain, config, kernel, outputs,
+                                         inputArgs, context, grid, warps);
       return buildAttentionKernel(*chain, config, kernel, outputs, inputArgs,
                                   context, grid, warps);
+    }
     return mismatch("an attention chain (Q Kᵀ, elementwise ops on the "
                     "scores, a last-dim softmax, P V and its cast), on its "
                     "softmax");

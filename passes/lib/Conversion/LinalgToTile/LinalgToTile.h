@@ -323,6 +323,17 @@ LogicalResult buildAttentionKernel(AttentionOps chain,
                                    const BuildContext &context,
                                    GridSize &grid, unsigned &numWarps);
 
+/// Fused attention on sm_90 (a wgmma plan, WgmmaAttentionKernel.cpp): the
+/// same online softmax, warp-specialized (a TMA producer warpgroup, 1 or 2
+/// consumer warpgroups on wgmma, P from registers), persistent.
+LogicalResult buildWgmmaAttentionKernel(AttentionOps chain,
+                                        tile::LoweringConfigAttr config,
+                                        tile::FuncOp kernel,
+                                        const OutputMap &outputs,
+                                        ArrayRef<Value> inputArgs,
+                                        const BuildContext &context,
+                                        GridSize &grid, unsigned &numWarps);
+
 /// A transpose (isTransposeKernel) staged through shared memory so that
 /// reads and writes are both coalesced (TransposeKernel.cpp).
 LogicalResult buildTransposeKernel(linalg::GenericOp op,

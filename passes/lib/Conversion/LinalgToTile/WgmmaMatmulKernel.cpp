@@ -690,10 +690,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                     NVVM::SharedSpaceAttr::get(ctx,
                                                NVVM::SharedSpace::shared_cta));
               SmallVector<Value> ds = {tile::WarpGroupDotOp::create(
-                  kb, loc, accType, bufA, slot, bufB, slot, it[0], aT, !bT)};
+                  kb, loc, accType, bufA, bufB, slot, it[0], slot, aT, !bT)};
               if (second)
                 ds.push_back(tile::WarpGroupDotOp::create(
-                    kb, loc, accType, bufA, slot, bufB2, slot, it[1], aT,
+                    kb, loc, accType, bufA, bufB2, slot, it[1], slot, aT,
                     !bT));
               // One step's groups stay in flight: the previous step's are
               // done, so its slot is free.

@@ -288,11 +288,11 @@ LogicalResult mlir::tcc::tile_to_gpu::verifyMmaOp(Operation *op,
   auto dst = cast<RankedTensorType>(convert.getType());
   if (isAccumulatorToOperandA(src, dst)) {
     // P (an accumulator, cast to f16 / bf16) as the next dot's A operand,
-    // in registers: each warp must own whole rows of it.
+    // in registers: each warp must own whole rows of it. (A wgmma
+    // accumulator, version 3, is the mma.sync one on [W, 1] warps, and
+    // wgmma's A fragment mma.sync's on each warp's 16 rows: the same
+    // permutation.)
     auto mma = cast<tile::NvidiaMmaEncodingAttr>(src.getEncoding());
-    if (mma.getVersion() != 2)
-      return fail("an accumulator becomes an A operand in registers on "
-                  "mma.sync (version 2) layouts only");
     if (warpsAlongN(mma) != 1)
       return fail("an accumulator becomes the A operand in registers only "
                   "when the warps split M alone (warpsPerCTA = [W, 1])");

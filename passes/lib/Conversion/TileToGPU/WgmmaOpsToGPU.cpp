@@ -6,6 +6,8 @@
 //                          (16-deep k step, 64-row m tile of the warpgroup)
 //                          with A and B read from shared memory through
 //                          matrix descriptors; wgmma.commit_group;
+//                          (A from registers, attention's P: the
+//                          A-from-registers form, as inline PTX);
 //   tile.warpgroup_wait -> wgmma.wait_group N, as inline PTX whose operands
 //                          are the accumulator registers (tied in and out),
 //                          so no read of them moves above the wait.
@@ -118,17 +120,127 @@ Value descriptor(OpBuilder &b, Location loc, Value addr, int64_t lbo,
   return arith::OrIOp::create(b, loc, start, c64(fixed));
 }
 
+/// The B descriptor of k step `s`: the whole [16, BN] k slice of slot
+/// address `bBase` (see the file comment for the two layouts).
+Value bDescriptor(OpBuilder &b, Location loc, Value bBase, int64_t s,
+                  int64_t bRows, bool bMn) {
+  auto c32 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  };
+  if (bMn)
+    return descriptor(b, loc,
+                      arith::AddIOp::create(b, loc, bBase,
+                                            c32(s * 16 * kSwizzleBytes)),
+                      bRows * kSwizzleBytes, kCoreGroupBytes);
+  return descriptor(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, bBase,
+          c32((s / 4) * bRows * kSwizzleBytes + (s % 4) * 32)),
+      /*lbo=*/16 /* unused by swizzled K-major layouts */, kCoreGroupBytes);
+}
+
+/// tile.warpgroup_dot with A in registers (a #tile.dot_operand<{opIdx = 0}>
+/// tile of the accumulator's #mma): `wgmma.mma_async ... d, {a0..a3},
+/// b-desc, 1, 1, 1, tnspB` as inline PTX (the NVVM op takes descriptors
+/// only). Each warp's A fragment is mma.sync's m16k16 one on its 16 rows
+/// (PTX ISA "Register Fragments" for wgmma .m64nNk16 A), so the operand's
+/// registers are read as DotLowering reads them: k step s of m tile t is
+/// elements (t * kSteps + s) * 8 .. + 7, paired into four b32.
+LogicalResult lowerRegisterA(tile::WarpGroupDotOp op,
+                             tile::WarpGroupDotOp::Adaptor adaptor,
+                             const TileLayout &layout,
+                             ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  auto accType = cast<RankedTensorType>(op.getAcc().getType());
+  WgmmaShape shape(accType);
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  tile::SharedBufferType bType = op.getB().getType();
+  bool bMn = op.getBMnMajor();
+  int64_t bRows = bType.getTileShape()[1];
+  int64_t kSteps = aType.getDimSize(1) / 16;
+  Type elem = aType.getElementType();
+  Type i32 = rewriter.getI32Type();
+  Value bBase = emitSlotChunkAddress(rewriter, loc, bType, adaptor.getB(),
+                                     adaptor.getBSlot(), cst(rewriter, loc, 0));
+  Value a = adaptor.getA(), acc = adaptor.getAcc();
+  int64_t count = shape.blockN / 2; // accumulator registers per m tile
+  // The accumulator registers of each m tile, in wgmma's order.
+  SmallVector<SmallVector<Value>> d(shape.mTiles);
+  for (int64_t t = 0; t < shape.mTiles; ++t)
+    for (int64_t j = 0; j < count; ++j)
+      d[t].push_back(vector::ExtractOp::create(
+          rewriter, loc, acc, shape.position(layout, t, j)));
+  std::string type = elem.isBF16() ? "bf16" : "f16";
+  std::string text = "wgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(shape.blockN) + "k16.f32." + type + "." +
+                     type + " {";
+  for (int64_t j = 0; j < count; ++j)
+    text += (j ? ", $" : "$") + std::to_string(j);
+  text += "}, {";
+  for (int64_t r = 0; r < 4; ++r)
+    text += (r ? ", $" : "$") + std::to_string(2 * count + r);
+  text += "}, $" + std::to_string(2 * count + 4) + ", 1, 1, 1, " +
+          (bMn ? "1" : "0") + ";";
+  std::string constraints;
+  for (int64_t j = 0; j < count; ++j)
+    constraints += (j ? ",=f" : "=f");
+  for (int64_t j = 0; j < count; ++j)
+    constraints += "," + std::to_string(j);
+  constraints += ",r,r,r,r,l";
+  auto structType = accStructType(ctx, shape.blockN);
+  NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  for (int64_t s = 0; s < kSteps; ++s) {
+    Value descB = bDescriptor(rewriter, loc, bBase, s, bRows, bMn);
+    for (int64_t t = 0; t < shape.mTiles; ++t) {
+      SmallVector<Value> operands(d[t]);
+      for (int64_t r = 0; r < 4; ++r) {
+        Value pair = vector::ExtractStridedSliceOp::create(
+            rewriter, loc, a,
+            ArrayRef<int64_t>{(t * kSteps + s) * 8 + 2 * r},
+            ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
+        operands.push_back(vector::ExtractOp::create(
+            rewriter, loc,
+            vector::BitCastOp::create(rewriter, loc, VectorType::get({1}, i32),
+                                      pair),
+            0));
+      }
+      operands.push_back(descB);
+      auto asmOp = LLVM::InlineAsmOp::create(
+          rewriter, loc, TypeRange{structType}, operands, text, constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+          /*operand_attrs=*/ArrayAttr());
+      for (int64_t j = 0; j < count; ++j)
+        d[t][j] = LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getRes(), j);
+    }
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+  for (int64_t t = 0; t < shape.mTiles; ++t)
+    for (int64_t j = 0; j < count; ++j)
+      acc = vector::InsertOp::create(rewriter, loc, d[t][j], acc,
+                                     shape.position(layout, t, j));
+  rewriter.replaceOp(op, acc);
+  return success();
+}
+
 struct WarpGroupDotLowering : public TilePattern<tile::WarpGroupDotOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(tile::WarpGroupDotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.hasRegisterA())
+      return lowerRegisterA(
+          op, adaptor,
+          layoutOf(cast<RankedTensorType>(op.getAcc().getType())), rewriter);
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto accType = cast<RankedTensorType>(op.getAcc().getType());
     WgmmaShape shape(accType);
     TileLayout layout = layoutOf(accType);
-    tile::SharedBufferType aType = op.getA().getType();
+    auto aType = cast<tile::SharedBufferType>(op.getA().getType());
     tile::SharedBufferType bType = op.getB().getType();
     bool aMn = op.getAMnMajor(), bMn = op.getBMnMajor();
     int64_t aRows = aType.getTileShape()[1], bRows = bType.getTileShape()[1];
@@ -157,20 +269,7 @@ struct WarpGroupDotLowering : public TilePattern<tile::WarpGroupDotOp> {
     auto structType = accStructType(ctx, shape.blockN);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t s = 0; s < blockK / 16; ++s) {
-      // B: the whole [16, BN] k slice.
-      Value bAddr;
-      int64_t bLbo, bSbo = kCoreGroupBytes;
-      if (bMn) {
-        bAddr = arith::AddIOp::create(rewriter, loc, bBase,
-                                      c32(s * 16 * kSwizzleBytes));
-        bLbo = bRows * kSwizzleBytes;
-      } else {
-        bAddr = arith::AddIOp::create(
-            rewriter, loc, bBase,
-            c32((s / 4) * bRows * kSwizzleBytes + (s % 4) * 32));
-        bLbo = 16; // unused by swizzled K-major layouts
-      }
-      Value descB = descriptor(rewriter, loc, bAddr, bLbo, bSbo);
+      Value descB = bDescriptor(rewriter, loc, bBase, s, bRows, bMn);
       for (int64_t t = 0; t < shape.mTiles; ++t) {
         // The 64-row m tile g + groups * t of A.
         Value mTile = arith::AddIOp::create(rewriter, loc, group,

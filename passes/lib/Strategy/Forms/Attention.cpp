@@ -5,6 +5,7 @@
 // only (so each warp owns whole score rows: the row max and sum stay in a
 // quad of lanes, and P feeds the second product from registers), a loop over
 // BN-key blocks with K and V staged in a ring of num_stages shared slots.
+// On sm_90 the same loop runs warp-specialized on wgmma (128 x 128 blocks).
 //
 //===----------------------------------------------------------------------===//
 #include "Forms.h"
@@ -37,6 +38,26 @@ configure(Operation *root, ArrayRef<Operation *> ops,
   int64_t m = qType.getShape()[1], n = chain->scores.getStaticLoopRanges()[2];
   int64_t d = qType.getShape()[2], dv = vType.getShape()[2];
   tile::TargetAttr target = options.target;
+  // sm_90: the Hopper schedule (WgmmaAttentionKernel.cpp) where the head
+  // dims are whole 128-byte swizzle spans: 128 query rows on two consumer
+  // warpgroups (64 rows and one warpgroup for at most 64), 128 keys per step
+  // (64 with 64-row blocks: a causal diagonal starts at a whole key block),
+  // K and V double-buffered. Each consumer thread holds BM (BN + Dv) / 256
+  // accumulator floats: 128 at D = 128.
+  if (target.hasMma(tile::MmaKind::wgmma_m64nNk16) && d % 64 == 0 &&
+      dv % 64 == 0) {
+    int64_t blockM = m <= 64 ? 64 : 128, blockN = blockM;
+    unsigned warps = blockM == 64 ? 8 : 12;
+    int64_t stages = 2;
+    auto bytesFor = [&](int64_t stages) {
+      return (blockM * d + stages * blockN * (d + dv)) * 2 + 1024;
+    };
+    while (stages > 1 && bytesFor(stages) > int64_t(target.getMaxSharedBytes()))
+      --stages;
+    if (bytesFor(stages) <= int64_t(target.getMaxSharedBytes()))
+      return makeConfig(root, tile::KernelForm::attention, {blockM, blockN},
+                        warps, stages, tile::MmaKind::wgmma_m64nNk16);
+  }
   bool mmaSync = target.hasMma(tile::MmaKind::mma_sync_m16n8k16);
   int64_t blockN = 64;
   // Shared memory a plan takes: Q's block; num_stages slots of K's and V's

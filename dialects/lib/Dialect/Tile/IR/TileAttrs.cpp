@@ -563,11 +563,6 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
     return emitError() << "#tile.lowering_config: mma is for form = matmul "
                           "and form = attention, not form = "
                        << name;
-  if (attention && mma == MmaKind::wgmma_m64nNk16)
-    return emitError() << "#tile.lowering_config: form = attention runs on "
-                          "mma = mma_sync_m16n8k16, mfma_16x16x16 or "
-                          "mfma_32x32x8, got mma = "
-                       << stringifyMmaKind(*mma);
   if (walk && form != KernelForm::row_program && form != KernelForm::softmax)
     return emitError() << "#tile.lowering_config: walk is for form = "
                           "row_program and form = softmax, not form = "

@@ -829,9 +829,8 @@ LogicalResult BoxCopyOp::verify() {
 }
 
 LogicalResult WarpGroupDotOp::verify() {
-  SharedBufferType a = getA().getType(), b = getB().getType();
-  if (failed(verifyCanonicalHopperBuffer(*this, a, "A")) ||
-      failed(verifyCanonicalHopperBuffer(*this, b, "B")))
+  SharedBufferType b = getB().getType();
+  if (failed(verifyCanonicalHopperBuffer(*this, b, "B")))
     return failure();
   auto acc = cast<RankedTensorType>(getAcc().getType());
   auto mma = dyn_cast_or_null<NvidiaMmaEncodingAttr>(acc.getEncoding());
@@ -840,16 +839,41 @@ LogicalResult WarpGroupDotOp::verify() {
     return emitOpError("accumulator must be an f32 2-D tile in a "
                        "#tile.nvidia_mma version 3 (wgmma) layout, got ")
            << acc;
-  if (a.getElementType() != b.getElementType() ||
-      !(a.getElementType().isF16() || a.getElementType().isBF16()))
-    return emitOpError("operands must be f16 or bf16, of one type");
   // Logical [BM, BK] and [BK, BN] from the chunked storage.
   auto extent = [](SharedBufferType t, bool mnMajor) {
     ArrayRef<int64_t> s = t.getTileShape();
     int64_t cols = s[0] * 64;
     return mnMajor ? std::make_pair(s[1], cols) : std::make_pair(cols, s[1]);
   };
-  auto [aK, aM] = extent(a, getAMnMajor());
+  Type aElement;
+  int64_t aK, aM;
+  if (hasRegisterA()) {
+    auto a = cast<RankedTensorType>(getA().getType());
+    auto operand =
+        dyn_cast_or_null<DotOperandEncodingAttr>(a.getEncoding());
+    if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma ||
+        a.getRank() != 2)
+      return emitOpError("a register A must be a 2-D tile in the "
+                         "#tile.dot_operand<{opIdx = 0}> layout of the "
+                         "accumulator's #tile.nvidia_mma, got ")
+             << a;
+    if (getASlot() || getAMnMajor())
+      return emitOpError("a register A takes no slot and no a_mn_major");
+    aElement = a.getElementType();
+    aM = a.getDimSize(0);
+    aK = a.getDimSize(1);
+  } else {
+    auto a = cast<SharedBufferType>(getA().getType());
+    if (failed(verifyCanonicalHopperBuffer(*this, a, "A")))
+      return failure();
+    if (!getASlot())
+      return emitOpError("a shared A needs the slot to read");
+    aElement = a.getElementType();
+    std::tie(aK, aM) = extent(a, getAMnMajor());
+  }
+  if (aElement != b.getElementType() ||
+      !(aElement.isF16() || aElement.isBF16()))
+    return emitOpError("operands must be f16 or bf16, of one type");
   auto [bK, bN] = extent(b, getBMnMajor());
   int64_t bm = acc.getDimSize(0), bn = acc.getDimSize(1);
   if (aM != bm || bN != bn || aK != bK)

@@ -560,6 +560,8 @@ def Tile_BoxCopyOp : Tile_Op<"box_copy", [
   }];
 }
 
+// (A's optional slot is the last operand: ODS infers the result's type from
+// the accumulator at a fixed operand index.)
 def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [
     MemoryEffects<[MemRead]>, AllTypesMatch<["acc", "result"]>]> {
   let summary = "issue wgmma on shared slots of A and B (asynchronous)";
@@ -569,6 +571,10 @@ def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [
         : !tile.shared_buffer<4x1x128x64xf16, #sw128>,
           !tile.shared_buffer<4x4x64x64xf16, #sw128>
           -> tensor<128x256xf32, #tile.nvidia_mma<{version = 3, ...}>>
+    %o = tile.warpgroup_dot %p, %bufV[%s], %o0 {b_mn_major}
+        : tensor<128x128xf16, #tile.dot_operand<{opIdx = 0, parent = #mma}>>,
+          !tile.shared_buffer<2x1x128x64xf16, #sw128>
+          -> tensor<128x64xf32, #mma>
     ```
     `acc + A x B` of slot `%s` of each buffer, as wgmma m64nNk16 groups of
     each warpgroup (fenced, then committed as one group): A is [BM, BK] and
@@ -576,17 +582,26 @@ def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [
     in the 128-byte swizzle TMA writes; K-major operands (A's rows are M,
     B's rows are N) keep K in the 64 columns, MN-major ones (`a_mn_major`,
     `b_mn_major`: A stored [K, M], B [K, N]) keep 64 of M or N there, the
-    chunks stepping along M or N. The result may only be read after a
-    `tile.warpgroup_wait` retires its group.
+    chunks stepping along M or N. A may instead be a register tile (no
+    slot) in the `#tile.dot_operand<{opIdx = 0}>` layout of the
+    accumulator's `#tile.nvidia_mma`: wgmma's A-from-registers form, whose
+    fragment is mma.sync's m16k16 A fragment on each warp's 16 rows (an
+    accumulator converted to it is a permutation of registers: attention's
+    P). The result may only be read after a `tile.warpgroup_wait` retires
+    its group.
   }];
-  let arguments = (ins Tile_SharedBuffer:$a, Index:$aSlot,
+  let arguments = (ins AnyTypeOf<[Tile_SharedBuffer, Tile_Tensor]>:$a,
                        Tile_SharedBuffer:$b, Index:$bSlot,
-                       Tile_Tensor:$acc, UnitAttr:$a_mn_major,
-                       UnitAttr:$b_mn_major);
+                       Tile_Tensor:$acc, Optional<Index>:$aSlot,
+                       UnitAttr:$a_mn_major, UnitAttr:$b_mn_major);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $a `[` $aSlot `]` `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
+    $a (`[` $aSlot^ `]`)? `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
     qualified(type($a)) `,` qualified(type($b)) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// A read from registers (a #tile.dot_operand tile), not a shared slot.
+    bool hasRegisterA() { return isa<RankedTensorType>(getA().getType()); }
   }];
   let hasVerifier = 1;
 }
