@@ -20,7 +20,6 @@ from tcc.runtime.artifact import TensorMapSpec
 from tcc.testing.cpu import _from_bf16_bits as from_bf16
 from tcc.testing.cuda_tools import assemble
 from tcc.testing.simt import run_gpu_stage
-
 from test_attention import attention_program, inputs, rel_err, softmax_attention
 
 B, S, D = syms("B S D")

@@ -441,6 +441,161 @@ func.func @attn_warps(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: te
 
 // -----
 
+// Hopper attention plans (WgmmaAttentionKernel.cpp): a 128 x 256 block of
+// scores with the output on two consumer warpgroups holds too many
+// accumulators per thread.
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#n = affine_map<(d0, d1, d2) -> (d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attn_wgmma_registers(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4x256x64xf16>) -> tensor<4x256x64xf16> {
+  %scale = arith.constant 1.250000e-01 : f16
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x256x256xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x256x64xf16>, tensor<4x256x64xf16>) outs(%f0 : tensor<4x256x256xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x256xf32>
+  %e1 = tensor.empty() : tensor<4x256x256xf16>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<4x256x256xf32>) outs(%e1 : tensor<4x256x256xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.mulf %0, %scale : f16
+    linalg.yield %1 : f16
+  } -> tensor<4x256x256xf16>
+  // expected-error@+1 {{'linalg.softmax' op lowering_config block [128, 256] with head dim 64 on 8 consumer warps holds 160 accumulator floats per thread (scores and output), more than the 128 that fit the consumers' registers}}
+  %p = linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 256], num_warps = 12, num_stages = 2, mma = wgmma_m64nNk16>} dimension(2) ins(%x : tensor<4x256x256xf16>) outs(%e1 : tensor<4x256x256xf16>) -> tensor<4x256x256xf16>
+  %e2 = tensor.empty() : tensor<4x256x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<4x256x256xf16>, tensor<4x256x64xf16>) outs(%f2 : tensor<4x256x64xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x64xf32>
+  %e3 = tensor.empty() : tensor<4x256x64xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pv : tensor<4x256x64xf32>) outs(%e3 : tensor<4x256x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<4x256x64xf16>
+  return %r : tensor<4x256x64xf16>
+}
+
+// -----
+
+// Two consumer warpgroups need 64 query rows each.
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#n = affine_map<(d0, d1, d2) -> (d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attn_wgmma_rows(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4x256x64xf16>) -> tensor<4x256x64xf16> {
+  %scale = arith.constant 1.250000e-01 : f16
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x256x256xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x256x64xf16>, tensor<4x256x64xf16>) outs(%f0 : tensor<4x256x256xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x256xf32>
+  %e1 = tensor.empty() : tensor<4x256x256xf16>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<4x256x256xf32>) outs(%e1 : tensor<4x256x256xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.mulf %0, %scale : f16
+    linalg.yield %1 : f16
+  } -> tensor<4x256x256xf16>
+  // expected-error@+1 {{'linalg.softmax' op lowering_config block [64, 64], num_warps = 12, num_stages = 2 does not fit the wgmma attention schedule (a producer and 1 or 2 consumer warpgroups: num_warps 8 or 12; BM a multiple of 64 per consumer warpgroup, BN a multiple of 64 up to 256)}}
+  %p = linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [64, 64], num_warps = 12, num_stages = 2, mma = wgmma_m64nNk16>} dimension(2) ins(%x : tensor<4x256x256xf16>) outs(%e1 : tensor<4x256x256xf16>) -> tensor<4x256x256xf16>
+  %e2 = tensor.empty() : tensor<4x256x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<4x256x256xf16>, tensor<4x256x64xf16>) outs(%f2 : tensor<4x256x64xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x64xf32>
+  %e3 = tensor.empty() : tensor<4x256x64xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pv : tensor<4x256x64xf32>) outs(%e3 : tensor<4x256x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<4x256x64xf16>
+  return %r : tensor<4x256x64xf16>
+}
+
+// -----
+
+// Head dims the 128-byte swizzle spans do not tile.
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#n = affine_map<(d0, d1, d2) -> (d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attn_wgmma_head_dim(%q: tensor<4x256x32xf16>, %k: tensor<4x256x32xf16>, %v: tensor<4x256x32xf16>) -> tensor<4x256x32xf16> {
+  %scale = arith.constant 1.250000e-01 : f16
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x256x256xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x256x32xf16>, tensor<4x256x32xf16>) outs(%f0 : tensor<4x256x256xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x256xf32>
+  %e1 = tensor.empty() : tensor<4x256x256xf16>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<4x256x256xf32>) outs(%e1 : tensor<4x256x256xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.mulf %0, %scale : f16
+    linalg.yield %1 : f16
+  } -> tensor<4x256x256xf16>
+  // expected-error@+1 {{'linalg.softmax' op the wgmma attention schedule reads head dims that are multiples of 64 (one 128-byte swizzle span; Dv up to 256), got 32 and 32}}
+  %p = linalg.softmax {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 128], num_warps = 12, num_stages = 2, mma = wgmma_m64nNk16>} dimension(2) ins(%x : tensor<4x256x256xf16>) outs(%e1 : tensor<4x256x256xf16>) -> tensor<4x256x256xf16>
+  %e2 = tensor.empty() : tensor<4x256x32xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x256x32xf32>) -> tensor<4x256x32xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<4x256x256xf16>, tensor<4x256x32xf16>) outs(%f2 : tensor<4x256x32xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x32xf32>
+  %e3 = tensor.empty() : tensor<4x256x32xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pv : tensor<4x256x32xf32>) outs(%e3 : tensor<4x256x32xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<4x256x32xf16>
+  return %r : tensor<4x256x32xf16>
+}
+
+// -----
+
 // A form = attention plan on a softmax that is no attention chain.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @softmax_attention_plan(%x: tensor<64x256xf16>) -> tensor<64x256xf16> {

@@ -158,3 +158,44 @@ tile.func @cluster(%a: memref<128x64xf16>, %map: !llvm.ptr) attributes {grid_ran
   tile.mbarrier_arrive %bars[%c0] cta %c1 : !tile.mbarriers<2>
   tile.return
 }
+
+// -----
+
+// A from registers (attention's P): the accumulator, cast to f16, becomes
+// the A operand in registers (no shared memory), and each 16-deep k step is
+// `wgmma ... d, {a0, a1, a2, a3}, b-desc, 1, 1, 1, tnspB` as inline PTX
+// (the NVVM op takes descriptors only): the 32 accumulator registers tied
+// in and out, four b32 of A, V's descriptor (MN-major, its 64 rows: LBO
+// 8192, from slot 1 at 8192 bytes, a k step 16 rows = 2048 bytes on).
+// CHECK-LABEL: gpu.func @wgmma_register_a
+// CHECK-NOT: memref.store
+// CHECK: %[[DV:.*]] = arith.constant 4611686293338849280 : i64
+// CHECK: arith.addi %{{.*}}, %c8192_i32 : i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.ori %{{.*}}, %[[DV]] : i64
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, $1, {{.*}}, $31}, {$64, $65, $66, $67}, $68, 1, 1, 1, 1;", "=f,{{.*}},=f,0,1,{{.*}},31,r,r,r,r,l" {{.*}} : (f32, {{.*}}, f32, i32, i32, i32, i32, i64) -> !llvm.struct<(f32
+// CHECK: arith.addi %{{.*}}, %c10240_i32 : i32
+// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async
+// CHECK: arith.addi %{{.*}}, %c12288_i32 : i32
+// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async
+// CHECK: arith.addi %{{.*}}, %c14336_i32 : i32
+// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: wgmma.wait_group.sync.aligned 0;
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#pa = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+tile.func @wgmma_register_a(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  %v = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %s = tile.memref_load %x[%c0, %c0] : memref<64x64xf32> -> tensor<64x64xf32, #mma>
+  %h = arith.truncf %s : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+  %p = tile.convert_layout %h : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #pa>
+  %d = tile.warpgroup_dot %p, %v[%c1], %s {b_mn_major} : tensor<64x64xf16, #pa>, !tile.shared_buffer<2x1x64x64xf16, #sw> -> tensor<64x64xf32, #mma>
+  %w = tile.warpgroup_wait %d {pending = 0 : i32} : tensor<64x64xf32, #mma>
+  tile.memref_store %x[%c0, %c0], %w : memref<64x64xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}

@@ -1054,6 +1054,56 @@ tile.func @wgmma_needs_v3(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32
 
 // -----
 
+// A from registers: the dot_operand of the accumulator's own #mma.
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#other = #tile.nvidia_mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
+#pa = #tile.dot_operand<{opIdx = 0, parent = #other, kWidth = 2}>
+tile.func @wgmma_register_a_layout() attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %half = arith.constant 1.0 : f16
+  %p = tile.splat %half : f16 -> tensor<64x64xf16, #pa>
+  %v = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %acc = tile.splat %cst : f32 -> tensor<64x64xf32, #mma>
+  // expected-error @below {{'tile.warpgroup_dot' op a register A must be a 2-D tile in the #tile.dot_operand<{opIdx = 0}> layout of the accumulator's #tile.nvidia_mma}}
+  %d = tile.warpgroup_dot %p, %v[%c0], %acc {b_mn_major} : tensor<64x64xf16, #pa>, !tile.shared_buffer<2x1x64x64xf16, #sw> -> tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#pa = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+tile.func @wgmma_register_a_is_k_major() attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %half = arith.constant 1.0 : f16
+  %p = tile.splat %half : f16 -> tensor<64x64xf16, #pa>
+  %v = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %acc = tile.splat %cst : f32 -> tensor<64x64xf32, #mma>
+  // expected-error @below {{'tile.warpgroup_dot' op a register A takes no slot and no a_mn_major}}
+  %d = tile.warpgroup_dot %p, %v[%c0], %acc {a_mn_major, b_mn_major} : tensor<64x64xf16, #pa>, !tile.shared_buffer<2x1x64x64xf16, #sw> -> tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+tile.func @wgmma_shared_a_needs_a_slot() attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %a = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %acc = tile.splat %cst : f32 -> tensor<64x64xf32, #mma>
+  // expected-error @below {{'tile.warpgroup_dot' op a shared A needs the slot to read}}
+  %d = tile.warpgroup_dot %a, %a[%c0], %acc : !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.shared_buffer<2x1x64x64xf16, #sw> -> tensor<64x64xf32, #mma>
+  tile.return
+}
+
+// -----
+
 tile.func @barriers_in_a_loop(%n: index) attributes {grid_rank = 1 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -294,7 +294,7 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
       arith::RemUIOp::create(cb, loc, tid, c(32)), c(0));
   auto scoresType = RankedTensorType::get({blockM, blockN}, f32, mma);
   auto outType = RankedTensorType::get({blockM, dv}, f32, mma);
-  auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, 0);
+  auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, 2);
   Value returned = chain.epilogue ? chain.epilogue.getResult(0)
                                   : chain.output.getResult(0);
   Operation *last = chain.epilogue ? chain.epilogue.getOperation()
