@@ -135,12 +135,25 @@ func.func @attn(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4
 // CHECK: %[[CREV:.*]] = arith.subi %c1{{.*}}, %[[CB]]
 // CHECK: %[[CM0:.*]] = arith.muli %[[CREV]], %c128
 // CHECK: %[[CEND:.*]] = arith.minui %{{.*}}, %c256
+// The scale (0.125) is folded into exp2's factor, 0.125 log2(e), through the
+// mask's select: one multiply per score in both loops.
 // CHECK: %[[U:.*]]:4 = scf.for %{{.*}} = %{{.*}} to %[[CM0]] step %c128
+// CHECK: %[[S0:.*]] = tile.warpgroup_wait
 // CHECK-NOT: arith.cmpi sge
+// CHECK-NOT: arith.mulf
+// CHECK: arith.constant 0.180336878 : f32
+// CHECK-NEXT: tile.splat
+// CHECK-NEXT: arith.mulf %[[S0]], %{{.*}} : tensor<128x128xf32
 // CHECK: scf.yield
 // CHECK: scf.for %{{.*}} = %[[CM0]] to %[[CEND]] step %c128{{.*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2, %{{.*}} = %[[U]]#3)
-// CHECK: arith.cmpi sge
-// CHECK: arith.select
+// CHECK: %[[S1:.*]] = tile.warpgroup_wait
+// CHECK-NOT: arith.mulf
+// CHECK: %[[KEEP:.*]] = arith.cmpi sge
+// CHECK-NOT: arith.mulf
+// CHECK: %[[X:.*]] = arith.select %[[KEEP]], %[[S1]], %{{.*}} : tensor<128x128xi1, #{{.*}}>, tensor<128x128xf32
+// CHECK: arith.constant 0.180336878 : f32
+// CHECK-NEXT: tile.splat
+// CHECK-NEXT: arith.mulf %[[X]], %{{.*}} : tensor<128x128xf32
 #map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #map2 = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>

@@ -71,51 +71,82 @@ arith::CmpIOp causalMask(ArrayRef<linalg::GenericOp> ops) {
   return found;
 }
 
-/// c when the score ops are one op computing x * c or x / c (casts around
-/// it aside) for a constant c > 0 (attention's 1 / sqrt(d)): the kernel
-/// folds it into exp2's factor, c · log2(e), one multiply per score.
-std::optional<double> foldableScale(ArrayRef<linalg::GenericOp> ops) {
+/// The constant scale of the scores the kernel folds into exp2's factor
+/// (c · log2(e)), and the op applying it.
+struct FoldedScale {
+  double value;
+  Operation *op;
+};
+
+/// When the score ops are one generic whose only float arithmetic on the
+/// scores x is one x * c or x / c for a constant c > 0 (attention's
+/// 1 / sqrt(d)), casts around it aside, and whose other uses of the scaled
+/// scores are selects keeping them or -inf (a mask: c > 0 keeps -inf and
+/// commutes with the select), that op: the kernel skips it and folds c
+/// into exp2's factor, one multiply per score fewer. Ops on positions and
+/// on constants may be there too.
+std::optional<FoldedScale> foldableScale(ArrayRef<linalg::GenericOp> ops,
+                                         linalg::GenericOp scores) {
   if (ops.size() != 1)
     return std::nullopt;
   linalg::GenericOp only = ops.front();
-  if (only.getNumDpsInputs() != 1)
-    return std::nullopt;
   Block *body = only.getBody();
-  Value x = body->getArgument(0);
-  std::optional<double> scale;
+  // The scores (the input the product gives) and their casts; the scaled
+  // scores.
+  llvm::SmallDenseSet<Value> raw, scaled;
+  for (OpOperand *operand : only.getDpsInputOperands())
+    if (operand->get().getDefiningOp() == scores.getOperation())
+      raw.insert(only.getMatchingBlockArgument(operand));
+  if (raw.size() != 1)
+    return std::nullopt;
+  std::optional<FoldedScale> found;
   auto constantOf = [](Value v) -> std::optional<double> {
     FloatAttr attr;
     if (matchPattern(v, m_Constant(&attr)))
       return attr.getValueAsDouble();
     return std::nullopt;
   };
+  auto isNegInf = [&](Value v) {
+    std::optional<double> c = constantOf(v);
+    return c && std::isinf(*c) && *c < 0;
+  };
   for (Operation &op : body->without_terminator()) {
-    if (isa<arith::ConstantOp>(op))
-      continue;
+    bool touches = llvm::any_of(op.getOperands(), [&](Value v) {
+      return raw.contains(v) || scaled.contains(v);
+    });
+    if (!touches)
+      continue; // constants, positions and their compares
     if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
-      if (op.getOperand(0) != x)
-        return std::nullopt;
-      x = op.getResult(0);
+      (raw.contains(op.getOperand(0)) ? raw : scaled).insert(op.getResult(0));
       continue;
     }
-    if (scale)
-      return std::nullopt; // a second arithmetic op
-    if (auto mul = dyn_cast<arith::MulFOp>(op)) {
-      if (mul.getLhs() == x)
-        scale = constantOf(mul.getRhs());
-      else if (mul.getRhs() == x)
-        scale = constantOf(mul.getLhs());
-    } else if (auto div = dyn_cast<arith::DivFOp>(op); div && div.getLhs() == x) {
-      if (std::optional<double> c = constantOf(div.getRhs()); c && *c != 0)
-        scale = 1 / *c;
+    if (auto select = dyn_cast<arith::SelectOp>(op)) {
+      if (!scaled.contains(select.getTrueValue()) ||
+          !isNegInf(select.getFalseValue()) ||
+          raw.contains(select.getCondition()))
+        return std::nullopt;
+      scaled.insert(select.getResult());
+      continue;
     }
-    if (!scale || !(*scale > 0))
-      return std::nullopt;
-    x = op.getResult(0);
+    std::optional<double> c;
+    if (auto mul = dyn_cast<arith::MulFOp>(op)) {
+      if (raw.contains(mul.getLhs()))
+        c = constantOf(mul.getRhs());
+      else if (raw.contains(mul.getRhs()))
+        c = constantOf(mul.getLhs());
+    } else if (auto div = dyn_cast<arith::DivFOp>(op);
+               div && raw.contains(div.getLhs())) {
+      if (std::optional<double> d = constantOf(div.getRhs()); d && *d != 0)
+        c = 1 / *d;
+    }
+    if (found || !c || !(*c > 0))
+      return std::nullopt; // a second scale, or other arithmetic on x
+    found = FoldedScale{*c, &op};
+    scaled.insert(op.getResult(0));
   }
-  if (!scale || body->getTerminator()->getOperand(0) != x)
+  if (!found || !scaled.contains(body->getTerminator()->getOperand(0)))
     return std::nullopt;
-  return scale;
+  return found;
 }
 
 /// Clones the scalar ops of score op `op`'s body onto tiles
@@ -127,12 +158,14 @@ std::optional<double> foldableScale(ArrayRef<linalg::GenericOp> ops) {
 /// index values i32. `alwaysTrue`, when set, is an i1
 /// op whose value is known true here (a causal mask's compare before the
 /// program's first query row), used only by a select: that select is its
-/// true value. Returns the tile the body yields.
+/// true value. `folded`, when set, is the scale op folded into exp2's
+/// factor (foldableScale): its result is its scores operand. Returns the
+/// tile the body yields.
 FailureOr<Value> cloneOnTiles(OpBuilder &b, Location loc, linalg::GenericOp op,
                               IRMapping &mapping,
                               function_ref<RankedTensorType(Type)> tileOf,
                               function_ref<Value(unsigned)> position,
-                              Operation *alwaysTrue) {
+                              Operation *alwaysTrue, Operation *folded) {
   TileKernelBuilder kb(b, loc, BlockSchedule{});
   Type i32 = b.getI32Type();
   auto typeFor = [&](Type type) {
@@ -155,6 +188,14 @@ FailureOr<Value> cloneOnTiles(OpBuilder &b, Location loc, linalg::GenericOp op,
     Type want = typeFor(inner.getResult(0).getType());
     if (&inner == alwaysTrue)
       continue; // its select (its one use) takes the true value
+    if (&inner == folded) {
+      // The scores operand: x * c's x, x / c's x.
+      Value x = inner.getOperand(0);
+      if (isa<arith::MulFOp>(inner) && matchPattern(x, m_Constant()))
+        x = inner.getOperand(1);
+      mapping.map(inner.getResult(0), mapping.lookup(x));
+      continue;
+    }
     if (auto select = dyn_cast<arith::SelectOp>(inner);
         select && alwaysTrue &&
         select.getCondition().getDefiningOp() == alwaysTrue) {
@@ -223,8 +264,10 @@ OnlineSoftmax::OnlineSoftmax(const AttentionOps &chain,
   n = cast<ShapedType>(this->chain.scores.getDpsInputs()[1].getType()).getShape()[1];
   scoresType = RankedTensorType::get({blockM, blockN}, f32, acc);
   rowType = RankedTensorType::get({blockM}, f32, rows);
-  scale = foldableScale(this->chain.scoreOps);
-  factor = kLog2e * scale.value_or(1.0);
+  std::optional<FoldedScale> scale =
+      foldableScale(this->chain.scoreOps, this->chain.scores);
+  factor = kLog2e * (scale ? scale->value : 1.0);
+  foldedScale = scale ? scale->op : nullptr;
   causalCompare = causalMask(this->chain.scoreOps);
 }
 
@@ -286,30 +329,30 @@ Value OnlineSoftmax::positions(OpBuilder &b, Value j, unsigned dim) {
 FailureOr<Value> OnlineSoftmax::scores(OpBuilder &b, Value s, Value j,
                                        bool masked, Operation *alwaysTrue) {
   Value x = s;
-  if (!scale)
-    for (linalg::GenericOp op : chain.scoreOps) {
-      IRMapping mapping;
-      for (OpOperand *operand : op.getDpsInputOperands()) {
-        BlockArgument arg = op.getMatchingBlockArgument(operand);
-        Operation *producer = operand->get().getDefiningOp();
-        if (producer == chain.scores.getOperation() ||
-            llvm::is_contained(chain.scoreOps, producer)) {
-          mapping.map(arg, x);
-          continue;
-        }
-        FailureOr<Value> loaded = loadScoreOperand(b, op, operand, j);
-        if (failed(loaded))
-          return failure();
-        mapping.map(arg, *loaded);
+  for (linalg::GenericOp op : chain.scoreOps) {
+    IRMapping mapping;
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(operand);
+      Operation *producer = operand->get().getDefiningOp();
+      if (producer == chain.scores.getOperation() ||
+          llvm::is_contained(chain.scoreOps, producer)) {
+        mapping.map(arg, x);
+        continue;
       }
-      FailureOr<Value> result = cloneOnTiles(
-          b, loc, op, mapping,
-          [&](Type t) { return RankedTensorType::get({blockM, blockN}, t, acc); },
-          [&](unsigned dim) { return positions(b, j, dim); }, alwaysTrue);
-      if (failed(result))
+      FailureOr<Value> loaded = loadScoreOperand(b, op, operand, j);
+      if (failed(loaded))
         return failure();
-      x = *result;
+      mapping.map(arg, *loaded);
     }
+    FailureOr<Value> result = cloneOnTiles(
+        b, loc, op, mapping,
+        [&](Type t) { return RankedTensorType::get({blockM, blockN}, t, acc); },
+        [&](unsigned dim) { return positions(b, j, dim); }, alwaysTrue,
+        foldedScale);
+    if (failed(result))
+      return failure();
+    x = *result;
+  }
   x = arith::MulFOp::create(b, loc, x, splat(b, factor, scoresType));
   if (masked) {
     Value limit = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(n));

@@ -86,8 +86,8 @@ private:
   Location loc;
   Type element, f32;
   RankedTensorType scoresType, rowType;
-  std::optional<double> scale;
-  double factor;
+  double factor;               // exp2's: log2(e), times a folded scale
+  Operation *foldedScale;      // the score op's scale folded into it, or null
   arith::CmpIOp causalCompare;
   Value batch, firstRow;
 };
