@@ -55,12 +55,17 @@ def test_sm90_attention_is_wgmma_fed_by_tma(d, dtype):
     assert ".target sm_90a" in ptx and "mma.sync" not in ptx
     # S = Q Kᵀ: m64n128k16 from two descriptors (Q and K both K-major), 4 k
     # steps per 64 of the head dim; P V: A from four registers, V MN-major.
+    # The key loop is software-pipelined: S in its prologue and its loop,
+    # P V in its loop and its epilogue (1024 keys: no partial block).
     ss = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.{dtype}\.{dtype}"
                     r" \{[^}]*\}, %rd\d+, %rd\d+, p, 1,\s*1, (\d),\s*(\d);", ptx)
-    assert len(ss) == d // 16 and set(ss) == {("0", "0")}
+    assert len(ss) == 2 * (d // 16) and set(ss) == {("0", "0")}
     rs = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n{d}k16\.f32\.{dtype}\.{dtype}"
                     r" \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, 1, 1, 1, (\d);", ptx)
-    assert rs == ["1"] * 8  # 128 keys: 8 k steps
+    assert rs == ["1"] * 16  # 128 keys: 8 k steps, twice
+    # The loop waits for S alone while P V is in flight, then for P V.
+    assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1
+    assert ptx.count("wgmma.wait_group.sync.aligned 0;") == 3
     # Q once per block, K and V per step: 3-D boxes [1, rows, 64].
     assert re.search(r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile"
                      r"\.mbarrier::complete_tx::bytes", ptx)

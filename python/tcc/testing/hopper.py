@@ -280,12 +280,14 @@ class HopperText:
                 f"(i64, i64, {struct}, index) -> {struct}")
 
     def _wait(self, m: re.Match[str]) -> str:
-        # wgmma.wait_group: the MMAs already ran; its results are its operands.
+        # wgmma.wait_group: the MMAs already ran; its results are its first
+        # operands (the accumulator's; kept A registers follow as i32).
         pad, result, operands, types, struct = m.groups()
-        count = len(types.split(","))
-        name = f"__wgmma_wait_{count}"
+        kinds = [t.strip() for t in types.split(",")]
+        count = struct.count("f32")
+        name = f"__wgmma_wait_{count}_{len(kinds) - count}"
         if name not in self.helpers:
-            params = ", ".join(f"%v{i}: f32" for i in range(count))
+            params = ", ".join(f"%v{i}: {t}" for i, t in enumerate(kinds))
             body = [f"  func.func private @{name}({params}) -> {struct} {{",
                     f"    %s0 = llvm.mlir.undef : {struct}"]
             body += [f"    %s{i + 1} = llvm.insertvalue %v{i}, %s{i}[{i}] : {struct}"

@@ -2,13 +2,15 @@
 // (WgmmaAttentionKernel.cpp): sm_90's persistent, warp-specialized attention.
 // Q, K and V arrive as TMA tensor maps too (boxes [1, rows, 64]); the last
 // warpgroup (threads 256..383) is the producer: its leader loads each query
-// block's Q after qEmpty shows the slot free, then every key block's K and V
-// into a 2-slot ring, each on its own barrier (kFull, vFull), after kvEmpty.
-// The consumers (8 warps, wgmma accumulators #mma version 3 on [8, 1]) wait
-// for Q, then per key block for K (S = Q Kᵀ from two shared slots), run the
-// online softmax on the accumulator registers, convert P to the A operand in
-// registers, wait for V (O = O α + P V, V MN-major), free the slot (lane 0 of
-// each warp) and, after the keys, Q's slot; O / l is stored from registers.
+// block's Q after qEmpty shows the slot free, then every key block's K (after
+// kEmpty) and V (after vEmpty) into a 2-slot ring, each on its own barrier
+// (kFull, vFull). The consumers (8 warps, wgmma accumulators #mma version 3
+// on [8, 1]) wait for Q, then run the key loop software-pipelined: the first
+// block alone (S_0, its softmax, P_0 in registers as the A operand), then per
+// block k, S_k issued, O α_{k-1} + P_{k-1} V_{k-1} issued, S_k waited alone
+// (pending 1) and K's slot freed, S_k's softmax while P V runs, P V waited
+// (P_{k-1} kept live in its registers) and V's slot freed; after the loop
+// Q's slot, the last block's P V, and O / l stored from registers.
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_90 --tcc-select-strategy --convert-linalg-to-tile | FileCheck %s
 
 // CHECK-DAG: #[[MMA:.*]] = #tile.nvidia_mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>
@@ -27,7 +29,8 @@
 // CHECK: %[[QEMPTY:.*]] = tile.mbarrier_alloc {arrivals = 8 : i64} : !tile.mbarriers<1>
 // CHECK: %[[KFULL:.*]] = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
 // CHECK: %[[VFULL:.*]] = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
-// CHECK: %[[KVEMPTY:.*]] = tile.mbarrier_alloc {arrivals = 8 : i64} : !tile.mbarriers<2>
+// CHECK: %[[KEMPTY:.*]] = tile.mbarrier_alloc {arrivals = 8 : i64} : !tile.mbarriers<2>
+// CHECK: %[[VEMPTY:.*]] = tile.mbarrier_alloc {arrivals = 8 : i64} : !tile.mbarriers<2>
 // CHECK: scf.if
 // CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %c8 step %{{.*}} iter_args(%[[I:.*]] = %{{.*}}, %[[STEP:.*]] = %{{.*}}) -> (index, index)
@@ -40,9 +43,10 @@
 // CHECK: %[[PHASE:.*]] = arith.divui %[[S]], %c2
 // CHECK: %[[SLOT:.*]] = arith.remui %[[S]], %c2
 // CHECK: %[[PREV:.*]] = arith.addi %[[PHASE]], %c1
-// CHECK: tile.mbarrier_wait %[[KVEMPTY]][%[[SLOT]]], %[[PREV]]
+// CHECK: tile.mbarrier_wait %[[KEMPTY]][%[[SLOT]]], %[[PREV]]
 // CHECK: tile.mbarrier_arrive %[[KFULL]][%[[SLOT]]] {expect_tx = 16384 : i64}
 // CHECK: tile.tma_load %[[MK]][%{{.*}}, %[[J]], %{{.*}}], %[[KB]][%[[SLOT]], %{{.*}}], %[[KFULL]][%[[SLOT]]]
+// CHECK: tile.mbarrier_wait %[[VEMPTY]][%[[SLOT]]], %[[PREV]]
 // CHECK: tile.mbarrier_arrive %[[VFULL]][%[[SLOT]]] {expect_tx = 16384 : i64}
 // CHECK: tile.tma_load %[[MV]][%{{.*}}, %[[J]], %{{.*}}], %[[VB]][%[[SLOT]], %{{.*}}], %[[VFULL]][%[[SLOT]]]
 // CHECK: } else {
@@ -50,24 +54,54 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c8{{.*}} step %{{.*}} iter_args(%[[CI:.*]] = %{{.*}}, %[[CSTEP:.*]] = %{{.*}}) -> (index, index)
 // CHECK: %[[CPAR:.*]] = arith.remui %[[CI]], %c2
 // CHECK: tile.mbarrier_wait %[[QFULL]][%{{.*}}], %[[CPAR]]
-// CHECK: %[[R:.*]]:4 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[CS:.*]] = %[[CSTEP]]) -> (tensor<128xf32, #{{.*}}>, tensor<128xf32, #{{.*}}>, tensor<128x64xf32, #[[MMA]]>, index)
+// The first block: S_0 alone.
+// CHECK: %[[FSL:.*]] = arith.remui %[[CSTEP]], %c2
+// CHECK: tile.mbarrier_wait %[[KFULL]][%[[FSL]]]
+// CHECK: %[[FD:.*]] = tile.warpgroup_dot %[[QB]][%{{.*}}], %[[KB]][%[[FSL]]], %{{.*}} : !tile.shared_buffer<1x1x128x64xf16, #[[SW]]>, !tile.shared_buffer<2x1x128x64xf16, #[[SW]]> -> tensor<128x128xf32, #[[MMA]]>
+// CHECK: %[[FS:.*]] = tile.warpgroup_wait %[[FD]] {pending = 0 : i32}
+// CHECK: scf.if
+// CHECK-NEXT: tile.mbarrier_arrive %[[KEMPTY]][%[[FSL]]]
+// CHECK: arith.constant 0.180336878 : f32
+// CHECK: arith.mulf %[[FS]]
+// CHECK: math.exp2 %{{.*}} fastmath<afn> : tensor<128x128xf32, #[[MMA]]>
+// CHECK: %[[P0:.*]] = tile.convert_layout %{{.*}} : tensor<128x128xf16, #[[MMA]]> -> tensor<128x128xf16, #[[PA]]>
+// CHECK-NOT: tile.warpgroup_dot
+// The others: S_k, then O α_{k-1} + P_{k-1} V_{k-1}; S_k waited alone.
+// CHECK: %[[R:.*]]:6 = scf.for %{{.*}} = %c128{{.*}} to %c256{{.*}} step %c128{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[O:.*]] = %{{.*}}, %[[CS:.*]] = %{{.*}}, %[[PP:.*]] = %[[P0]], %[[AP:.*]] = %{{.*}}) -> (tensor<128xf32, #{{.*}}>, tensor<128xf32, #{{.*}}>, tensor<128x64xf32, #[[MMA]]>, index, tensor<128x128xf16, #[[PA]]>, tensor<128xf32, #{{.*}}>)
 // CHECK: %[[CPH:.*]] = arith.divui %[[CS]], %c2
 // CHECK: %[[CSL:.*]] = arith.remui %[[CS]], %c2
 // CHECK: tile.mbarrier_wait %[[KFULL]][%[[CSL]]], %[[CPH]]
 // CHECK: %[[SD:.*]] = tile.warpgroup_dot %[[QB]][%{{.*}}], %[[KB]][%[[CSL]]], %{{.*}} : !tile.shared_buffer<1x1x128x64xf16, #[[SW]]>, !tile.shared_buffer<2x1x128x64xf16, #[[SW]]> -> tensor<128x128xf32, #[[MMA]]>
-// CHECK: %[[SS:.*]] = tile.warpgroup_wait %[[SD]] {pending = 0 : i32}
-// CHECK: arith.constant 0.180336878 : f32
+// CHECK: %[[BACK:.*]] = arith.subi %[[CS]], %c1
+// CHECK: %[[VPH:.*]] = arith.divui %[[BACK]], %c2
+// CHECK: %[[VSL:.*]] = arith.remui %[[BACK]], %c2
+// CHECK: tile.expand_dims %[[AP]]
+// CHECK: %[[OA:.*]] = arith.mulf %[[O]], %{{.*}} : tensor<128x64xf32, #[[MMA]]>
+// CHECK: tile.mbarrier_wait %[[VFULL]][%[[VSL]]], %[[VPH]]
+// CHECK: %[[OD:.*]] = tile.warpgroup_dot %[[PP]], %[[VB]][%[[VSL]]], %[[OA]] {b_mn_major} : tensor<128x128xf16, #[[PA]]>, !tile.shared_buffer<2x1x128x64xf16, #[[SW]]> -> tensor<128x64xf32, #[[MMA]]>
+// CHECK: %[[SS:.*]] = tile.warpgroup_wait %[[SD]] {pending = 1 : i32}
+// CHECK: scf.if
+// CHECK-NEXT: tile.mbarrier_arrive %[[KEMPTY]][%[[CSL]]]
 // CHECK: arith.mulf %[[SS]]
 // CHECK: math.exp2 %{{.*}} fastmath<afn> : tensor<128x128xf32, #[[MMA]]>
-// CHECK: %[[P:.*]] = tile.convert_layout %{{.*}} : tensor<128x128xf16, #[[MMA]]> -> tensor<128x128xf16, #[[PA]]>
-// CHECK: tile.mbarrier_wait %[[VFULL]][%[[CSL]]], %[[CPH]]
-// CHECK: %[[OD:.*]] = tile.warpgroup_dot %[[P]], %[[VB]][%[[CSL]]], %{{.*}} {b_mn_major} : tensor<128x128xf16, #[[PA]]>, !tile.shared_buffer<2x1x128x64xf16, #[[SW]]> -> tensor<128x64xf32, #[[MMA]]>
-// CHECK: tile.warpgroup_wait %[[OD]] {pending = 0 : i32}
+// CHECK: %[[OW:.*]] = tile.warpgroup_wait %[[OD]] keep(%[[PP]] : tensor<128x128xf16, #[[PA]]>) {pending = 0 : i32}
 // CHECK: scf.if
-// CHECK-NEXT: tile.mbarrier_arrive %[[KVEMPTY]][%[[CSL]]]
+// CHECK-NEXT: tile.mbarrier_arrive %[[VEMPTY]][%[[VSL]]]
+// CHECK: %[[PN:.*]] = tile.convert_layout %{{.*}} : tensor<128x128xf16, #[[MMA]]> -> tensor<128x128xf16, #[[PA]]>
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %[[OW]], %{{.*}}, %[[PN]], %{{.*}} :
+// Q's slot, then the last block's P V.
 // CHECK: scf.if
 // CHECK-NEXT: tile.mbarrier_arrive %[[QEMPTY]]
-// CHECK: arith.divf %[[R]]#2
+// CHECK: %[[LAST:.*]] = arith.subi %[[R]]#3, %c1
+// CHECK: %[[LSL:.*]] = arith.remui %[[LAST]], %c2
+// CHECK: tile.expand_dims %[[R]]#5
+// CHECK: %[[LA:.*]] = arith.mulf %[[R]]#2
+// CHECK: tile.mbarrier_wait %[[VFULL]][%[[LSL]]]
+// CHECK: %[[LD:.*]] = tile.warpgroup_dot %[[R]]#4, %[[VB]][%[[LSL]]], %[[LA]] {b_mn_major}
+// CHECK: %[[LO:.*]] = tile.warpgroup_wait %[[LD]] keep(%[[R]]#4 : tensor<128x128xf16, #[[PA]]>) {pending = 0 : i32}
+// CHECK: scf.if
+// CHECK-NEXT: tile.mbarrier_arrive %[[VEMPTY]][%[[LSL]]]
+// CHECK: arith.divf %[[LO]]
 // CHECK: arith.truncf
 // CHECK: tile.memref_store
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -134,23 +168,35 @@ func.func @attn(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4
 // CHECK: %[[CB:.*]] = arith.remui %{{.*}}, %c2
 // CHECK: %[[CREV:.*]] = arith.subi %c1{{.*}}, %[[CB]]
 // CHECK: %[[CM0:.*]] = arith.muli %[[CREV]], %c128
-// CHECK: %[[CEND:.*]] = arith.minui %{{.*}}, %c256
 // The scale (0.125) is folded into exp2's factor, 0.125 log2(e), through the
-// mask's select: one multiply per score in both loops.
-// CHECK: %[[U:.*]]:4 = scf.for %{{.*}} = %{{.*}} to %[[CM0]] step %c128
-// CHECK: %[[S0:.*]] = tile.warpgroup_wait
+// mask's select: one multiply per score in each part. The first block (the
+// pipeline's prologue) runs with the compare (the diagonal of the first
+// query block, true everywhere in the others), then [128, m0) without it,
+// [max(m0, 128), min(m0 + 128, S)) with it.
+// CHECK: %[[S0:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+// CHECK-NOT: arith.mulf
+// CHECK: %[[K0:.*]] = arith.cmpi sge
+// CHECK-NOT: arith.mulf
+// CHECK: %[[X0:.*]] = arith.select %[[K0]], %[[S0]], %{{.*}} : tensor<128x128xi1, #{{.*}}>, tensor<128x128xf32
+// CHECK: arith.constant 0.180336878 : f32
+// CHECK-NEXT: tile.splat
+// CHECK-NEXT: arith.mulf %[[X0]], %{{.*}} : tensor<128x128xf32
+// CHECK: %[[CEND:.*]] = arith.minui %{{.*}}, %c256
+// CHECK: %[[FROM:.*]] = arith.maxui %[[CM0]], %c128
+// CHECK: %[[U:.*]]:6 = scf.for %{{.*}} = %c128{{.*}} to %[[CM0]] step %c128
+// CHECK: %[[S1:.*]] = tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
 // CHECK-NOT: arith.cmpi sge
 // CHECK-NOT: arith.mulf
 // CHECK: arith.constant 0.180336878 : f32
 // CHECK-NEXT: tile.splat
-// CHECK-NEXT: arith.mulf %[[S0]], %{{.*}} : tensor<128x128xf32
+// CHECK-NEXT: arith.mulf %[[S1]], %{{.*}} : tensor<128x128xf32
 // CHECK: scf.yield
-// CHECK: scf.for %{{.*}} = %[[CM0]] to %[[CEND]] step %c128{{.*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2, %{{.*}} = %[[U]]#3)
-// CHECK: %[[S1:.*]] = tile.warpgroup_wait
+// CHECK: scf.for %{{.*}} = %[[FROM]] to %[[CEND]] step %c128{{.*}} iter_args(%{{.*}} = %[[U]]#0, %{{.*}} = %[[U]]#1, %{{.*}} = %[[U]]#2, %{{.*}} = %[[U]]#3, %{{.*}} = %[[U]]#4, %{{.*}} = %[[U]]#5)
+// CHECK: %[[S2:.*]] = tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
 // CHECK-NOT: arith.mulf
 // CHECK: %[[KEEP:.*]] = arith.cmpi sge
 // CHECK-NOT: arith.mulf
-// CHECK: %[[X:.*]] = arith.select %[[KEEP]], %[[S1]], %{{.*}} : tensor<128x128xi1, #{{.*}}>, tensor<128x128xf32
+// CHECK: %[[X:.*]] = arith.select %[[KEEP]], %[[S2]], %{{.*}} : tensor<128x128xi1, #{{.*}}>, tensor<128x128xf32
 // CHECK: arith.constant 0.180336878 : f32
 // CHECK-NEXT: tile.splat
 // CHECK-NEXT: arith.mulf %[[X]], %{{.*}} : tensor<128x128xf32

@@ -199,3 +199,32 @@ tile.func @wgmma_register_a(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i
   tile.memref_store %x[%c0, %c0], %w : memref<64x64xf32>, tensor<64x64xf32, #mma>
   tile.return
 }
+
+// -----
+
+// keep: the register A of a group in flight stays live up to its wait: the
+// wait's asm reads it (16 b32 per thread: 64 x 64 f16 over 128 threads)
+// after the 32 accumulator registers it ties, so no instruction between the
+// wgmma and the wait may reuse those registers.
+// CHECK-LABEL: gpu.func @wgmma_keep
+// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: %[[A:.*]] = vector.bitcast %{{.*}} : vector<32xf16> to vector<16xi32>
+// CHECK: %[[A0:.*]] = vector.extract %[[A]][0] : i32 from vector<16xi32>
+// CHECK: %[[A15:.*]] = vector.extract %[[A]][15] : i32 from vector<16xi32>
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "=f,{{.*}},=f,0,{{.*}},31,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r,r" {{.*}}, %[[A0]], {{.*}}, %[[A15]] : (f32, {{.*}}, f32, i32, {{.*}}, i32) -> !llvm.struct<(f32
+#sw = #tile.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [2, 1, 0]}>
+#mma = #tile.nvidia_mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#pa = #tile.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>
+tile.func @wgmma_keep(%x: memref<64x64xf32>) attributes {grid_rank = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
+  %s = tile.memref_load %x[%c0, %c0] : memref<64x64xf32> -> tensor<64x64xf32, #mma>
+  %h = arith.truncf %s : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+  %p = tile.convert_layout %h : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #pa>
+  %d = tile.warpgroup_dot %p, %v[%c1], %s {b_mn_major} : tensor<64x64xf16, #pa>, !tile.shared_buffer<2x1x64x64xf16, #sw> -> tensor<64x64xf32, #mma>
+  %w = tile.warpgroup_wait %d keep(%p : tensor<64x64xf16, #pa>) {pending = 1 : i32} : tensor<64x64xf32, #mma>
+  tile.memref_store %x[%c0, %c0], %w : memref<64x64xf32>, tensor<64x64xf32, #mma>
+  tile.return
+}

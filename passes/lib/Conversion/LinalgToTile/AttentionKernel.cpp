@@ -59,11 +59,10 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   Value kArg = chain.scores.getDpsInputs()[1];
   Value vArg = chain.output.getDpsInputs()[1];
   auto qType = cast<ShapedType>(qArg.getType());
-  auto kType = cast<ShapedType>(kArg.getType());
   auto vType = cast<ShapedType>(vArg.getType());
   int64_t batch = qType.getShape()[0], m = qType.getShape()[1];
   int64_t d = qType.getShape()[2];
-  int64_t n = kType.getShape()[1], dv = vType.getShape()[2];
+  int64_t dv = vType.getShape()[2];
   Type element = qType.getElementType();
   Type f32 = Float32Type::get(ctx);
   if (blockM % (tileM * int64_t(warps)) || blockN % tileN || dv % tileN)

@@ -392,12 +392,15 @@ OnlineSoftmax::Update OnlineSoftmax::update(OpBuilder &b, Value x, Value mPrev,
   Value lNew = arith::AddFOp::create(
       b, loc, arith::MulFOp::create(b, loc, lPrev, alpha),
       reduceRows(b, loc, p, rowType, combine(false)));
-  int64_t dv = cast<RankedTensorType>(oPrev.getType()).getDimSize(1);
-  Value oScaled =
-      arith::MulFOp::create(b, loc, oPrev, broadcastRows(b, alpha, dv));
+  Value oScaled = oPrev ? rescale(b, oPrev, alpha) : Value();
   Value pNarrow = arith::TruncFOp::create(
       b, loc, RankedTensorType::get({blockM, blockN}, element, acc), p);
-  return {mNew, lNew, oScaled, pNarrow};
+  return {mNew, lNew, oScaled, pNarrow, alpha};
+}
+
+Value OnlineSoftmax::rescale(OpBuilder &b, Value o, Value alpha) {
+  int64_t dv = cast<RankedTensorType>(o.getType()).getDimSize(1);
+  return arith::MulFOp::create(b, loc, o, broadcastRows(b, alpha, dv));
 }
 
 SmallVector<Value> OnlineSoftmax::initialState(OpBuilder &b, int64_t dv) {
@@ -436,16 +439,29 @@ Value OnlineSoftmax::keysEnd(OpBuilder &b) {
 }
 
 LogicalResult OnlineSoftmax::walk(OpBuilder &b, SmallVector<Value> &state,
-                                  Step step) {
+                                  Step step, Step first) {
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  // A loop of steps over keys [from, to).
-  auto loop = [&](Value from, Value to, bool masked,
+  // A pipelined loop's first block, built apart: it is masked as a whole
+  // block of a partial last one (n < BN) and, causal, with the compare
+  // (the diagonal when m0 = 0, the compare true everywhere otherwise).
+  int64_t from = 0;
+  if (first) {
+    FailureOr<SmallVector<Value>> next =
+        first(b, c(0), state, /*masked=*/!causalCompare && n < blockN,
+              nullptr);
+    if (failed(next))
+      return failure();
+    state = *next;
+    from = blockN;
+  }
+  // A loop of steps over keys [lo, hi).
+  auto loop = [&](Value lo, Value hi, bool masked,
                   Operation *alwaysTrue) -> LogicalResult {
     bool failedStep = false;
     auto forOp = scf::ForOp::create(
-        b, loc, from, to, c(blockN), state,
+        b, loc, lo, hi, c(blockN), state,
         [&](OpBuilder &lb, Location, Value j, ValueRange iter) {
           FailureOr<SmallVector<Value>> next =
               step(lb, j, iter, masked, alwaysTrue);
@@ -467,15 +483,19 @@ LogicalResult OnlineSoftmax::walk(OpBuilder &b, SmallVector<Value> &state,
              << "]: a causal attention plan needs BM a multiple of BN (the "
                 "diagonal starts at a whole block of keys)";
     Value end = keysEnd(b);
-    if (failed(loop(c(0), firstRow, /*masked=*/false, causalCompare)) ||
-        failed(loop(firstRow, end, /*masked=*/false, nullptr)))
+    Value diagonal = firstRow;
+    if (from)
+      diagonal = arith::MaxUIOp::create(b, loc, firstRow, c(from));
+    if (failed(loop(c(from), firstRow, /*masked=*/false, causalCompare)) ||
+        failed(loop(diagonal, end, /*masked=*/false, nullptr)))
       return failure();
     return success();
   }
   int64_t whole = n / blockN * blockN;
-  if (whole > 0 && failed(loop(c(0), c(whole), /*masked=*/false, nullptr)))
+  if (whole > from &&
+      failed(loop(c(from), c(whole), /*masked=*/false, nullptr)))
     return failure();
-  if (whole < n) {
+  if (whole < n && whole >= from) {
     FailureOr<SmallVector<Value>> next =
         step(b, c(whole), state, /*masked=*/true, nullptr);
     if (failed(next))

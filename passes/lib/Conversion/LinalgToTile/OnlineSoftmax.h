@@ -49,8 +49,12 @@ public:
     Value m, l;   // the new running max and sum
     Value oScaled; // O α
     Value p;      // P in the operands' type, on the accumulator layout
+    Value alpha;  // α = exp2(m - m'), per row
   };
+  /// One block's update; `oPrev` null: O α is left to the builder (rescale).
   Update update(OpBuilder &b, Value x, Value mPrev, Value lPrev, Value oPrev);
+  /// O α (α per row).
+  Value rescale(OpBuilder &b, Value o, Value alpha);
 
   /// The initial (m, l, O): -inf, 0, 0.
   SmallVector<Value> initialState(OpBuilder &b, int64_t dv);
@@ -63,11 +67,14 @@ public:
   /// (its first three values (m, l, O), then the builder's): `step` builds
   /// one block at keys from j. Whole blocks run unmasked and a partial last
   /// one masked; with the causal mask, [0, m0) without it, [m0, min(m0 +
-  /// BM, n)) with it.
+  /// BM, n)) with it. `first`, if given, builds the block at keys 0 (a
+  /// software-pipelined loop's prologue, which may append to
+  /// the state what the steps carry) and `step` the others.
   using Step = function_ref<FailureOr<SmallVector<Value>>(
       OpBuilder &, Value j, ValueRange iter, bool masked,
       Operation *alwaysTrue)>;
-  LogicalResult walk(OpBuilder &b, SmallVector<Value> &state, Step step);
+  LogicalResult walk(OpBuilder &b, SmallVector<Value> &state, Step step,
+                     Step first = nullptr);
   /// The end of the keys the program at m0 reads (n, or min(m0 + BM, n)
   /// causal): the producer of a warp-specialized kernel walks [0, end).
   Value keysEnd(OpBuilder &b);

@@ -12,16 +12,20 @@
 //   - the last warpgroup is the producer (setmaxnreg.dec 40): one thread
 //     loads each block's Q with TMA (qFull, freed by qEmpty once the
 //     block's last S = Q Kᵀ retired), then every key block's K and V into a
-//     ring of `num_stages` slots, each on its own barrier (kFull[s],
-//     vFull[s]: the first product waits for K only), slot s refilled after
-//     kvEmpty[s];
+//     ring of `num_stages` slots, each on its own barriers (kFull[s],
+//     vFull[s]: the first product waits for K only; K's slot refilled after
+//     kEmpty[s], V's after vEmpty[s]);
 //   - the other warpgroups (1 or 2, 64 query rows each; setmaxnreg.inc 232)
 //     run the key loop: S = Q Kᵀ_j as wgmma from the Q and K slots (K
 //     K-major: its rows are the keys), the online softmax on the
 //     accumulator registers, P converted in registers to wgmma's A operand
 //     (the A-from-registers form), O = O α + P V_j from the V slot (MN-major:
-//     its rows are the keys, the head dim contiguous), then lane 0 of each
-//     warp frees the slot. O / l and the epilogue are stored from registers.
+//     its rows are the keys, the head dim contiguous); lane 0 of each warp
+//     frees K's slot once S retired, V's once P V retired. The loop is
+//     software-pipelined (FlashAttention-3's intra-warpgroup overlap): step
+//     j issues S_j, then P_{j-1} V_{j-1}, and runs S_j's softmax while the
+//     second product is in flight. O / l and the epilogue are stored from
+//     registers.
 //
 // Slot and phase come from one running key-step counter the producer and
 // the consumers advance alike over the persistent walk (step i: slot i % S,
@@ -181,7 +185,9 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
   Value qEmpty = tile::MBarrierAllocOp::create(b, loc, one, consumerWarps);
   Value kFull = tile::MBarrierAllocOp::create(b, loc, ring, 1);
   Value vFull = tile::MBarrierAllocOp::create(b, loc, ring, 1);
-  Value kvEmpty = tile::MBarrierAllocOp::create(b, loc, ring, consumerWarps);
+  // K's slot frees when its S retires, V's a step later (P V retires).
+  Value kEmpty = tile::MBarrierAllocOp::create(b, loc, ring, consumerWarps);
+  Value vEmpty = tile::MBarrierAllocOp::create(b, loc, ring, consumerWarps);
 
   // The walk: batch after batch, the query blocks of a causal chain from
   // the last (the most keys) to the first.
@@ -260,12 +266,12 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
               tb, loc, c(0), keysEnd(tb, m0), c(blockN), ValueRange{iter[1]},
               [&](OpBuilder &kb, Location, Value j, ValueRange it) {
                 auto [slot, phase] = slotOf(kb, it[0]);
-                tile::MBarrierWaitOp::create(
-                    kb, loc, kvEmpty, slot,
-                    arith::AddIOp::create(kb, loc, phase, c(1)));
-                for (auto [full, buf, map, bytes, cols] :
-                     {std::make_tuple(kFull, bufK, mapK, kBytes, d),
-                      std::make_tuple(vFull, bufV, mapV, vBytes, dv)}) {
+                Value freed = arith::AddIOp::create(kb, loc, phase, c(1));
+                for (auto [empty, full, buf, map, bytes, cols] :
+                     {std::make_tuple(kEmpty, kFull, bufK, mapK, kBytes, d),
+                      std::make_tuple(vEmpty, vFull, bufV, mapV, vBytes,
+                                      dv)}) {
+                  tile::MBarrierWaitOp::create(kb, loc, empty, slot, freed);
                   tile::MBarrierArriveOp::create(kb, loc, full, slot, Value(),
                                                  kb.getI64IntegerAttr(bytes));
                   for (int64_t ch = 0; ch < cols / kSpan; ++ch)
@@ -310,53 +316,110 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
         softmaxOf.place(batchIndex, m0);
         tile::MBarrierWaitOp::create(tb, loc, qFull, c(0),
                                      parityOf(tb, iter[0]));
-        auto step = [&](OpBuilder &ob, Value j, ValueRange it, bool masked,
-                        Operation *alwaysTrue)
-            -> FailureOr<SmallVector<Value>> {
-          auto [slot, phase] = slotOf(ob, it[3]);
+        auto pType = RankedTensorType::get({blockM, blockN}, element, operandA);
+        auto release = [&](OpBuilder &ob, Value barriers, Value slot) {
+          auto lane = scf::IfOp::create(ob, loc, laneZero, false);
+          OpBuilder rb = OpBuilder::atBlockBegin(&lane.getThenRegion().front());
+          tile::MBarrierArriveOp::create(rb, loc, barriers, slot, Value(),
+                                         IntegerAttr());
+        };
+        // S = Q Kᵀ of the block at step `k` (issued, not waited).
+        auto issueScores = [&](OpBuilder &ob, Value slot, Value phase) {
           tile::MBarrierWaitOp::create(ob, loc, kFull, slot, phase);
           Value zero = tile::SplatOp::create(
               ob, loc, scoresType,
               arith::ConstantOp::create(ob, loc, ob.getF32FloatAttr(0.0)));
-          Value s = tile::WarpGroupDotOp::create(
-              ob, loc, scoresType, bufQ, bufK, slot, zero, c(0),
-              /*a_mn_major=*/false, /*b_mn_major=*/false);
-          s = tile::WarpGroupWaitOp::create(ob, loc, s, 0);
+          return tile::WarpGroupDotOp::create(
+                     ob, loc, scoresType, bufQ, bufK, slot, zero, c(0),
+                     /*a_mn_major=*/false, /*b_mn_major=*/false)
+              .getResult();
+        };
+        // O α + P V of the block at step `k` (issued, not waited).
+        auto issueOutput = [&](OpBuilder &ob, Value o, Value alpha, Value p,
+                               Value k) {
+          auto [slot, phase] = slotOf(ob, k);
+          o = softmaxOf.rescale(ob, o, alpha);
+          tile::MBarrierWaitOp::create(ob, loc, vFull, slot, phase);
+          return std::make_pair(
+              tile::WarpGroupDotOp::create(ob, loc, outType, p, bufV, slot, o,
+                                           Value(), /*a_mn_major=*/false,
+                                           /*b_mn_major=*/true)
+                  .getResult(),
+              slot);
+        };
+        // The loop is software-pipelined as FlashAttention-3's
+        // intra-warpgroup overlap: step k issues S_k, then O α_{k-1} +
+        // P_{k-1} V_{k-1}, waits for S_k alone (pending 1) and runs S_k's
+        // softmax while the tensor cores run P_{k-1} V_{k-1}; the first
+        // block (the prologue) issues S_0 only, the epilogue the last P V.
+        // State: (m, l, O, step, P of the previous step, its α).
+        auto scoresOf = [&](OpBuilder &ob, Value s, Value j, ValueRange it,
+                            bool masked, Operation *alwaysTrue,
+                            Value slot) -> FailureOr<OnlineSoftmax::Update> {
+          // S_k retired: K's slot is free.
+          release(ob, kEmpty, slot);
           FailureOr<Value> x = softmaxOf.scores(ob, s, j, masked, alwaysTrue);
           if (failed(x))
             return failure();
-          OnlineSoftmax::Update next =
-              softmaxOf.update(ob, *x, it[0], it[1], it[2]);
-          Value p = tile::ConvertLayoutOp::create(
-              ob, loc,
-              RankedTensorType::get({blockM, blockN}, element, operandA),
-              next.p);
-          tile::MBarrierWaitOp::create(ob, loc, vFull, slot, phase);
-          Value o = tile::WarpGroupDotOp::create(
-              ob, loc, outType, p, bufV, slot, next.oScaled, Value(),
-              /*a_mn_major=*/false, /*b_mn_major=*/true);
-          o = tile::WarpGroupWaitOp::create(ob, loc, o, 0);
-          auto release = scf::IfOp::create(ob, loc, laneZero, false);
-          OpBuilder rb =
-              OpBuilder::atBlockBegin(&release.getThenRegion().front());
-          tile::MBarrierArriveOp::create(rb, loc, kvEmpty, slot, Value(),
-                                         IntegerAttr());
+          return softmaxOf.update(ob, *x, it[0], it[1], Value());
+        };
+        auto first = [&](OpBuilder &ob, Value j, ValueRange it, bool masked,
+                         Operation *alwaysTrue)
+            -> FailureOr<SmallVector<Value>> {
+          auto [slot, phase] = slotOf(ob, it[3]);
+          Value s = tile::WarpGroupWaitOp::create(
+              ob, loc, issueScores(ob, slot, phase), 0);
+          FailureOr<OnlineSoftmax::Update> next =
+              scoresOf(ob, s, j, it, masked, alwaysTrue, slot);
+          if (failed(next))
+            return failure();
           return SmallVector<Value>{
-              next.m, next.l, o,
-              arith::AddIOp::create(ob, loc, it[3], c(1)).getResult()};
+              next->m, next->l, it[2],
+              arith::AddIOp::create(ob, loc, it[3], c(1)).getResult(),
+              tile::ConvertLayoutOp::create(ob, loc, pType, next->p),
+              next->alpha};
+        };
+        auto step = [&](OpBuilder &ob, Value j, ValueRange it, bool masked,
+                        Operation *alwaysTrue)
+            -> FailureOr<SmallVector<Value>> {
+          auto [slot, phase] = slotOf(ob, it[3]);
+          Value s = issueScores(ob, slot, phase);
+          auto [o, vSlot] = issueOutput(
+              ob, it[2], it[5], it[4],
+              arith::SubIOp::create(ob, loc, it[3], c(1)));
+          s = tile::WarpGroupWaitOp::create(ob, loc, s, 1);
+          FailureOr<OnlineSoftmax::Update> next =
+              scoresOf(ob, s, j, it, masked, alwaysTrue, slot);
+          if (failed(next))
+            return failure();
+          // P_{k-1} V_{k-1} retired (P_{k-1} kept in its registers so
+          // far): V's slot is free.
+          o = tile::WarpGroupWaitOp::create(ob, loc, outType, o,
+                                            ValueRange{it[4]}, 0);
+          release(ob, vEmpty, vSlot);
+          return SmallVector<Value>{
+              next->m, next->l, o,
+              arith::AddIOp::create(ob, loc, it[3], c(1)).getResult(),
+              tile::ConvertLayoutOp::create(ob, loc, pType, next->p),
+              next->alpha};
         };
         SmallVector<Value> state = softmaxOf.initialState(tb, dv);
+        // (m, l, O, step): the prologue adds P and α.
         state.push_back(iter[1]);
-        if (failed(softmaxOf.walk(tb, state, step)))
+        if (failed(softmaxOf.walk(tb, state, step, first)))
           status = failure();
         // Every S of this block retired: Q's slot is free.
-        auto release = scf::IfOp::create(tb, loc, laneZero, false);
-        OpBuilder rb = OpBuilder::atBlockBegin(&release.getThenRegion().front());
-        tile::MBarrierArriveOp::create(rb, loc, qEmpty, c(0), Value(),
-                                       IntegerAttr());
+        release(tb, qEmpty, c(0));
+        // The epilogue: the last block's P V.
+        auto [o, vSlot] = issueOutput(
+            tb, state[2], state[5], state[4],
+            arith::SubIOp::create(tb, loc, state[3], c(1)));
+        o = tile::WarpGroupWaitOp::create(tb, loc, outType, o,
+                                          ValueRange{state[4]}, 0);
+        release(tb, vEmpty, vSlot);
         Value unused;
         FailureOr<Value> result =
-            softmaxOf.finish(tb, state[2], state[1], dv, unused);
+            softmaxOf.finish(tb, o, state[1], dv, unused);
         if (failed(result))
           status = failure();
         else

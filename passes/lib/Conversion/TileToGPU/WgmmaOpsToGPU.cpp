@@ -331,6 +331,23 @@ struct WarpGroupWaitLowering : public TilePattern<tile::WarpGroupWaitOp> {
       constraints += (i ? ",=f" : "=f");
     for (int64_t i = 0; i < count; ++i)
       constraints += "," + std::to_string(i);
+    // The kept tiles: read by the asm as 32-bit registers (16-bit elements
+    // in pairs), so they stay live up to the wait.
+    for (Value kept : adaptor.getKept()) {
+      auto vector = cast<VectorType>(kept.getType());
+      int64_t bits = vector.getNumElements() *
+                     vector.getElementType().getIntOrFloatBitWidth();
+      if (bits % 32)
+        return rewriter.notifyMatchFailure(
+            op, "a kept tile that is not whole 32-bit registers");
+      Value words = vector::BitCastOp::create(
+          rewriter, loc, VectorType::get({bits / 32}, rewriter.getI32Type()),
+          kept);
+      for (int64_t i = 0; i < bits / 32; ++i) {
+        regs.push_back(vector::ExtractOp::create(rewriter, loc, words, i));
+        constraints += ",r";
+      }
+    }
     auto all = LLVM::LLVMStructType::getLiteral(
         rewriter.getContext(), SmallVector<Type>(count, rewriter.getF32Type()));
     std::string text = "wgmma.wait_group.sync.aligned " +

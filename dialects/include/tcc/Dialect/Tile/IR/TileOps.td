@@ -614,11 +614,24 @@ def Tile_WarpGroupWaitOp : Tile_Op<"warpgroup_wait", [
     committed before the last `pending` have completed; `%r` is `%d` with
     its registers safe to read (and the shared slots those groups read free
     to overwrite).
+
+    `keep(%p : type)` names register tiles that a retiring group reads as
+    its A operand (wgmma's A from registers): they stay live, in their
+    registers, up to the wait, so nothing overwrites them while that group
+    is in flight (a pipelined loop computes the next A beside it).
   }];
-  let arguments = (ins Tile_Tensor:$src,
+  let arguments = (ins Tile_Tensor:$src, Variadic<Tile_Tensor>:$kept,
                        ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
   let results = (outs Tile_Tensor:$result);
-  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $src (`keep` `(` $kept^ `:` type($kept) `)`)? attr-dict `:` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$src, "int32_t":$pending), [{
+      build($_builder, $_state, src.getType(), src, ::mlir::ValueRange(),
+            pending);
+    }]>
+  ];
 }
 
 def Tile_TmaStoreOp : Tile_Op<"tma_store", [MemoryEffects<[MemWrite]>,
