@@ -443,9 +443,9 @@ LogicalResult OnlineSoftmax::walk(OpBuilder &b, SmallVector<Value> &state,
   auto c = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  // A pipelined loop's first block, built apart: it is masked as a whole
-  // block of a partial last one (n < BN) and, causal, with the compare
-  // (the diagonal when m0 = 0, the compare true everywhere otherwise).
+  // A pipelined loop's first block, built apart: masked when it is also a
+  // partial last block (n < BN); causal, with the compare evaluated (the
+  // diagonal when m0 = 0, true everywhere otherwise).
   int64_t from = 0;
   if (first) {
     FailureOr<SmallVector<Value>> next =

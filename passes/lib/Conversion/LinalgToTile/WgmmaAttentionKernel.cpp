@@ -363,6 +363,16 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
             return failure();
           return softmaxOf.update(ob, *x, it[0], it[1], Value());
         };
+        // The state after step `it[3]`: its (m, l), O, the next step, P in
+        // wgmma's A layout and α for the next step's P V.
+        auto advance = [&](OpBuilder &ob, const OnlineSoftmax::Update &next,
+                           Value o, ValueRange it) {
+          return SmallVector<Value>{
+              next.m, next.l, o,
+              arith::AddIOp::create(ob, loc, it[3], c(1)).getResult(),
+              tile::ConvertLayoutOp::create(ob, loc, pType, next.p),
+              next.alpha};
+        };
         auto first = [&](OpBuilder &ob, Value j, ValueRange it, bool masked,
                          Operation *alwaysTrue)
             -> FailureOr<SmallVector<Value>> {
@@ -373,11 +383,7 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
               scoresOf(ob, s, j, it, masked, alwaysTrue, slot);
           if (failed(next))
             return failure();
-          return SmallVector<Value>{
-              next->m, next->l, it[2],
-              arith::AddIOp::create(ob, loc, it[3], c(1)).getResult(),
-              tile::ConvertLayoutOp::create(ob, loc, pType, next->p),
-              next->alpha};
+          return advance(ob, *next, it[2], it);
         };
         auto step = [&](OpBuilder &ob, Value j, ValueRange it, bool masked,
                         Operation *alwaysTrue)
@@ -397,11 +403,7 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
           o = tile::WarpGroupWaitOp::create(ob, loc, outType, o,
                                             ValueRange{it[4]}, 0);
           release(ob, vEmpty, vSlot);
-          return SmallVector<Value>{
-              next->m, next->l, o,
-              arith::AddIOp::create(ob, loc, it[3], c(1)).getResult(),
-              tile::ConvertLayoutOp::create(ob, loc, pType, next->p),
-              next->alpha};
+          return advance(ob, *next, o, it);
         };
         SmallVector<Value> state = softmaxOf.initialState(tb, dv);
         // (m, l, O, step): the prologue adds P and α.
