@@ -97,6 +97,49 @@ def test_attention_on_b_h_s_d_heads(target):
     assert rel_err(out, ref) < 2e-3
 
 
+def nanogpt_program(elt, causal: bool, kt_first: bool = False):  # noqa: ANN001, ANN201
+    """nanoGPT's attention: q, k, v stored [B, S, H, D], the heads read with
+    ``.transpose(1, 2)``, the result transposed back and viewed [B, S, H * D]
+    (``kt_first``: Kᵀ written as one permute of the stored k)."""
+    @program
+    def nanogpt(q: Tensor[B, S, H, D, elt], k: Tensor[B, S, H, D, elt],
+                v: Tensor[B, S, H, D, elt]):
+        qh, vh = q.transpose(1, 2), v.transpose(1, 2)
+        kt = k.permute(0, 2, 3, 1) if kt_first else k.transpose(1, 2).transpose(-2, -1)
+        att = (qh @ kt) * 0.125
+        if causal:
+            keep = tf.arange(S).reshape(S, 1) >= tf.arange(S).reshape(1, S)
+            att = tf.where(keep, att, float("-inf"))
+        return (att.softmax(-1) @ vh).transpose(1, 2).reshape(B, S, H * D)
+    return nanogpt
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90", "gfx942"])
+@pytest.mark.parametrize("causal, kt_first, dtype, d", [
+    (False, False, "f16", 64),
+    (True, False, "f16", 64),
+    (False, True, "bf16", 128),
+])
+def test_attention_on_stored_b_s_h_d_heads_is_one_kernel(target, causal, kt_first, dtype, d):
+    # The transposes are views of the attention kernel (AttentionView): no
+    # permute kernels around it, the stored tensors read and written in place.
+    b, s, h = 2, 80, 3
+    elt = {"f16": f16, "bf16": bf16}[dtype]
+    kernel = tcc.compile(nanogpt_program(elt, causal, kt_first), target, B=b, S=s, H=h, D=d)
+    assert len(kernel.kernels) == 1
+    assert "form = attention" in kernel.ir["tile"]
+    rng = np.random.default_rng(17 + causal + d)
+    stored, (q, k, v) = inputs(rng, b * h, s, d, d, dtype)
+    as_stored = [x.reshape(b, h, s, d).transpose(0, 2, 1, 3).copy() for x in stored]
+    (out,) = run_gpu_stage(kernel, *as_stored)
+    if dtype == "bf16":
+        out = from_bf16(np.asarray(out))
+    mask = np.tril(np.ones((s, s), dtype=bool)) if causal else None
+    ref = softmax_attention(q, k, v, 0.125, mask=mask)
+    ref = ref.reshape(b, h, s, d).transpose(0, 2, 1, 3).reshape(b, s, h * d)
+    assert rel_err(out, ref) < {"f16": 2e-3, "bf16": 1.5e-2}[dtype]
+
+
 @program
 def biased(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16],
            bias: Tensor[S, S, f16]):

@@ -745,14 +745,131 @@ Attribute mlir::tcc::mmaRowsAccumulatorLayout(MLIRContext *ctx,
   return tile::NvidiaMmaEncodingAttr::get(ctx, 2, {warps, 1}, {16, 8});
 }
 
-SmallVector<Operation *> mlir::tcc::AttentionOps::ops() const {
-  SmallVector<Operation *> all{scores};
+SmallVector<int64_t> mlir::tcc::AttentionView::shape() const {
+  ArrayRef<int64_t> stored = cast<ShapedType>(source.getType()).getShape();
+  return llvm::map_to_vector(perm, [&](int64_t p) { return stored[p]; });
+}
+
+SmallVector<Operation *> mlir::tcc::AttentionOps::linalgOps() const {
+  SmallVector<Operation *> all;
+  for (const AttentionView *view : {&q, &k, &v})
+    for (Operation *op : view->ops)
+      if (isa<linalg::LinalgOp>(op))
+        all.push_back(op);
+  all.push_back(scores);
   for (linalg::GenericOp op : scoreOps)
     all.push_back(op);
   all.append({softmax, output});
   if (epilogue)
     all.push_back(epilogue);
+  for (Operation *op : result.ops)
+    if (isa<linalg::LinalgOp>(op))
+      all.push_back(op);
+  llvm::sort(all, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
   return all;
+}
+
+SmallVector<Operation *> mlir::tcc::AttentionOps::ops() const {
+  SmallVector<Operation *> all = linalgOps();
+  for (const AttentionView *view : {&q, &k, &v, &result})
+    for (Operation *op : view->ops)
+      if (!isa<linalg::LinalgOp>(op))
+        all.push_back(op);
+  llvm::sort(all, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  return all;
+}
+
+/// The permutation all-parallel `op` computes of its one input (the input
+/// read through a permutation map, yielded, written straight): result dim
+/// i is input dim perm[i].
+static std::optional<SmallVector<int64_t>>
+permutationOf(linalg::GenericOp op) {
+  if (!op || op.getNumDpsInputs() != 1 || op.getNumResults() != 1 ||
+      !isAllParallel(op))
+    return std::nullopt;
+  AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  if (!out.isIdentity() || !in.isPermutation() ||
+      yield.getOperand(0) != op.getBody()->getArgument(0))
+    return std::nullopt;
+  SmallVector<int64_t> perm(in.getNumResults());
+  for (auto [j, e] : llvm::enumerate(in.getResults()))
+    perm[cast<AffineDimExpr>(e).getPosition()] = j;
+  return perm;
+}
+
+/// Whether `reassociation` of a rank-`rank` tensor groups its leading dims
+/// (all but the last two) into one: a batched matmul's flattened batch.
+static bool groupsBatchDims(ArrayRef<ReassociationIndices> reassociation,
+                            int64_t rank) {
+  if (rank < 4 || reassociation.size() != 3)
+    return false;
+  ReassociationIndices batch = llvm::to_vector(llvm::seq<int64_t>(0, rank - 2));
+  return reassociation[0] == batch &&
+         reassociation[1] == ReassociationIndices{rank - 2} &&
+         reassociation[2] == ReassociationIndices{rank - 1};
+}
+
+static SmallVector<int64_t> identityPerm(int64_t rank) {
+  return llvm::to_vector(llvm::seq<int64_t>(0, rank));
+}
+
+/// How the chain reads `operand`, 3-D: through a permutation of a stored
+/// tensor whose batch dims the batched matmul flattened
+/// (collapse_shape(permutation(source)), q.transpose(1, 2) of [B, S, H, D]),
+/// or as it is. `swap`: the contraction reads the operand's last two dims
+/// swapped (Kᵀ materialized [B, D, N]), so the view swaps them back. The
+/// view keeps the source's contiguous dim last; nullopt when it would not
+/// (the operand must then be read as it is, which `swap` excludes).
+static std::optional<AttentionView> inputView(Value operand, bool swap) {
+  AttentionView plain{operand, identityPerm(3), {}};
+  auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>();
+  auto permute = collapse ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
+                          : linalg::GenericOp();
+  std::optional<SmallVector<int64_t>> perm = permutationOf(permute);
+  if (!perm || !operand.hasOneUse() || !collapse.getSrc().hasOneUse() ||
+      !groupsBatchDims(collapse.getReassociationIndices(),
+                       collapse.getSrcType().getRank()))
+    return swap ? std::nullopt : std::optional(plain);
+  int64_t rank = perm->size();
+  if (swap)
+    std::swap((*perm)[rank - 2], (*perm)[rank - 1]);
+  if (perm->back() != rank - 1)
+    return swap ? std::nullopt : std::optional(plain);
+  Value source = permute.getDpsInputs()[0];
+  if (!cast<ShapedType>(source.getType()).hasStaticShape())
+    return swap ? std::nullopt : std::optional(plain);
+  return AttentionView{source, *perm, {permute, collapse}};
+}
+
+/// Where the chain's result `value` [B, M, Dv] goes: transposed back from
+/// its batch dims unflattened (permutation(expand_shape(value)), the
+/// result's `.transpose(1, 2)` to [B, S, H, D]), or as it is.
+static AttentionView resultView(Value value) {
+  AttentionView plain{value, identityPerm(3), {}};
+  if (!value.hasOneUse())
+    return plain;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*value.getUsers().begin());
+  if (!expand || !expand.getResult().hasOneUse() ||
+      !groupsBatchDims(expand.getReassociationIndices(),
+                       expand.getResultType().getRank()))
+    return plain;
+  auto permute =
+      dyn_cast<linalg::GenericOp>(*expand.getResult().getUsers().begin());
+  std::optional<SmallVector<int64_t>> perm = permutationOf(permute);
+  if (!perm || perm->back() != int64_t(perm->size()) - 1)
+    return plain;
+  // Source dim i is view dim perm[i]: the view's dim j is source dim
+  // inverse[j].
+  SmallVector<int64_t> inverse(perm->size());
+  for (auto [i, p] : llvm::enumerate(*perm))
+    inverse[p] = i;
+  return AttentionView{permute.getResult(0), inverse, {expand, permute}};
 }
 
 bool mlir::tcc::isAttentionScoreBodyOp(Operation *op) {
@@ -828,9 +945,19 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
     if (!op || !value.hasOneUse() || op.getNumResults() != 1)
       return std::nullopt;
     if (!isAllParallel(op)) {
-      if (!isAttentionContraction(op, {false, true}))
+      // K read as stored, or Kᵀ a transposed view of a stored K.
+      std::optional<AttentionView> k;
+      if (isAttentionContraction(op, {false, true}))
+        k = inputView(op.getDpsInputs()[1], /*swap=*/false);
+      else if (isAttentionContraction(op, {false, false}))
+        k = inputView(op.getDpsInputs()[1], /*swap=*/true);
+      std::optional<AttentionView> q =
+          inputView(op.getDpsInputs()[0], /*swap=*/false);
+      if (!k || !q)
         return std::nullopt;
       chain.scores = op;
+      chain.q = *q;
+      chain.k = *k;
       break;
     }
     if (op.getNumLoops() != 3 ||
@@ -848,7 +975,8 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
       bool chained = producer && map.isIdentity() &&
                      failed(getFillValue(input->get())) &&
                      (isAllParallel(producer) ||
-                      isAttentionContraction(producer, {false, true}));
+                      isAttentionContraction(producer, {false, true}) ||
+                      isAttentionContraction(producer, {false, false}));
       if (chained) {
         if (from)
           return std::nullopt;
@@ -883,6 +1011,7 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
   if (dv % 16 || dv > 128 || vType.getElementType() != element)
     return std::nullopt;
   chain.output = output;
+  chain.v = *inputView(output.getDpsInputs()[1], /*swap=*/false);
   Value result = output.getResult(0);
   if (result.hasOneUse()) {
     auto epilogue = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
@@ -896,6 +1025,8 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
                      }))
       chain.epilogue = epilogue;
   }
+  chain.result =
+      resultView(chain.epilogue ? chain.epilogue.getResult(0) : result);
   return chain;
 }
 
@@ -924,12 +1055,14 @@ mlir::tcc::matchAttentionKernel(ArrayRef<Operation *> ops,
       std::optional<AttentionOps> chain = matchAttention(softmax, target);
       if (!chain)
         return std::nullopt;
-      SmallVector<Operation *> all = chain->ops();
+      SmallVector<Operation *> all = chain->linalgOps();
       // A kernel whose P V result is not consumed by the epilogue in it
       // stores P V itself.
-      if (chain->epilogue && ops.size() == all.size() - 1) {
+      if (chain->epilogue && !llvm::is_contained(ops, chain->epilogue)) {
         chain->epilogue = nullptr;
-        all.pop_back();
+        chain->result = AttentionView{chain->output.getResult(0),
+                                      identityPerm(3), {}};
+        all = chain->linalgOps();
       }
       if (ArrayRef<Operation *>(all) != ops)
         return std::nullopt;

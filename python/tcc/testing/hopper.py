@@ -83,11 +83,12 @@ DECLS = """  func.func private @__mbar_init(!llvm.ptr, i32) attributes {llvm.emi
   func.func private @__bar_sync(i32, i32) attributes {llvm.emit_c_interface}
   func.func private @__wgmma(i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
   func.func private @__wgmma_rs(i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
-  func.func private @__tma_load(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32)
+  func.func private @__tma_load(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32, i32)
       attributes {llvm.emit_c_interface}
   func.func private @__tma_store(!llvm.ptr, !llvm.ptr, i32, i32, i32)
       attributes {llvm.emit_c_interface}
-  func.func private @__tma_load_mc(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i16)
+  func.func private @__tma_load_mc(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32, i32,
+      i16)
       attributes {llvm.emit_c_interface}
   func.func private @__mapa(!llvm.ptr, i32) -> !llvm.ptr attributes {llvm.emit_c_interface}
   func.func private @__cluster_arrive() attributes {llvm.emit_c_interface}
@@ -132,11 +133,11 @@ class HopperText:
         out.append(f"{pad}{zero} = arith.constant 0 : i32")
         return zero
 
-    def _coords(self, pad: str, coords: str, out: list[str]) -> str:
+    def _coords(self, pad: str, coords: str, out: list[str], max_rank: int = 5) -> str:
         values = [c.strip() for c in coords.split(",")]
-        if not 2 <= len(values) <= 3:
+        if not 2 <= len(values) <= max_rank:
             raise NotImplementedError(f"TMA boxes of rank {len(values)} are not emulated")
-        while len(values) < 3:
+        while len(values) < max_rank:
             values.append(self._i32_zero(pad, out))
         return ", ".join(values)
 
@@ -189,13 +190,13 @@ class HopperText:
             coords = self._coords(pad, m[5], out)
             if m[6]:
                 return [*out, f"{pad}func.call @__tma_load_mc({m[2]}, {m[3]}, {m[4]}, {coords}, "
-                              f"{m[6]}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i16)"
-                              " -> ()"]
+                              f"{m[6]}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32, "
+                              "i32, i16) -> ()"]
             return [*out, f"{pad}func.call @__tma_load({m[2]}, {m[3]}, {m[4]}, {coords}) : "
-                          "(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32) -> ()"]
+                          "(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32, i32) -> ()"]
         m = _TMA_STORE.match(line)
         if m:
-            coords = self._coords(pad, m[4], out)
+            coords = self._coords(pad, m[4], out, max_rank=3)
             return [*out, f"{pad}func.call @__tma_store({m[2]}, {m[3]}, {coords}) : "
                           "(!llvm.ptr, !llvm.ptr, i32, i32, i32) -> ()"]
         m = _MMA.match(line)
@@ -702,12 +703,11 @@ class HopperState:
             "__wgmma_rs": (ctypes.CFUNCTYPE(None, i64, i64, i64, i64, i64),
                            lambda a, b, acc, t, code: self.wgmma_rs(a, b & (2**64 - 1),
                                                                     acc, t, code)),
-            "__tma_load": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, i32, i32, i32),
-                           lambda dst, m, bar, c0, c1, c2: self.tma_load(
-                               dst, m or 0, bar, (c0, c1, c2))),
-            "__tma_load_mc": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, i32, i32, i32, ctypes.c_int16),
-                              lambda dst, m, bar, c0, c1, c2, mask: self.tma_load(
-                                  dst, m or 0, bar, (c0, c1, c2), mask & 0xFFFF)),
+            "__tma_load": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, *[i32] * 5),
+                           lambda dst, m, bar, *c: self.tma_load(dst, m or 0, bar, c)),
+            "__tma_load_mc": (ctypes.CFUNCTYPE(None, ptr, ptr, ptr, *[i32] * 5, ctypes.c_int16),
+                              lambda dst, m, bar, c0, c1, c2, c3, c4, mask: self.tma_load(
+                                  dst, m or 0, bar, (c0, c1, c2, c3, c4), mask & 0xFFFF)),
             "__mapa": (ctypes.CFUNCTYPE(ptr, ptr, i32), self.mapa),
             "__cluster_arrive": (ctypes.CFUNCTYPE(None), self.cluster_arrive),
             "__cluster_wait": (ctypes.CFUNCTYPE(None), self.cluster_wait),

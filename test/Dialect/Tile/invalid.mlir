@@ -1018,7 +1018,7 @@ tile.func @tma_one_coordinate(%map: !llvm.ptr) attributes {grid_rank = 1 : i32, 
   %c0 = arith.constant 0 : index
   %buf = tile.shared_alloc : !tile.shared_buffer<2x1x64x64xf16, #sw>
   %bars = tile.mbarrier_alloc {arrivals = 1 : i64} : !tile.mbarriers<2>
-  // expected-error @below {{'tile.tma_load' op takes 2 or 3 coordinates (a 2-D box, or one of a batch's), got 1}}
+  // expected-error @below {{'tile.tma_load' op takes 2 to 5 coordinates (a 2-D box, or one of a batch's, such as [1, rows, 1, 64] of [B, S, H, D] heads), got 1}}
   tile.tma_load %map[%c0], %buf[%c0, %c0], %bars[%c0] : !llvm.ptr, !tile.shared_buffer<2x1x64x64xf16, #sw>, !tile.mbarriers<2>
   tile.return
 }

@@ -151,14 +151,35 @@ inline constexpr int64_t kHopperSMs = 132;
 /// additive bias, a mask written with select), the softmax over the last
 /// dim, the contraction P V (V [B, N, Dv]) and its elementwise epilogue (a
 /// cast).
+///
+/// Q, K, V and the result may be views (AttentionView): q, k, v stored
+/// [B, S, H, D] and read with `.transpose(1, 2)` (its batch dims flattened
+/// by the batched matmul), the result transposed back; the kernel then reads
+/// and writes the stored tensors through strided views, with no copies.
+struct AttentionView {
+  /// The tensor the kernel reads (or, for the result, returns).
+  Value source;
+  /// View dim i is source dim perm[i]: the view is [batch..., rows, cols]
+  /// (Q [.., M, D], K [.., N, D], V [.., N, Dv], the result [.., M, Dv]),
+  /// its batch dims (all but the last two) flattened into the chain's one.
+  SmallVector<int64_t> perm;
+  /// The ops between source and the chain (a permutation generic and the
+  /// reshape of its batch dims), in program order; none: read as it is.
+  SmallVector<Operation *> ops;
+  /// The view's shape, [batch..., rows, cols].
+  SmallVector<int64_t> shape() const;
+};
 struct AttentionOps {
   linalg::GenericOp scores;
   SmallVector<linalg::GenericOp> scoreOps;
   linalg::SoftmaxOp softmax;
   linalg::GenericOp output;
   linalg::GenericOp epilogue; // may be null
-  /// Every op, in program order.
+  AttentionView q, k, v, result;
+  /// Every op, views included, in program order.
   SmallVector<Operation *> ops() const;
+  /// The linalg ops (collectKernelOps' of the chain's kernel), in order.
+  SmallVector<Operation *> linalgOps() const;
 };
 /// The attention chain around last-dim softmax `softmax`, when `target`'s
 /// attention kernel builds it: a target with mma.sync (m16n8k16) or MFMA;

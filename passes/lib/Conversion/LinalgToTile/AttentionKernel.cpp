@@ -56,7 +56,6 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   int64_t tileM = kind == tile::MmaKind::mfma_32x32x8 ? 32 : 16;
   int64_t tileN = mmaSync ? 16 : tileM;
   Value qArg = chain.scores.getDpsInputs()[0];
-  Value kArg = chain.scores.getDpsInputs()[1];
   Value vArg = chain.output.getDpsInputs()[1];
   auto qType = cast<ShapedType>(qArg.getType());
   auto vType = cast<ShapedType>(vArg.getType());
@@ -112,15 +111,18 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   Value m0 = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, pid, c(blocksM)), c(blockM));
   grid = batch * blocksM;
-  auto input = [&](Value tensor, Operation *user) -> FailureOr<Value> {
-    FailureOr<Value> memref = lookupInput(tensor, inputArgs, user);
+  // Q, K and V as stored, or through the views that read [B, S, H, D]
+  // heads transposed (AttentionView).
+  auto input = [&](const AttentionView &view,
+                   Operation *user) -> FailureOr<Value> {
+    FailureOr<Value> memref = lookupView(b, loc, view, inputArgs, user);
     if (failed(memref))
       return failure();
     return sliceBatch(b, loc, *memref, batchIndex);
   };
-  FailureOr<Value> q = input(qArg, chain.scores);
-  FailureOr<Value> k = input(kArg, chain.scores);
-  FailureOr<Value> v = input(vArg, chain.output);
+  FailureOr<Value> q = input(chain.q, chain.scores);
+  FailureOr<Value> k = input(chain.k, chain.scores);
+  FailureOr<Value> v = input(chain.v, chain.output);
   if (failed(q) || failed(k) || failed(v))
     return failure();
   // Kᵀ [D, N]: its [D, BN] slices are contiguous along D (column-major).
@@ -187,9 +189,7 @@ LogicalResult mlir::tcc::buildAttentionKernel(
                                              returned);
   if (failed(result))
     return failure();
-  Operation *last = chain.epilogue ? chain.epilogue.getOperation()
-                                   : chain.output.getOperation();
-  FailureOr<Value> out = outputs.lookup(b, loc, returned, last);
+  FailureOr<Value> out = lookupResult(b, loc, chain, outputs);
   if (failed(out))
     return failure();
   tile::MemRefStoreOp::create(b, loc, sliceBatch(b, loc, *out, batchIndex),

@@ -409,19 +409,66 @@ Value mlir::tcc::viewAs2D(OpBuilder &b, Location loc, Value memref) {
 Value mlir::tcc::sliceBatch(OpBuilder &b, Location loc, Value memref,
                             Value batchIndex) {
   auto type = cast<MemRefType>(memref.getType());
-  if (type.getRank() != 3)
+  int64_t rank = type.getRank();
+  if (rank < 3)
     return memref;
-  SmallVector<OpFoldResult> offsets{batchIndex, b.getIndexAttr(0),
-                                    b.getIndexAttr(0)};
+  // Several batch dims (a view of heads, [B, H, S, D]): the flat index
+  // delinearized, the last batch dim fastest.
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  Value rest = batchIndex;
+  for (int64_t dim = rank - 3; dim >= 0; --dim) {
+    if (dim == 0) {
+      offsets[dim] = rest;
+      break;
+    }
+    Value size = memref::DimOp::create(b, loc, memref, dim);
+    offsets[dim] = arith::RemUIOp::create(b, loc, rest, size).getResult();
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
   // (A dynamic M: the slice's rows are the memref's.)
-  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1),
-                                  memref::getMixedSize(b, loc, memref, 1),
-                                  memref::getMixedSize(b, loc, memref, 2)};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes(rank - 2, b.getIndexAttr(1));
+  sizes.push_back(memref::getMixedSize(b, loc, memref, rank - 2));
+  sizes.push_back(memref::getMixedSize(b, loc, memref, rank - 1));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   auto sliceType = memref::SubViewOp::inferRankReducedResultType(
-      {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides);
+      {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets,
+      sizes, strides);
   return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
                                    memref, offsets, sizes, strides);
+}
+
+Value mlir::tcc::permuteView(OpBuilder &b, Location loc, Value memref,
+                             ArrayRef<int64_t> perm) {
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return memref;
+  SmallVector<unsigned> dims(perm.begin(), perm.end());
+  return memref::TransposeOp::create(
+      b, loc, memref,
+      AffineMapAttr::get(AffineMap::getPermutationMap(dims, b.getContext())));
+}
+
+FailureOr<Value> mlir::tcc::lookupView(OpBuilder &b, Location loc,
+                                       const AttentionView &view,
+                                       ArrayRef<Value> inputArgs,
+                                       Operation *user) {
+  FailureOr<Value> memref = lookupInput(view.source, inputArgs, user);
+  if (failed(memref))
+    return failure();
+  return permuteView(b, loc, *memref, view.perm);
+}
+
+FailureOr<Value> mlir::tcc::lookupResult(OpBuilder &b, Location loc,
+                                         const AttentionOps &chain,
+                                         const OutputMap &outputs) {
+  linalg::GenericOp epilogue = chain.epilogue, output = chain.output;
+  Operation *last = !chain.result.ops.empty() ? chain.result.ops.back()
+                    : epilogue                ? epilogue.getOperation()
+                                              : output.getOperation();
+  FailureOr<Value> memref =
+      outputs.lookup(b, loc, chain.result.source, last);
+  if (failed(memref))
+    return failure();
+  return permuteView(b, loc, *memref, chain.result.perm);
 }
 
 FailureOr<AffineMap> mlir::tcc::unbatchEpilogueMap(Operation *epilogue,

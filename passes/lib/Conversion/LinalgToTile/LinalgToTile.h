@@ -159,7 +159,18 @@ Value viewAs2D(OpBuilder &b, Location loc, Value memref);
 /// A batched GEMM program's slice of a [batch, rows, cols] memref: the 2-D
 /// subview of batch `batchIndex`; memrefs of another rank (a bias shared by
 /// every batch) are returned as they are.
+/// A memref with several batch dims ([B, H, S, D]) takes the flat batch
+/// index delinearized (the last batch dim fastest).
 Value sliceBatch(OpBuilder &b, Location loc, Value memref, Value batchIndex);
+/// `memref` through `perm` (view dim i is memref dim perm[i]): a
+/// memref.transpose, or `memref` itself for the identity.
+Value permuteView(OpBuilder &b, Location loc, Value memref,
+                  ArrayRef<int64_t> perm);
+/// The kernel's memref of attention input `view` (tcc::AttentionView): its
+/// source's memref through its perm.
+FailureOr<Value> lookupView(OpBuilder &b, Location loc,
+                            const AttentionView &view,
+                            ArrayRef<Value> inputArgs, Operation *user);
 /// The map of a batched matmul's epilogue operand, (b, m, n) -> ..., on the
 /// per-batch 2-D space (m, n): `perBatch` is set when the operand leads with
 /// the batch dim (to be read through sliceBatch). Fails (with a diagnostic
@@ -477,6 +488,13 @@ LogicalResult buildFmaMatmulKernel(linalg::GenericOp op,
                                    ArrayRef<Value> inputArgs,
                                    const BuildContext &context,
                                    GridSize &grid, unsigned &numWarps);
+
+/// The kernel's memref of an attention chain's result, viewed as [batch...,
+/// M, Dv] (through chain.result's perm: the result's `.transpose(1, 2)`
+/// back to [B, S, H, D] is written in place).
+FailureOr<Value> lookupResult(OpBuilder &b, Location loc,
+                              const AttentionOps &chain,
+                              const OutputMap &outputs);
 
 /// The kernel memref for function argument `tensor` (a block argument of
 /// the original function), or failure with a diagnostic on `user`.

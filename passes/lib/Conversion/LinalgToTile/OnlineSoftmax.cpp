@@ -261,7 +261,7 @@ OnlineSoftmax::OnlineSoftmax(const AttentionOps &chain,
   cols = tile::SliceEncodingAttr::get(ctx, 0, acc);
   f32 = Float32Type::get(ctx);
   element = getElementTypeOrSelf(this->chain.scores.getDpsInputs()[0]);
-  n = cast<ShapedType>(this->chain.scores.getDpsInputs()[1].getType()).getShape()[1];
+  n = cast<ShapedType>(this->chain.scores.getResult(0).getType()).getShape()[2];
   scoresType = RankedTensorType::get({blockM, blockN}, f32, acc);
   rowType = RankedTensorType::get({blockM}, f32, rows);
   std::optional<FoldedScale> scale =

@@ -68,12 +68,8 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
   int64_t consumerWarps = warps - kProducerWarps;
   int64_t groups = consumerWarps / 4;
   int64_t stages = config.getNumStages() ? *config.getNumStages() : 2;
-  Value qArg = chain.scores.getDpsInputs()[0];
-  Value kArg = chain.scores.getDpsInputs()[1];
-  Value vArg = chain.output.getDpsInputs()[1];
-  auto qType = cast<ShapedType>(qArg.getType());
-  auto kType = cast<ShapedType>(kArg.getType());
-  auto vType = cast<ShapedType>(vArg.getType());
+  auto qType = cast<ShapedType>(chain.scores.getDpsInputs()[0].getType());
+  auto vType = cast<ShapedType>(chain.output.getDpsInputs()[1].getType());
   int64_t batch = qType.getShape()[0], m = qType.getShape()[1];
   int64_t d = qType.getShape()[2], dv = vType.getShape()[2];
   Type element = qType.getElementType();
@@ -116,24 +112,30 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
            << context.target.getMaxSharedBytes()
            << " (#tile.target max_shared_bytes)";
 
-  // The tensor maps: the trailing kernel parameters, Q's, K's and V's
-  // ([B, S, D] with boxes [1, rows, 64]), described by tcc.tensor_maps.
+  // The tensor maps: the trailing kernel parameters, Q's, K's and V's,
+  // described by tcc.tensor_maps. Each maps the tensor as stored ([B, S, D],
+  // or [B, S, H, D] read through a transposed view: AttentionView) with
+  // boxes of one batch's [rows, 64] ([1, rows, 64], [1, rows, 1, 64]).
   Block *entry = &kernel.getBody().front();
   auto i64 = IntegerType::get(ctx, 64);
   SmallVector<Attribute> mapDescs;
   SmallVector<Value> maps;
   unsigned nextMap = kernel.getNumArguments() - 3;
-  for (auto [tensor, user, rows] :
-       {std::make_tuple(qArg, chain.scores.getOperation(), blockM),
-        std::make_tuple(kArg, chain.scores.getOperation(), blockN),
-        std::make_tuple(vArg, chain.output.getOperation(), blockN)}) {
-    FailureOr<Value> memref = lookupInput(tensor, inputArgs, user);
+  for (auto [view, user, rows] :
+       {std::make_tuple(&chain.q, chain.scores.getOperation(), blockM),
+        std::make_tuple(&chain.k, chain.scores.getOperation(), blockN),
+        std::make_tuple(&chain.v, chain.output.getOperation(), blockN)}) {
+    FailureOr<Value> memref = lookupInput(view->source, inputArgs, user);
     if (failed(memref))
       return failure();
+    int64_t rank = view->perm.size();
+    SmallVector<int64_t> box(rank, 1);
+    box[view->perm[rank - 2]] = rows;
+    box[view->perm[rank - 1]] = kSpan;
     NamedAttrList desc;
     desc.set("operand",
              IntegerAttr::get(i64, cast<BlockArgument>(*memref).getArgNumber()));
-    desc.set("box", DenseI64ArrayAttr::get(ctx, {1, rows, kSpan}));
+    desc.set("box", DenseI64ArrayAttr::get(ctx, box));
     desc.set("swizzle", IntegerAttr::get(i64, 128));
     mapDescs.push_back(desc.getDictionary(ctx));
     maps.push_back(entry->getArgument(nextMap++));
@@ -215,6 +217,27 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
                           arith::MulIOp::create(ob, loc, block, c(blockM))
                               .getResult());
   };
+  // A box's coordinates in its map (the tensor as stored): the view's
+  // [batch..., row, col], the flat batch index delinearized (the last batch
+  // dim fastest), placed by the view's perm.
+  auto coordsOf = [&](OpBuilder &ob, const AttentionView &view,
+                      Value batchIndex, Value row, Value col) {
+    int64_t rank = view.perm.size();
+    SmallVector<int64_t> shape = view.shape();
+    SmallVector<Value> at(rank);
+    at[rank - 2] = row;
+    at[rank - 1] = col;
+    Value rest = batchIndex;
+    for (int64_t dim = rank - 3; dim > 0; --dim) {
+      at[dim] = arith::RemUIOp::create(ob, loc, rest, c(shape[dim]));
+      rest = arith::DivUIOp::create(ob, loc, rest, c(shape[dim]));
+    }
+    at[0] = rest;
+    SmallVector<Value> coords(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      coords[view.perm[i]] = at[i];
+    return coords;
+  };
   auto slotOf = [&](OpBuilder &ob, Value step) {
     return std::make_pair(
         arith::RemUIOp::create(ob, loc, step, c(stages)).getResult(),
@@ -224,7 +247,7 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
     return arith::RemUIOp::create(ob, loc, count, c(2)).getResult();
   };
   // The end of the keys the block at m0 reads: n, or min(m0 + BM, n).
-  int64_t n = kType.getShape()[1];
+  int64_t n = chain.k.shape()[chain.k.perm.size() - 2];
   auto keysEnd = [&](OpBuilder &ob, Value m0) -> Value {
     if (!causal)
       return c(n);
@@ -259,7 +282,9 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
                                          tb.getI64IntegerAttr(qBytes));
           for (int64_t ch = 0; ch < d / kSpan; ++ch)
             tile::TmaLoadOp::create(tb, loc, mapQ,
-                                    {batchIndex, m0, c(ch * kSpan)}, bufQ,
+                                    coordsOf(tb, chain.q, batchIndex, m0,
+                                             c(ch * kSpan)),
+                                    bufQ,
                                     c(0), c(ch), qFull, c(0),
                                     /*multicast=*/Value(), /*row=*/0);
           auto keys = scf::ForOp::create(
@@ -267,16 +292,18 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
               [&](OpBuilder &kb, Location, Value j, ValueRange it) {
                 auto [slot, phase] = slotOf(kb, it[0]);
                 Value freed = arith::AddIOp::create(kb, loc, phase, c(1));
-                for (auto [empty, full, buf, map, bytes, cols] :
-                     {std::make_tuple(kEmpty, kFull, bufK, mapK, kBytes, d),
-                      std::make_tuple(vEmpty, vFull, bufV, mapV, vBytes,
-                                      dv)}) {
+                for (auto [empty, full, buf, map, bytes, cols, view] :
+                     {std::make_tuple(kEmpty, kFull, bufK, mapK, kBytes, d,
+                                      &chain.k),
+                      std::make_tuple(vEmpty, vFull, bufV, mapV, vBytes, dv,
+                                      &chain.v)}) {
                   tile::MBarrierWaitOp::create(kb, loc, empty, slot, freed);
                   tile::MBarrierArriveOp::create(kb, loc, full, slot, Value(),
                                                  kb.getI64IntegerAttr(bytes));
                   for (int64_t ch = 0; ch < cols / kSpan; ++ch)
                     tile::TmaLoadOp::create(kb, loc, map,
-                                            {batchIndex, j, c(ch * kSpan)},
+                                            coordsOf(kb, *view, batchIndex, j,
+                                                     c(ch * kSpan)),
                                             buf, slot, c(ch), full, slot,
                                             /*multicast=*/Value(), /*row=*/0);
                 }
@@ -301,11 +328,7 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
   auto scoresType = RankedTensorType::get({blockM, blockN}, f32, mma);
   auto outType = RankedTensorType::get({blockM, dv}, f32, mma);
   auto operandA = tile::DotOperandEncodingAttr::get(ctx, 0, mma, 2);
-  Value returned = chain.epilogue ? chain.epilogue.getResult(0)
-                                  : chain.output.getResult(0);
-  Operation *last = chain.epilogue ? chain.epilogue.getOperation()
-                                   : chain.output.getOperation();
-  FailureOr<Value> out = outputs.lookup(cb, loc, returned, last);
+  FailureOr<Value> out = lookupResult(cb, loc, chain, outputs);
   if (failed(out))
     return failure();
   LogicalResult status = success();

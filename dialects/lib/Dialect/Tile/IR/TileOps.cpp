@@ -783,9 +783,10 @@ LogicalResult MBarrierArriveOp::verify() {
 }
 
 LogicalResult TmaLoadOp::verify() {
-  if (getCoords().size() != 2 && getCoords().size() != 3)
-    return emitOpError("takes 2 or 3 coordinates (a 2-D box, or one of a "
-                       "batch's), got ")
+  if (getCoords().size() < 2 || getCoords().size() > 5)
+    return emitOpError("takes 2 to 5 coordinates (a 2-D box, or one of a "
+                       "batch's, such as [1, rows, 1, 64] of [B, S, H, D] "
+                       "heads), got ")
            << getCoords().size();
   if (failed(verifyCanonicalHopperBuffer(*this, getDst().getType(),
                                          "destination")))

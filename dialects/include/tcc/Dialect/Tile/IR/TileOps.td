@@ -484,7 +484,7 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load", [AttrSizedOperandSegments,
         : !llvm.ptr, !tile.shared_buffer<4x1x128x64xf16, #sw128>,
           !tile.mbarriers<4>
     ```
-    `cp.async.bulk.tensor` of the box whose first element is at the 2 or 3
+    `cp.async.bulk.tensor` of the box whose first element is at the 2 to 5
     coordinates (outermost first, as the memref's indices) from the tensor
     map `%map` (a 128-byte CUtensorMap kernel parameter, passed by value)
     into chunk `%chunk` of slot `%slot`: the buffer's tile is
