@@ -7,10 +7,17 @@ scaled_dot_product_attention (flash backend) and an autotuned Triton
 FlashAttention-2 kernel (benchmarks/triton_attention.py), in one run.
 
 The program is written as a PyTorch user writes it,
-``((q @ k.transpose(-1, -2)) * scale).softmax(-1) @ v`` on [B·H, S, D].
+``((q @ k.transpose(-1, -2)) * scale).softmax(-1) @ v`` on [B·H, S, D], and as
+nanoGPT writes it (the ``bshd_`` cases): q, k, v stored [B, S, H, D], read with
+``.transpose(1, 2)``, the result transposed back and viewed [B, S, H * D]; SDPA
+then takes the transposed (strided) views, as nanoGPT calls it, and Triton
+contiguous copies made outside its timing.
 
     # here (CPU, MLIR): compile the cases into DIR
     python benchmarks/attention.py build DIR [--only=NAME,...]
+    # a variant of the sm_90 kernel beside them (another compiler build, or a
+    # plan with num_stages = N), timed as "tcc SUFFIX" when DIR has it:
+    python benchmarks/attention.py build DIR --variant=SUFFIX [--stages=N]
     # on the GPU machine (tcc.runtime, torch, triton):
     PYTHONPATH=python python3 benchmarks/attention.py run DIR OUT [--check-only]
 """
@@ -19,6 +26,7 @@ The program is written as a PyTorch user writes it,
 # evaluated where it is defined (tcc.frontend reads them).
 import json
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,6 +37,9 @@ CASES = [(32, 1024, 64, "f16", False), (16, 4096, 128, "bf16", False),
          (32, 1024, 64, "f16", True), (16, 4096, 128, "bf16", True)] + [
     (max(1, 32768 // s), s, 64, "f16", False) for s in (512, 2048, 4096, 8192, 16384)] + [
     (32, 1000, 64, "f16", False)]
+# (B, H, S, D, dtype, causal) stored [B, S, H, D] (nanoGPT's layout).
+BSHD_CASES = [(2, 16, 1024, 64, "f16", False), (1, 16, 4096, 128, "bf16", False),
+              (2, 16, 1024, 64, "f16", True)]
 TOLERANCE = {"f16": 3e-3, "bf16": 2e-2}
 # The Hopper schedule, and the mma.sync one beside it (artifact suffixes).
 TARGETS = {"": "sm_90", ".sm80": "sm_80"}
@@ -59,27 +70,75 @@ def attention_program(dtype: str, scale: float, causal: bool):  # noqa: ANN201
     return attention
 
 
-def build(directory: Path, only: set[str] | None = None) -> None:
+def bshd_program(dtype: str, scale: float, causal: bool):  # noqa: ANN201
+    """nanoGPT's attention on q, k, v stored [B, S, H, D]."""
+    import tcc.frontend as tf
+    from tcc.frontend import Tensor, program, syms
+
+    B, H, S, D = syms("B H S D")  # noqa: N806
+    elt = getattr(tf, dtype)
+
+    @program
+    def attention(q: Tensor[B, S, H, D, elt], k: Tensor[B, S, H, D, elt],  # type: ignore[valid-type]
+                  v: Tensor[B, S, H, D, elt]):  # type: ignore[valid-type]
+        qh, kh, vh = (t.transpose(1, 2) for t in (q, k, v))
+        s = (qh @ kh.transpose(-2, -1)) * scale
+        if causal:
+            keep = tf.arange(S).reshape(S, 1) >= tf.arange(S).reshape(1, S)
+            s = tf.where(keep, s, float("-inf"))
+        return (s.softmax(-1) @ vh).transpose(1, 2).reshape(B, S, H * D)
+
+    return attention
+
+
+def build(directory: Path, only: set[str] | None = None, variant: str = "",
+          stages: int | None = None) -> None:
+    """Every case's sm_90 and sm_80 kernels and the manifest; with `variant`,
+    only the sm_90 kernels, saved as NAME{variant}.tcck (`stages`: the
+    default plan with that num_stages)."""
     import tcc
 
     directory.mkdir(parents=True, exist_ok=True)
+    entries = [{"name": case_name(bh, s, d, dtype, causal), "bh": bh, "s": s, "d": d,
+                "dtype": dtype, "causal": causal, "layout": "bhsd"}
+               for bh, s, d, dtype, causal in CASES]
+    entries += [{"name": "bshd_" + case_name(b * h, s, d, dtype, causal), "b": b, "h": h,
+                 "bh": b * h, "s": s, "d": d, "dtype": dtype, "causal": causal,
+                 "layout": "bshd"} for b, h, s, d, dtype, causal in BSHD_CASES]
     manifest = []
-    for bh, s, d, dtype, causal in CASES:
-        name = case_name(bh, s, d, dtype, causal)
+    for entry in entries:
+        name, s, d, dtype, causal = (entry[key] for key in ("name", "s", "d", "dtype",
+                                                             "causal"))
         if only and name not in only:
             continue
-        scale = 1.0 / math.sqrt(d)
+        entry["scale"] = scale = 1.0 / math.sqrt(d)
+        if entry["layout"] == "bshd":
+            program, sizes = bshd_program(dtype, scale, causal), {
+                "B": entry["b"], "H": entry["h"], "S": s, "D": d}
+        else:
+            program, sizes = attention_program(dtype, scale, causal), {
+                "BH": entry["bh"], "S": s, "D": d}
         start = time.perf_counter()
-        for suffix, target in TARGETS.items():
-            kernel = tcc.compile(attention_program(dtype, scale, causal), target, BH=bh, S=s,
-                                 D=d)
+        targets = {variant: "sm_90"} if variant else TARGETS
+        for suffix, target in targets.items():
+            kernel = tcc.compile(program, target, **sizes)
+            if stages is not None:
+                name0 = kernel.kernels[0].name
+                found = re.search(r"#tile\.lowering_config<[^>]*>", kernel.ir["tile"])
+                default = found.group(0) if found else ""
+                plan = default.replace("num_stages = 2", f"num_stages = {stages}")
+                if plan == default:
+                    raise SystemExit(f"{name}: no num_stages = 2 in the plan {default!r}")
+                kernel = tcc.compile(program, target, plans={name0: plan}, cache=False,
+                                     **sizes)
             kernel.artifact.save(directory / f"{name}{suffix}.tcck")
-        manifest.append({"name": name, "bh": bh, "s": s, "d": d, "dtype": dtype,
-                         "scale": scale, "causal": causal, "kernels": len(kernel.kernels),
-                         "compile_s": time.perf_counter() - start})
-        print(f"built {name}: {len(kernel.kernels)} kernel(s) in "
-              f"{manifest[-1]['compile_s']:.1f} s")
-    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
+        entry["kernels"] = len(kernel.kernels)
+        entry["compile_s"] = time.perf_counter() - start
+        manifest.append(entry)
+        print(f"built {name}{variant}: {len(kernel.kernels)} kernel(s) in "
+              f"{entry['compile_s']:.1f} s")
+    if not variant:
+        (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
 def reference(q, k, v, scale: float, causal: bool):  # noqa: ANN001, ANN201
@@ -115,45 +174,61 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         bh, s, d, scale = entry["bh"], entry["s"], entry["d"], entry["scale"]
         causal = entry["causal"]
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[entry["dtype"]]
-        q, k, v = (torch.randn((bh, s, d), generator=gen, device="cuda").to(dtype)
-                   for _ in range(3))
-        kernel = load(directory / f"{entry['name']}.tcck")
-        fa2 = load(directory / f"{entry['name']}.sm80.tcck")
+        bshd = entry.get("layout") == "bshd"
+        if bshd:
+            # Stored [B, S, H, D]; the heads [B, H, S, D] are strided views.
+            b, h = entry["b"], entry["h"]
+            stored = [torch.randn((b, s, h, d), generator=gen, device="cuda").to(dtype)
+                      for _ in range(3)]
+            heads = [x.transpose(1, 2) for x in stored]
+            # Contiguous copies (reshape alone is a strided view when B = 1).
+            q, k, v = (x.reshape(bh, s, d).contiguous() for x in heads)
+            out_shape = (b, s, h * d)
+        else:
+            q, k, v = (torch.randn((bh, s, d), generator=gen, device="cuda").to(dtype)
+                       for _ in range(3))
+            stored, heads, out_shape = [q, k, v], [x[None] for x in (q, k, v)], (bh, s, d)
         ref = reference(q, k, v, scale, causal)
-        result = torch.full((bh, s, d), float("nan"), device="cuda", dtype=dtype)
-        fa2(q, k, v, out=result)
-        unwritten_fa2, rel_fa2 = check_against_float64(result, ref)
-        result = torch.full((bh, s, d), float("nan"), device="cuda", dtype=dtype)
-        kernel(q, k, v, out=result)
-        unwritten, rel = check_against_float64(result, ref)
+        kernels = {"tcc": load(directory / f"{entry['name']}.tcck"),
+                   "tcc mma.sync": load(directory / f"{entry['name']}.sm80.tcck")}
+        for path in sorted(directory.glob(f"{entry['name']}.*.tcck")):
+            suffix = path.name[len(entry["name"]):-len(".tcck")]
+            if suffix != ".sm80":
+                kernels[f"tcc {suffix[1:]}"] = load(path)
+        errors, ok = {}, True
+        for label, kern in kernels.items():
+            result = torch.full(out_shape, float("nan"), device="cuda", dtype=dtype)
+            kern(*stored, out=result)
+            if bshd:  # back to [B·H, S, D]
+                result = result.view(b, s, h, d).transpose(1, 2).reshape(bh, s, d)
+            unwritten, errors[label] = check_against_float64(result, ref)
+            ok = ok and unwritten == 0 and errors[label] <= TOLERANCE[entry["dtype"]]
+        result = torch.empty(out_shape, device="cuda", dtype=dtype)
+        rel = errors["tcc"]
         _, rel_sdpa = check_against_float64(F.scaled_dot_product_attention(
-            q[None], k[None], v[None], scale=scale, is_causal=causal)[0], ref)
+            *heads, scale=scale, is_causal=causal).reshape(bh, s, d), ref)
         _, rel_triton = check_against_float64(tri(q, k, v, scale, causal), ref)
-        ok = (unwritten == 0 and rel <= TOLERANCE[entry["dtype"]] and unwritten_fa2 == 0
-              and rel_fa2 <= TOLERANCE[entry["dtype"]])
         failures += not ok
-        row = {"name": entry["name"], "rel_err": rel, "rel_err_mma_sync": rel_fa2,
-               "rel_err_sdpa": rel_sdpa,
-               "rel_err_triton": rel_triton, "unwritten": unwritten, "ok": ok,
-               "kernels": entry["kernels"]}
-        print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:28s} rel.err {rel:.1e} "
-              f"(mma.sync {rel_fa2:.1e}, SDPA {rel_sdpa:.1e}, Triton {rel_triton:.1e}; "
+        row = {"name": entry["name"], "rel_err": rel, "rel_err_mma_sync": errors["tcc mma.sync"],
+               "rel_err_sdpa": rel_sdpa, "rel_errs": errors,
+               "rel_err_triton": rel_triton, "ok": ok, "kernels": entry["kernels"]}
+        print(f"{'ok  ' if ok else 'FAIL'} {entry['name']:34s} rel.err "
+              + ", ".join(f"{lab} {e:.1e}" for lab, e in errors.items())
+              + f" (SDPA {rel_sdpa:.1e}, Triton {rel_triton:.1e}; "
               f"{entry['kernels']} kernel(s))", flush=True)
         if check_only:
             continue
         # Causal: the half of the scores computed (SDPA's convention).
         flops = 4.0 * bh * s * s * d / (2 if causal else 1)
 
-        def sdpa(q_=q, k_=k, v_=v, scale_=scale, causal_=causal) -> None:  # noqa: ANN001
+        def sdpa(heads_=heads, scale_=scale, causal_=causal) -> None:  # noqa: ANN001
             with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                F.scaled_dot_product_attention(q_[None], k_[None], v_[None], scale=scale_,
-                                               is_causal=causal_)
+                F.scaled_dot_product_attention(*heads_, scale=scale_, is_causal=causal_)
 
-        timed = {"tcc": lambda k_=kernel, r_=result, q_=q, kk=k, v_=v: k_(q_, kk, v_, out=r_),
-                 "tcc mma.sync": lambda k_=fa2, r_=result, q_=q, kk=k, v_=v: k_(q_, kk, v_,
-                                                                                out=r_),
-                 "SDPA": sdpa,
-                 "triton": lambda q_=q, kk=k, v_=v, s_=scale, c_=causal: tri(q_, kk, v_, s_, c_)}
+        timed = {label: (lambda k_=kern, r_=result, x_=stored: k_(*x_, out=r_))
+                 for label, kern in kernels.items()}
+        timed["SDPA"] = sdpa
+        timed["triton"] = lambda q_=q, kk=k, v_=v, s_=scale, c_=causal: tri(q_, kk, v_, s_, c_)
         for label, fn in timed.items():
             ms = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
             row[label] = flops / (ms * 1e-3) / 1e12
@@ -163,12 +238,16 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
     if check_only:
         return 1 if failures else 0
     (out / "attention.json").write_text(json.dumps(rows, indent=1))
-    lines = ["| case | rel. err (SDPA, Triton) | tcc TFLOP/s | tcc mma.sync | SDPA | Triton |"
-             " tcc / SDPA | tcc / Triton |", "|---|---|---|---|---|---|---|---|"]
+    variants = sorted({lab for r in rows for lab in r["rel_errs"]} - {"tcc", "tcc mma.sync"})
+    lines = ["| case | rel. err (SDPA, Triton) | tcc TFLOP/s | tcc mma.sync | "
+             + "".join(f"{lab} | " for lab in variants)
+             + "SDPA | Triton | tcc / SDPA | tcc / Triton |",
+             "|---|---|---|---|" + "---|" * len(variants) + "---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['name']} | {r['rel_err']:.1e} ({r['rel_err_sdpa']:.1e}, "
                      f"{r['rel_err_triton']:.1e}) | {r['tcc']:.0f} | {r['tcc mma.sync']:.0f} | "
-                     f"{r['SDPA']:.0f} | {r['triton']:.0f} | {r['tcc'] / r['SDPA']:.2f} | "
+                     + "".join(f"{r[lab]:.0f} | " if lab in r else "- | " for lab in variants)
+                     + f"{r['SDPA']:.0f} | {r['triton']:.0f} | {r['tcc'] / r['SDPA']:.2f} | "
                      f"{r['tcc'] / r['triton']:.2f} |")
     report = "\n".join(lines)
     (out / "attention.md").write_text(report + "\n")
@@ -180,10 +259,13 @@ if __name__ == "__main__":
     verb = sys.argv[1] if len(sys.argv) > 1 else ""
     flags = [a for a in sys.argv[2:] if a.startswith("--")]
     paths = [a for a in sys.argv[2:] if not a.startswith("--")]
-    only = next((set(f.split("=", 1)[1].split(",")) for f in flags
-                 if f.startswith("--only=")), None)
+    def flag(key: str) -> str | None:
+        return next((f.split("=", 1)[1] for f in flags if f.startswith(f"--{key}=")), None)
+    only = set(flag("only").split(",")) if flag("only") else None
+    stages = flag("stages")
     if verb == "build" and len(paths) == 1:
-        build(Path(paths[0]), only)
+        build(Path(paths[0]), only, flag("variant") or "",
+              int(stages) if stages else None)
     elif verb == "run" and len(paths) == 2:
         sys.exit(run(Path(paths[0]), Path(paths[1]), "--check-only" in flags))
     else:
