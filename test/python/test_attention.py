@@ -141,6 +141,112 @@ def test_attention_on_stored_b_s_h_d_heads_is_one_kernel(target, causal, kt_firs
 
 
 @program
+def llama(xq: Tensor[B, S, H, D, f16], keys: Tensor[B, S, H, D, f16],
+          values: Tensor[B, S, H, D, f16]):
+    # Llama's: the softmax in f32, P cast back (F.softmax(scores.float(),
+    # dim=-1).type_as(xq)), the heads stored [B, S, H, D].
+    xq, keys, values = xq.transpose(1, 2), keys.transpose(1, 2), values.transpose(1, 2)
+    scores = (xq @ keys.transpose(2, 3)) / 8.0
+    scores = scores.float().softmax(-1).to(f16)
+    return (scores @ values).transpose(1, 2).reshape(B, S, H * D)
+
+
+@program
+def masked_heads(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+                 v: Tensor[B, H, S, D, f16], mask: Tensor[S, S, f16]):
+    # nanoGPT's masked_fill of a [1, 1, S, S] buffer over the heads' scores.
+    att = (q @ k.transpose(-2, -1)) * 0.125
+    att = tf.where(mask.reshape(1, 1, S, S) == 0, float("-inf"), att)
+    return att.softmax(-1) @ v
+
+
+@program
+def f32_scores(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+               v: Tensor[B, H, S, D, f16]):
+    att = tf.matmul(q, k.transpose(-2, -1), out="f32") * 0.125
+    return att.softmax(-1).to(f16) @ v
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90", "gfx942"])
+@pytest.mark.parametrize("variant", ["llama", "masked_heads", "f32_scores"])
+def test_attention_written_other_torch_ways_is_one_kernel(target, variant):
+    # An f32 softmax with P cast back (its cast kept out of the P V
+    # contraction), a mask shared by the heads over [B, H, S, S] scores (its
+    # batch dims collapsed onto the batched matmul's), f32 scores.
+    b, h, s, d = 2, 2, 80, 64
+    program_ = {"llama": llama, "masked_heads": masked_heads, "f32_scores": f32_scores}[variant]
+    kernel = tcc.compile(program_, target, B=b, H=h, S=s, D=d)
+    assert len(kernel.kernels) == 1
+    assert "form = attention" in kernel.ir["tile"]
+    rng = np.random.default_rng(23)
+    stored, (q, k, v) = inputs(rng, b * h, s, d, d, "f16")
+    mask = None
+    if variant == "llama":
+        args = [x.reshape(b, h, s, d).transpose(0, 2, 1, 3).copy() for x in stored]
+    else:
+        args = [x.reshape(b, h, s, d) for x in stored]
+    if variant == "masked_heads":
+        keep = np.tril(np.ones((s, s), dtype=bool))
+        mask = keep
+        args.append(keep.astype(np.float16))
+    (out,) = run_gpu_stage(kernel, *args)
+    ref = softmax_attention(q, k, v, 0.125, mask=mask).reshape(b, h, s, d)
+    if variant == "llama":
+        ref = ref.transpose(0, 2, 1, 3).reshape(b, s, h * d)
+    assert rel_err(out, ref) < 2e-3
+
+
+def sdpa_program(kind: str):  # noqa: ANN201
+    """torch's F.scaled_dot_product_attention, as tf.scaled_dot_product_attention."""
+    @program
+    def sdpa(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+             v: Tensor[B, H, S, D, f16], mask: Tensor[S, S, f16]):
+        if kind == "plain":
+            return tf.scaled_dot_product_attention(q, k, v)
+        if kind == "causal":
+            return tf.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.125)
+        if kind == "bool_mask":
+            return tf.scaled_dot_product_attention(q, k, v, attn_mask=mask != 0)
+        return tf.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    return sdpa
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90", "gfx942"])
+@pytest.mark.parametrize("kind", ["plain", "causal", "bool_mask", "float_mask"])
+def test_scaled_dot_product_attention_is_one_kernel(target, kind):
+    b, h, s, d = 2, 2, 80, 64
+    kernel = tcc.compile(sdpa_program(kind), target, B=b, H=h, S=s, D=d)
+    assert len(kernel.kernels) == 1
+    assert "form = attention" in kernel.ir["tile"]
+    rng = np.random.default_rng(29)
+    stored, (q, k, v) = inputs(rng, b * h, s, d, d, "f16")
+    keep = np.tril(np.ones((s, s), dtype=bool))
+    mask = (keep if kind == "bool_mask" else rng.standard_normal((s, s))).astype(np.float16)
+    (out,) = run_gpu_stage(kernel, *(x.reshape(b, h, s, d) for x in stored), mask)
+    ref = softmax_attention(
+        q, k, v, 0.125, mask=keep if kind in ("causal", "bool_mask") else None,
+        bias=mask.astype(np.float64) if kind == "float_mask" else None)
+    assert rel_err(out, ref.reshape(b, h, s, d)) < 2e-3
+
+
+def test_scaled_dot_product_attention_refuses_what_it_does_not_do():
+    def build(with_mask: bool = False, **kwargs):  # noqa: ANN003, ANN202
+        @program
+        def sdpa(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16]):
+            mask = q.sum(-1, keepdim=True) >= 0 if with_mask else None
+            return tf.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kwargs)
+        return sdpa.ir
+    with pytest.raises(tf.FrontendError, match="dropout_p must be 0"):
+        build(dropout_p=0.1)
+    with pytest.raises(tf.FrontendError, match="is_causal or attn_mask, not both"):
+        build(with_mask=True, is_causal=True)
+    with pytest.raises(tf.FrontendError, match="enable_gqa is not supported"):
+        build(enable_gqa=True)
+    with pytest.raises(tf.ShapeError, match="needs a static head dim.*pass scale="):
+        build()
+
+
+@program
 def biased(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16],
            bias: Tensor[S, S, f16]):
     return ((q @ k.transpose(-1, -2)) * 0.125 + bias).softmax(-1) @ v

@@ -759,7 +759,10 @@ SmallVector<Operation *> mlir::tcc::AttentionOps::linalgOps() const {
   all.push_back(scores);
   for (linalg::GenericOp op : scoreOps)
     all.push_back(op);
-  all.append({softmax, output});
+  all.push_back(softmax);
+  if (pCast)
+    all.push_back(pCast);
+  all.push_back(output);
   if (epilogue)
     all.push_back(epilogue);
   for (Operation *op : result.ops)
@@ -933,7 +936,8 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
   auto type = cast<RankedTensorType>(softmax.getInput().getType());
   Type element = type.getElementType();
   if (type.getRank() != 3 || softmax.getDimension() != 2 ||
-      !type.hasStaticShape() || !(element.isF16() || element.isBF16()) ||
+      !type.hasStaticShape() ||
+      !(element.isF16() || element.isBF16() || element.isF32()) ||
       !softmax.getResult()[0].hasOneUse())
     return std::nullopt;
   AttentionOps chain;
@@ -998,17 +1002,37 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
   // Q [B, M, D], K [B, N, D]: D a multiple of 16 up to 128.
   auto qType = cast<ShapedType>(chain.scores.getDpsInputs()[0].getType());
   int64_t d = qType.getShape().back();
-  if (d % 16 || d > 128 || qType.getElementType() != element)
+  // (The softmax in Q's type, or in f32 and P cast to Q's type: Llama's
+  // F.softmax(scores.float(), dim=-1).type_as(q).)
+  Type operand = qType.getElementType();
+  if (d % 16 || d > 128 || !(operand.isF16() || operand.isBF16()) ||
+      (element != operand && !element.isF32()))
     return std::nullopt;
   // P V: P the A operand, V [B, N, Dv].
-  auto output = dyn_cast<linalg::GenericOp>(
-      *softmax.getResult()[0].getUsers().begin());
+  Value p = softmax.getResult()[0];
+  auto output = dyn_cast<linalg::GenericOp>(*p.getUsers().begin());
+  if (element.isF32()) {
+    chain.pCast = output;
+    if (!output || !isAllParallel(output) || output.getNumDpsInputs() != 1 ||
+        output.getNumResults() != 1 || !output.getResult(0).hasOneUse() ||
+        !llvm::all_of(output.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return std::nullopt;
+    auto yield = cast<linalg::YieldOp>(output.getBody()->getTerminator());
+    auto trunc = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
+    if (!trunc || trunc.getIn() != output.getBody()->getArgument(0) ||
+        trunc.getType() != operand ||
+        std::distance(output.getBody()->begin(), output.getBody()->end()) != 2)
+      return std::nullopt;
+    p = output.getResult(0);
+    output = dyn_cast<linalg::GenericOp>(*p.getUsers().begin());
+  }
   if (!output || !isAttentionContraction(output, {false, false}) ||
-      output.getDpsInputs()[0] != softmax.getResult()[0])
+      output.getDpsInputs()[0] != p)
     return std::nullopt;
   auto vType = cast<ShapedType>(output.getDpsInputs()[1].getType());
   int64_t dv = vType.getShape().back();
-  if (dv % 16 || dv > 128 || vType.getElementType() != element)
+  if (dv % 16 || dv > 128 || vType.getElementType() != operand)
     return std::nullopt;
   chain.output = output;
   chain.v = *inputView(output.getDpsInputs()[1], /*swap=*/false);

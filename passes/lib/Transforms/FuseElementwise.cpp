@@ -71,6 +71,12 @@ struct TccFuseElementwisePass
       auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
       if (!producer)
         return false;
+      // (P's cast after an f32 softmax stays: the attention chain reads it
+      // as P in the operands' type, tcc::matchAttention.)
+      if (llvm::any_of(producer.getDpsInputs(), [](Value v) {
+            return v.getDefiningOp<linalg::SoftmaxOp>() != nullptr;
+          }))
+        return false;
       Block &body = producer.getRegion().front();
       auto ops = body.without_terminator();
       size_t count = std::distance(ops.begin(), ops.end());
@@ -79,6 +85,38 @@ struct TccFuseElementwisePass
                                 arith::ExtSIOp>(*ops.begin()));
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, onlyConsumer);
+    // A score op over [B, H, M, N] reading the batched matmul's [B·H, M, N]
+    // scores regrouped (a mask or bias shared by the heads, [M, N], read
+    // beside them) runs on the [B·H, M, N] scores: its batch dims collapse,
+    // the reshape moves after it and then past the softmax
+    // (SoftmaxOfRegroupedRows), so attention's chain stays 3-D. So does P's
+    // cast between an f32 softmax and the batched P V, which flattens it
+    // again (collapse_shape(cast(expand_shape(p)))).
+    linalg::ControlFusionFn regroupedScores = [](OpOperand *fused) {
+      auto op = dyn_cast<linalg::GenericOp>(fused->getOwner());
+      auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+      if (!op || !expand || op.getNumResults() != 1 ||
+          !op.getResult(0).hasOneUse() ||
+          !llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+            return t == utils::IteratorType::parallel;
+          }))
+        return false;
+      Operation *user = *op.getResult(0).getUsers().begin();
+      int64_t rank = expand.getResultType().getRank();
+      SmallVector<ReassociationIndices> groups =
+          expand.getReassociationIndices();
+      if (rank < 4 || groups.size() != 3 ||
+          groups[1] != ReassociationIndices{rank - 2} ||
+          groups[2] != ReassociationIndices{rank - 1})
+        return false;
+      if (auto softmax = dyn_cast<linalg::SoftmaxOp>(user))
+        return int64_t(softmax.getDimension()) == rank - 1;
+      auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+      return collapse && op.getNumDpsInputs() == 1 &&
+             collapse.getReassociationIndices() == groups;
+    };
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns,
+                                                       regroupedScores);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     patterns.add<SoftmaxOfRegroupedRows>(ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);

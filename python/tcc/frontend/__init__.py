@@ -61,6 +61,7 @@ ShapeError / DTypeError name the op, the operands, their shapes and dtypes):
 """
 
 from tcc.frontend import reductions
+from tcc.frontend.attention import scaled_dot_product_attention
 from tcc.frontend.dtypes import (
     DTYPES,
     DType,
@@ -220,6 +221,7 @@ __all__ = [
     "reshape",
     "result_type",
     "rsqrt",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "softmax",

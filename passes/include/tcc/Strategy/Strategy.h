@@ -173,6 +173,8 @@ struct AttentionOps {
   linalg::GenericOp scores;
   SmallVector<linalg::GenericOp> scoreOps;
   linalg::SoftmaxOp softmax;
+  /// A softmax in f32: P's cast to the operands' type (null otherwise).
+  linalg::GenericOp pCast;
   linalg::GenericOp output;
   linalg::GenericOp epilogue; // may be null
   AttentionView q, k, v, result;
