@@ -167,14 +167,22 @@ def f32_scores(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
     return att.softmax(-1).to(f16) @ v
 
 
+@program
+def timm(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16], v: Tensor[B, H, S, D, f16]):
+    # timm's ViT: q scaled before the product (the scale moves to the scores).
+    q = q * 0.125
+    return (q @ k.transpose(-2, -1)).softmax(-1) @ v
+
+
 @pytest.mark.parametrize("target", ["sm_80", "sm_90", "gfx942"])
-@pytest.mark.parametrize("variant", ["llama", "masked_heads", "f32_scores"])
+@pytest.mark.parametrize("variant", ["llama", "masked_heads", "f32_scores", "timm"])
 def test_attention_written_other_torch_ways_is_one_kernel(target, variant):
     # An f32 softmax with P cast back (its cast kept out of the P V
     # contraction), a mask shared by the heads over [B, H, S, S] scores (its
     # batch dims collapsed onto the batched matmul's), f32 scores.
     b, h, s, d = 2, 2, 80, 64
-    program_ = {"llama": llama, "masked_heads": masked_heads, "f32_scores": f32_scores}[variant]
+    program_ = {"llama": llama, "masked_heads": masked_heads, "f32_scores": f32_scores,
+                "timm": timm}[variant]
     kernel = tcc.compile(program_, target, B=b, H=h, S=s, D=d)
     assert len(kernel.kernels) == 1
     assert "form = attention" in kernel.ir["tile"]

@@ -75,6 +75,24 @@ def test_linear_layer_rank3_f16(target):
     assert rel_err(y, xd @ wd.T + bd) < 2e-3
 
 
+@program
+def scaled_operand(x: Tensor[M, K, f16], w: Tensor[K, N, f16], b: Tensor[N, f16]):
+    return (x / 4.0) @ w + b
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_constant_scale_of_an_operand_moves_to_the_epilogue(target):
+    # (x / c) @ w = (x @ w) / c: no kernel of its own for the scale.
+    rng = np.random.default_rng(12)
+    x, w, b = randn(rng, 96, 64, dtype=np.float16), randn(rng, 64, 80, dtype=np.float16), \
+        randn(rng, 80, dtype=np.float16)
+    k = tcc.compile(scaled_operand, target, M=96, K=64, N=80)
+    assert len(k.kernels) == 1
+    (y,) = run_gpu_stage(k, x, w, b)
+    xd, wd, bd = (a.astype(np.float64) for a in (x, w, b))
+    assert rel_err(y, xd / 4.0 @ wd + bd) < 2e-3
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_swiglu_mlp_f16(target):
     rng = np.random.default_rng(11)

@@ -481,6 +481,17 @@ static bool isMultiplyAdd(linalg::GenericOp op) {
   return (x == a && y == b) || (x == b && y == a);
 }
 
+bool mlir::tcc::isZeroInitMultiplyAdd(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isMultiplyAdd(op))
+    return false;
+  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
+  auto constant = succeeded(fill) ? fill->getDefiningOp<arith::ConstantOp>()
+                                  : arith::ConstantOp();
+  auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  return value && value.getValue().isZero();
+}
+
 FailureOr<double> mlir::tcc::verifyGemmBody(linalg::GenericOp op) {
   if (!isMultiplyAdd(op))
     return op.emitOpError("matmul body is not a multiply-add (out + a * b); "

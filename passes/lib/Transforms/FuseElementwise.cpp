@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/IR/Matchers.h"
+#include "tcc/Strategy/Strategy.h"
 #include "tcc/Transforms/Passes.h"
 
 namespace mlir::tcc {
@@ -48,6 +50,101 @@ struct SoftmaxOfRegroupedRows : OpRewritePattern<linalg::SoftmaxOp> {
         op, type, softmax.getResult()[0], expand.getReassociationIndices(),
         expand.getMixedOutputShape());
     return success();
+  }
+};
+
+/// contraction(c · x, y) = c · contraction(x, y) for a constant c: an
+/// operand scaled by a constant (timm's `q = q * self.scale` before `q @
+/// kᵀ`), which would be a kernel of its own (only casts fuse into a
+/// contraction), is read unscaled and the scale multiplies the result, where
+/// it is an epilogue (attention folds it into exp2's factor). Through the
+/// batched matmul's collapse of the operand's batch dims.
+struct ScaleAfterContraction : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// The constant `scale` multiplies (or divides) its one input by.
+  static std::optional<double> constantScale(linalg::GenericOp scale) {
+    if (scale.getNumDpsInputs() != 1 || scale.getNumResults() != 1 ||
+        !llvm::all_of(scale.getIteratorTypesArray(),
+                      [](utils::IteratorType t) {
+                        return t == utils::IteratorType::parallel;
+                      }) ||
+        !llvm::all_of(scale.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); }))
+      return std::nullopt;
+    Block *body = scale.getBody();
+    if (std::distance(body->begin(), body->end()) != 2)
+      return std::nullopt;
+    Value arg = body->getArgument(0);
+    Operation *op = &body->front();
+    auto constantOf = [](Value v) -> std::optional<double> {
+      FloatAttr attr;
+      if (matchPattern(v, m_Constant(&attr)))
+        return attr.getValueAsDouble();
+      return std::nullopt;
+    };
+    if (auto mul = dyn_cast<arith::MulFOp>(op)) {
+      if (mul.getLhs() == arg)
+        return constantOf(mul.getRhs());
+      if (mul.getRhs() == arg)
+        return constantOf(mul.getLhs());
+    }
+    if (auto div = dyn_cast<arith::DivFOp>(op); div && div.getLhs() == arg)
+      if (std::optional<double> c = constantOf(div.getRhs()); c && *c != 0.0)
+        return 1.0 / *c;
+    return std::nullopt;
+  }
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!linalg::isaContractionOpInterface(op) || op.getNumResults() != 1 ||
+        !tcc::isZeroInitMultiplyAdd(op))
+      return failure();
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    if (!isa<FloatType>(resultType.getElementType()) ||
+        !resultType.hasStaticShape())
+      return failure();
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      Value value = operand->get();
+      auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+      Value scaled = collapse ? collapse.getSrc() : value;
+      auto scale = scaled.getDefiningOp<linalg::GenericOp>();
+      if (!scale || !scaled.hasOneUse() || (collapse && !value.hasOneUse()))
+        continue;
+      std::optional<double> c = constantScale(scale);
+      if (!c)
+        continue;
+      Location loc = op.getLoc();
+      Value source = scale.getDpsInputs()[0];
+      if (collapse)
+        source = tensor::CollapseShapeOp::create(
+            rewriter, loc, source, collapse.getReassociationIndices());
+      rewriter.modifyOpInPlace(op, [&] { operand->set(source); });
+      rewriter.setInsertionPointAfter(op);
+      Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                            resultType.getElementType());
+      AffineMap id = rewriter.getMultiDimIdentityMap(resultType.getRank());
+      Type element = resultType.getElementType();
+      auto scaledResult = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{resultType}, ValueRange{op.getResult(0)},
+          ValueRange{empty}, ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(resultType.getRank(),
+                                           utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value k = arith::ConstantOp::create(
+                nb, l, nb.getFloatAttr(element, *c));
+            linalg::YieldOp::create(
+                nb, l, ValueRange{arith::MulFOp::create(nb, l, args[0], k)});
+          });
+      rewriter.replaceAllUsesExcept(op.getResult(0), scaledResult.getResult(0),
+                                    scaledResult);
+      if (collapse && collapse.use_empty())
+        rewriter.eraseOp(collapse);
+      if (scale.use_empty())
+        rewriter.eraseOp(scale);
+      return success();
+    }
+    return failure();
   }
 };
 
@@ -118,7 +215,7 @@ struct TccFuseElementwisePass
     linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns,
                                                        regroupedScores);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-    patterns.add<SoftmaxOfRegroupedRows>(ctx);
+    patterns.add<SoftmaxOfRegroupedRows, ScaleAfterContraction>(ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

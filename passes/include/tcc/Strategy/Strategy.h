@@ -211,6 +211,10 @@ bool isAttentionScoreBodyOp(Operation *op);
 /// Checks that a matmul's body is out + a * b (operands possibly cast) and
 /// its init a constant float fill; returns the fill.
 FailureOr<double> verifyGemmBody(linalg::GenericOp op);
+/// Whether contraction `op` is out + a * b (operands possibly cast) from a
+/// fill of zero: linear in each operand, so a constant scale of one moves to
+/// its result. No diagnostics.
+bool isZeroInitMultiplyAdd(linalg::GenericOp op);
 /// Per-thread FMA GEMMs take f16, bf16 or f32 operands and results.
 bool isFmaElementType(Type type);
 
