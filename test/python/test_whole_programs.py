@@ -9,7 +9,8 @@ import pytest
 
 import tcc
 import tcc.frontend as tf
-from tcc.frontend import Tensor, f16, f32, program, syms
+from tcc.compiler.compile import CompilationError
+from tcc.frontend import Tensor, f16, f32, i1, program, syms
 from tcc.testing.simt import run_gpu_stage
 
 M, N, K, B, S, H, D = syms("M N K B S H D")
@@ -174,3 +175,16 @@ func.func @center(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
     assert "tcc.launch @center_k0" in tile.stdout and "tcc.host" in tile.stdout
     asm = subprocess.run([*run, "--emit", "asm"], capture_output=True, text=True, check=True)
     assert ".entry center_k0" in asm.stdout and ".entry center_k1" in asm.stdout
+
+
+@program
+def bool_mask(m: Tensor[M, N, i1], x: Tensor[M, N, f32]):
+    return tf.where(m, x, 0.0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_bool_kernel_argument_is_refused_with_a_diagnostic(target):
+    # It was an assertion inside MemRefToLLVM (i1 has no byte in memory).
+    with pytest.raises(CompilationError, match=r"argument #0 has type 'tensor<64x32xi1>'; "
+                       r"kernels do not read or write i1 \(bool\) tensors: pass a mask as i8"):
+        tcc.compile(bool_mask, target, M=64, N=32)

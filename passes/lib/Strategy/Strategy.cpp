@@ -58,6 +58,13 @@ LogicalResult mlir::tcc::verifyKernelSignature(func::FuncOp func) {
       return func.emitOpError()
              << what << " #" << i << " has type " << type
              << "; kernels read and write tensors of integers or floats";
+    // (i1 has no byte of its own in memory: MemRefToLLVM asserts on it.)
+    if (tensor && tensor.getElementType().isInteger(1))
+      return func.emitOpError()
+             << what << " #" << i << " has type " << type
+             << "; kernels do not read or write i1 (bool) tensors: pass a "
+                "mask as i8 and compare it (m != 0), or return a comparison "
+                "cast to i8";
     if (tensor)
       return success();
     return func.emitOpError() << what << " #" << i << " has type " << type

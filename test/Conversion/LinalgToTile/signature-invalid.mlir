@@ -15,3 +15,19 @@ func.func @pointer_result(%a: tensor<8xi64>) -> tensor<8x!tile.ptr<f16>> {
   %p = tensor.empty() : tensor<8x!tile.ptr<f16>>
   return %p : tensor<8x!tile.ptr<f16>>
 }
+
+// -----
+
+// A bool mask argument: refused (it was an assertion in MemRefToLLVM: i1 has
+// no byte of its own in memory).
+// expected-error@below {{'func.func' op argument #0 has type 'tensor<64xi1>'; kernels do not read or write i1 (bool) tensors: pass a mask as i8 and compare it (m != 0), or return a comparison cast to i8}}
+func.func @bool_mask(%m: tensor<64xi1>, %x: tensor<64xf32>) -> tensor<64xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%m, %x : tensor<64xi1>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%b: i1, %v: f32, %o: f32):
+    %s = arith.select %b, %v, %zero : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %y : tensor<64xf32>
+}
