@@ -255,6 +255,36 @@ def test_scaled_dot_product_attention_refuses_what_it_does_not_do():
 
 
 @program
+def attention_block(x: Tensor[B, S, D, f16], wq: Tensor[D, D, f16], wk: Tensor[D, D, f16],
+                    wv: Tensor[D, D, f16], wo: Tensor[D, D, f16]):
+    # A causal self-attention layer as nanoGPT writes it (2 heads).
+    b, t, c = x.shape
+    q, k, v = ((x @ w.T).view(b, t, 2, c // 2).transpose(1, 2) for w in (wq, wk, wv))
+    y = tf.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return y.transpose(1, 2).reshape(b, t, c) @ wo.T
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+def test_a_causal_self_attention_layer_is_five_kernels(target):
+    # The three projections, the attention kernel reading their [B, S, H, Dh]
+    # results through views, the output projection reading its result.
+    b, t, c = 2, 80, 128
+    kernel = tcc.compile(attention_block, target, B=b, S=t, D=c)
+    assert len(kernel.kernels) == 5
+    assert kernel.ir["tile"].count("form = attention") == 1
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal((b, t, c)).astype(np.float16)
+    ws = [(rng.standard_normal((c, c)) / np.sqrt(c)).astype(np.float16) for _ in range(4)]
+    (out,) = run_gpu_stage(kernel, x, *ws)
+    xd, (wq, wk, wv, wo) = x.astype(np.float64), (w.astype(np.float64) for w in ws)
+    q, k, v = ((xd @ w.T).reshape(b, t, 2, c // 2).transpose(0, 2, 1, 3).reshape(2 * b, t, -1)
+               for w in (wq, wk, wv))
+    y = softmax_attention(q, k, v, 1 / np.sqrt(c // 2), mask=np.tril(np.ones((t, t), bool)))
+    ref = y.reshape(b, 2, t, -1).transpose(0, 2, 1, 3).reshape(b, t, c) @ wo.T
+    assert rel_err(out, ref) < 2e-3
+
+
+@program
 def biased(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16],
            bias: Tensor[S, S, f16]):
     return ((q @ k.transpose(-1, -2)) * 0.125 + bias).softmax(-1) @ v
