@@ -65,10 +65,7 @@ struct ScaleAfterContraction : OpRewritePattern<linalg::GenericOp> {
   /// The constant `scale` multiplies (or divides) its one input by.
   static std::optional<double> constantScale(linalg::GenericOp scale) {
     if (scale.getNumDpsInputs() != 1 || scale.getNumResults() != 1 ||
-        !llvm::all_of(scale.getIteratorTypesArray(),
-                      [](utils::IteratorType t) {
-                        return t == utils::IteratorType::parallel;
-                      }) ||
+        !tcc::isAllParallel(scale) ||
         !llvm::all_of(scale.getIndexingMapsArray(),
                       [](AffineMap m) { return m.isIdentity(); }))
       return std::nullopt;
@@ -193,10 +190,7 @@ struct TccFuseElementwisePass
       auto op = dyn_cast<linalg::GenericOp>(fused->getOwner());
       auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
       if (!op || !expand || op.getNumResults() != 1 ||
-          !op.getResult(0).hasOneUse() ||
-          !llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
-            return t == utils::IteratorType::parallel;
-          }))
+          !op.getResult(0).hasOneUse() || !tcc::isAllParallel(op))
         return false;
       Operation *user = *op.getResult(0).getUsers().begin();
       int64_t rank = expand.getResultType().getRank();

@@ -126,10 +126,7 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   if (failed(q) || failed(k) || failed(v))
     return failure();
   // Kᵀ [D, N]: its [D, BN] slices are contiguous along D (column-major).
-  Value kt = memref::TransposeOp::create(
-      b, loc, *k,
-      AffineMapAttr::get(
-          AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx)));
+  Value kt = permuteView(b, loc, *k, {1, 0});
 
   // Q's block, staged once, in registers as the first product's A operand.
   auto stage = [&](OpBuilder &ob, Value memref, ValueRange offsets,

@@ -414,27 +414,36 @@ Value mlir::tcc::sliceBatch(OpBuilder &b, Location loc, Value memref,
     return memref;
   // Several batch dims (a view of heads, [B, H, S, D]): the flat index
   // delinearized, the last batch dim fastest.
+  SmallVector<Value> sizes;
+  for (int64_t dim = 0; dim < rank - 2; ++dim)
+    sizes.push_back(memref::DimOp::create(b, loc, memref, dim));
   SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-  Value rest = batchIndex;
-  for (int64_t dim = rank - 3; dim >= 0; --dim) {
-    if (dim == 0) {
-      offsets[dim] = rest;
-      break;
-    }
-    Value size = memref::DimOp::create(b, loc, memref, dim);
-    offsets[dim] = arith::RemUIOp::create(b, loc, rest, size).getResult();
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
+  for (auto [dim, index] :
+       llvm::enumerate(delinearizeBatch(b, loc, batchIndex, sizes)))
+    offsets[dim] = index;
   // (A dynamic M: the slice's rows are the memref's.)
-  SmallVector<OpFoldResult> sizes(rank - 2, b.getIndexAttr(1));
-  sizes.push_back(memref::getMixedSize(b, loc, memref, rank - 2));
-  sizes.push_back(memref::getMixedSize(b, loc, memref, rank - 1));
+  SmallVector<OpFoldResult> extents(rank - 2, b.getIndexAttr(1));
+  extents.push_back(memref::getMixedSize(b, loc, memref, rank - 2));
+  extents.push_back(memref::getMixedSize(b, loc, memref, rank - 1));
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   auto sliceType = memref::SubViewOp::inferRankReducedResultType(
       {type.getDimSize(rank - 2), type.getDimSize(rank - 1)}, type, offsets,
-      sizes, strides);
+      extents, strides);
   return memref::SubViewOp::create(b, loc, cast<MemRefType>(sliceType),
-                                   memref, offsets, sizes, strides);
+                                   memref, offsets, extents, strides);
+}
+
+SmallVector<Value> mlir::tcc::delinearizeBatch(OpBuilder &b, Location loc,
+                                              Value index,
+                                              ArrayRef<Value> sizes) {
+  SmallVector<Value> at(sizes.size());
+  for (int64_t dim = int64_t(sizes.size()) - 1; dim > 0; --dim) {
+    at[dim] = arith::RemUIOp::create(b, loc, index, sizes[dim]);
+    index = arith::DivUIOp::create(b, loc, index, sizes[dim]);
+  }
+  if (!at.empty())
+    at[0] = index;
+  return at;
 }
 
 Value mlir::tcc::permuteView(OpBuilder &b, Location loc, Value memref,

@@ -162,6 +162,10 @@ Value viewAs2D(OpBuilder &b, Location loc, Value memref);
 /// A memref with several batch dims ([B, H, S, D]) takes the flat batch
 /// index delinearized (the last batch dim fastest).
 Value sliceBatch(OpBuilder &b, Location loc, Value memref, Value batchIndex);
+/// A flat batch index as the indices of batch dims of `sizes` (the last
+/// fastest).
+SmallVector<Value> delinearizeBatch(OpBuilder &b, Location loc, Value index,
+                                    ArrayRef<Value> sizes);
 /// `memref` through `perm` (view dim i is memref dim perm[i]): a
 /// memref.transpose, or `memref` itself for the identity.
 Value permuteView(OpBuilder &b, Location loc, Value memref,

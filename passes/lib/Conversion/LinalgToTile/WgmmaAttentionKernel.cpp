@@ -224,15 +224,10 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
                       Value batchIndex, Value row, Value col) {
     int64_t rank = view.perm.size();
     SmallVector<int64_t> shape = view.shape();
-    SmallVector<Value> at(rank);
-    at[rank - 2] = row;
-    at[rank - 1] = col;
-    Value rest = batchIndex;
-    for (int64_t dim = rank - 3; dim > 0; --dim) {
-      at[dim] = arith::RemUIOp::create(ob, loc, rest, c(shape[dim]));
-      rest = arith::DivUIOp::create(ob, loc, rest, c(shape[dim]));
-    }
-    at[0] = rest;
+    SmallVector<Value> sizes = llvm::map_to_vector(
+        ArrayRef(shape).drop_back(2), [&](int64_t size) { return c(size); });
+    SmallVector<Value> at = delinearizeBatch(ob, loc, batchIndex, sizes);
+    at.append({row, col});
     SmallVector<Value> coords(rank);
     for (int64_t i = 0; i < rank; ++i)
       coords[view.perm[i]] = at[i];
