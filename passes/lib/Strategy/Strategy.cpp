@@ -883,7 +883,8 @@ static AttentionView resultView(Value value) {
   auto permute =
       dyn_cast<linalg::GenericOp>(*expand.getResult().getUsers().begin());
   std::optional<SmallVector<int64_t>> perm = permutationOf(permute);
-  if (!perm || perm->back() != int64_t(perm->size()) - 1)
+  if (!perm || permute.getDpsInputs()[0] != expand.getResult() ||
+      perm->back() != int64_t(perm->size()) - 1)
     return plain;
   // Source dim i is view dim perm[i]: the view's dim j is source dim
   // inverse[j].
