@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "tcc/Analysis/ColumnSpace.h"
 #include "tcc/Analysis/RowSpace.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -768,13 +769,8 @@ SmallVector<int64_t> mlir::tcc::AttentionView::shape() const {
   return llvm::map_to_vector(perm, [&](int64_t p) { return stored[p]; });
 }
 
-SmallVector<Operation *> mlir::tcc::AttentionOps::linalgOps() const {
-  SmallVector<Operation *> all;
-  for (const AttentionView *view : {&q, &k, &v})
-    for (Operation *op : view->ops)
-      if (isa<linalg::LinalgOp>(op))
-        all.push_back(op);
-  all.push_back(scores);
+SmallVector<Operation *> mlir::tcc::AttentionOps::ops() const {
+  SmallVector<Operation *> all{scores};
   for (linalg::GenericOp op : scoreOps)
     all.push_back(op);
   all.push_back(softmax);
@@ -783,25 +779,19 @@ SmallVector<Operation *> mlir::tcc::AttentionOps::linalgOps() const {
   all.push_back(output);
   if (epilogue)
     all.push_back(epilogue);
-  for (Operation *op : result.ops)
-    if (isa<linalg::LinalgOp>(op))
-      all.push_back(op);
+  for (const AttentionView *view : {&q, &k, &v, &result})
+    llvm::append_range(all, view->ops);
   llvm::sort(all, [](Operation *x, Operation *y) {
     return x->isBeforeInBlock(y);
   });
   return all;
 }
 
-SmallVector<Operation *> mlir::tcc::AttentionOps::ops() const {
-  SmallVector<Operation *> all = linalgOps();
-  for (const AttentionView *view : {&q, &k, &v, &result})
-    for (Operation *op : view->ops)
-      if (!isa<linalg::LinalgOp>(op))
-        all.push_back(op);
-  llvm::sort(all, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
+SmallVector<Operation *> mlir::tcc::AttentionOps::linalgOps() const {
+  // (The views' reshapes are not kernel ops; the softmax is no LinalgOp.)
+  return llvm::filter_to_vector(ops(), [](Operation *op) {
+    return !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op);
   });
-  return all;
 }
 
 /// The permutation all-parallel `op` computes of its one input (the input
@@ -836,6 +826,15 @@ static bool groupsBatchDims(ArrayRef<ReassociationIndices> reassociation,
          reassociation[2] == ReassociationIndices{rank - 1};
 }
 
+/// An all-parallel generic of one input and one result, every map the
+/// identity (a cast, an elementwise epilogue).
+static bool isIdentityElementwise(linalg::GenericOp op) {
+  return op && isAllParallel(op) && op.getNumDpsInputs() == 1 &&
+         op.getNumResults() == 1 &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
+
 static SmallVector<int64_t> identityPerm(int64_t rank) {
   return llvm::to_vector(llvm::seq<int64_t>(0, rank));
 }
@@ -848,7 +847,12 @@ static SmallVector<int64_t> identityPerm(int64_t rank) {
 /// view keeps the source's contiguous dim last; nullopt when it would not
 /// (the operand must then be read as it is, which `swap` excludes).
 static std::optional<AttentionView> inputView(Value operand, bool swap) {
-  AttentionView plain{operand, identityPerm(3), {}};
+  // Read as it is (not possible when the contraction reads it swapped).
+  auto plain = [&]() -> std::optional<AttentionView> {
+    if (swap)
+      return std::nullopt;
+    return AttentionView{operand, identityPerm(3), {}};
+  };
   auto collapse = operand.getDefiningOp<tensor::CollapseShapeOp>();
   auto permute = collapse ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
                           : linalg::GenericOp();
@@ -856,15 +860,15 @@ static std::optional<AttentionView> inputView(Value operand, bool swap) {
   if (!perm || !operand.hasOneUse() || !collapse.getSrc().hasOneUse() ||
       !groupsBatchDims(collapse.getReassociationIndices(),
                        collapse.getSrcType().getRank()))
-    return swap ? std::nullopt : std::optional(plain);
+    return plain();
   int64_t rank = perm->size();
   if (swap)
     std::swap((*perm)[rank - 2], (*perm)[rank - 1]);
   if (perm->back() != rank - 1)
-    return swap ? std::nullopt : std::optional(plain);
+    return plain();
   Value source = permute.getDpsInputs()[0];
   if (!cast<ShapedType>(source.getType()).hasStaticShape())
-    return swap ? std::nullopt : std::optional(plain);
+    return plain();
   return AttentionView{source, *perm, {permute, collapse}};
 }
 
@@ -918,14 +922,8 @@ bool mlir::tcc::isAttentionScoreBodyOp(Operation *op) {
 static bool isAttentionContraction(linalg::GenericOp op,
                                    std::pair<bool, bool> transposes) {
   if (!op || op.getNumLoops() != 4 || matmulTransposes(op) != transposes ||
-      !hasTensorCoreTypes(op) || !isMultiplyAdd(op) ||
+      !hasTensorCoreTypes(op) || !isZeroInitMultiplyAdd(op) ||
       !getElementTypeOrSelf(op.getResult(0)).isF32())
-    return false;
-  FailureOr<Value> fill = getFillValue(op.getDpsInits()[0]);
-  auto constant = succeeded(fill) ? fill->getDefiningOp<arith::ConstantOp>()
-                                  : arith::ConstantOp();
-  auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
-  if (!value || !value.getValue().isZero())
     return false;
   for (Value v : op->getOperands())
     if (!cast<ShapedType>(v.getType()).hasStaticShape())
@@ -1032,10 +1030,7 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
   auto output = dyn_cast<linalg::GenericOp>(*p.getUsers().begin());
   if (element.isF32()) {
     chain.pCast = output;
-    if (!output || !isAllParallel(output) || output.getNumDpsInputs() != 1 ||
-        output.getNumResults() != 1 || !output.getResult(0).hasOneUse() ||
-        !llvm::all_of(output.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); }))
+    if (!isIdentityElementwise(output) || !output.getResult(0).hasOneUse())
       return std::nullopt;
     auto yield = cast<linalg::YieldOp>(output.getBody()->getTerminator());
     auto trunc = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
@@ -1058,10 +1053,7 @@ mlir::tcc::matchAttention(linalg::SoftmaxOp softmax, tile::TargetAttr target) {
   Value result = output.getResult(0);
   if (result.hasOneUse()) {
     auto epilogue = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
-    if (epilogue && isAllParallel(epilogue) && epilogue.getNumDpsInputs() == 1 &&
-        epilogue.getNumResults() == 1 &&
-        llvm::all_of(epilogue.getIndexingMapsArray(),
-                     [](AffineMap m) { return m.isIdentity(); }) &&
+    if (isIdentityElementwise(epilogue) &&
         llvm::all_of(epilogue.getBody()->without_terminator(),
                      [](Operation &inner) {
                        return isAttentionScoreBodyOp(&inner);

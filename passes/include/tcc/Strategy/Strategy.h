@@ -180,7 +180,8 @@ struct AttentionOps {
   AttentionView q, k, v, result;
   /// Every op, views included, in program order.
   SmallVector<Operation *> ops() const;
-  /// The linalg ops (collectKernelOps' of the chain's kernel), in order.
+  /// The kernel ops (collectKernelOps' of the chain's kernel: all but the
+  /// views' reshapes), in order.
   SmallVector<Operation *> linalgOps() const;
 };
 /// The attention chain around last-dim softmax `softmax`, when `target`'s

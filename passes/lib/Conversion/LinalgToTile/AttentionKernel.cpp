@@ -181,9 +181,7 @@ LogicalResult mlir::tcc::buildAttentionKernel(
   SmallVector<Value> state = softmaxOf.initialState(b, dv);
   if (failed(softmaxOf.walk(b, state, step)))
     return failure();
-  Value returned;
-  FailureOr<Value> result = softmaxOf.finish(b, state[2], state[1], dv,
-                                             returned);
+  FailureOr<Value> result = softmaxOf.finish(b, state[2], state[1], dv);
   if (failed(result))
     return failure();
   FailureOr<Value> out = lookupResult(b, loc, chain, outputs);

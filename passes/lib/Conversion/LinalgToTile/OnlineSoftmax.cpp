@@ -410,9 +410,8 @@ SmallVector<Value> OnlineSoftmax::initialState(OpBuilder &b, int64_t dv) {
 }
 
 FailureOr<Value> OnlineSoftmax::finish(OpBuilder &b, Value o, Value l,
-                                       int64_t dv, Value &returned) {
+                                       int64_t dv) {
   Value result = arith::DivFOp::create(b, loc, o, broadcastRows(b, l, dv));
-  returned = chain.output.getResult(0);
   if (!chain.epilogue)
     return result;
   IRMapping mapping;
@@ -423,7 +422,6 @@ FailureOr<Value> OnlineSoftmax::finish(OpBuilder &b, Value o, Value l,
         return RankedTensorType::get({blockM, dv}, t, acc);
       })))
     return failure();
-  returned = chain.epilogue.getResult(0);
   return mapping.lookup(body->getTerminator()->getOperand(0));
 }
 

@@ -58,10 +58,8 @@ public:
 
   /// The initial (m, l, O): -inf, 0, 0.
   SmallVector<Value> initialState(OpBuilder &b, int64_t dv);
-  /// O / l and the chain's epilogue (its cast) on it; `returned` is the
-  /// chain's value it stands for.
-  FailureOr<Value> finish(OpBuilder &b, Value o, Value l, int64_t dv,
-                          Value &returned);
+  /// O / l and the chain's epilogue (its cast) on it.
+  FailureOr<Value> finish(OpBuilder &b, Value o, Value l, int64_t dv);
 
   /// The loops over the key blocks of the program at m0, carrying `state`
   /// (its first three values (m, l, O), then the builder's): `step` builds

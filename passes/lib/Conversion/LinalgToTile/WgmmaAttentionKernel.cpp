@@ -437,9 +437,7 @@ LogicalResult mlir::tcc::buildWgmmaAttentionKernel(
         o = tile::WarpGroupWaitOp::create(tb, loc, outType, o,
                                           ValueRange{state[4]}, 0);
         release(tb, vEmpty, vSlot);
-        Value unused;
-        FailureOr<Value> result =
-            softmaxOf.finish(tb, o, state[1], dv, unused);
+        FailureOr<Value> result = softmaxOf.finish(tb, o, state[1], dv);
         if (failed(result))
           status = failure();
         else
