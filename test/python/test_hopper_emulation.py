@@ -15,6 +15,8 @@ import pytest
 import tcc.testing.hopper as hopper
 from tcc.compiler.compile import compile as tcc_compile
 from tcc.examples.programs import gemm_program
+from tcc.runtime.errors import ArgumentError
+from tcc.runtime.launcher import CompiledKernel
 from tcc.testing.simt import run_gpu_stage
 
 
@@ -328,3 +330,68 @@ def test_local_only_slot_release_is_a_failed_wait(monkeypatch):
     store, _ = _inputs([(256, 320), (320, 256)], "f16")
     with pytest.raises(RuntimeError, match=CLUSTER_FAILED):
         run_gpu_stage(kernel, *store)
+
+
+SPLIT_K = ("#tile.lowering_config<form = matmul, block = [128, {bn}, 64], num_warps = 12, "
+           "num_stages = 4, mma = wgmma_m64nNk16{cluster}, split_k = {splits}>")
+
+
+@pytest.mark.parametrize(("layout", "dtype", "mnk", "splits", "bn", "cluster", "programs"), [
+    # 4 tiles x 2 splits of 7 k steps (3 + 4), one item per program.
+    ("nt", "f16", (192, 136, 400), 2, 128, "", None),
+    # 6 tiles x 3 splits on 3 programs: each walks 6 items, the splits of
+    # one tile on different programs; ragged M, N, K.
+    ("nn", "bf16", (200, 264, 520), 3, 128, "", 3),
+    # A pair of programs (multicast B) per cluster tile, each its own
+    # counter; 9 k steps in 4 uneven splits.
+    ("tn", "f16", (256, 384, 544), 4, 128, ", cluster = [2, 1]", None),
+])
+def test_split_k_gemms_match_float64(layout, dtype, mnk, splits, bn, cluster, programs):
+    # split_k: each program's f32 partial into the workspace, the tile's
+    # counter (atomic add), and the last arrival (bar.red.or) summing the
+    # partials and storing the tile; the counters start at zero.
+    m, n, k = mnk
+    plan = SPLIT_K.format(bn=bn, cluster=cluster, splits=splits)
+    kernel = tcc_compile(gemm_program(m, n, k, dtype, layout=layout), "sm_90", cache=False,
+                         plans={"gemm": plan})
+    assert "tcc.workspace = array<i32: 0, 1>" in kernel.ir["gpu"]
+    assert "bar.red.or.pred" in kernel.asm and "atom.global.add.u32" in kernel.asm
+    art = kernel.artifact
+    assert [a.role for a in art.kernels[0].args][-2:] == ["workspace", "workspace"]
+    assert len(art.zeroed) == 1 and art.buffers[art.zeroed[0]] % 4 == 0
+    # Launched on its own, the kernel would find no zeroed counters.
+    with pytest.raises(ArgumentError, match="workspace"):
+        CompiledKernel(art.kernels[0]).bind([])
+    if programs:
+        _cut_grid(kernel, programs)
+    shapes = [(k, m) if layout == "tn" else (m, k), (n, k) if layout == "nt" else (k, n)]
+    store, (a, b) = _inputs(shapes, dtype, seed=21)
+    lhs = a.T if layout == "tn" else a
+    rhs = b.T if layout == "nt" else b
+    _check(run_gpu_stage(kernel, *store)[0], lhs @ rhs, dtype)
+
+
+def test_split_k_bias_gelu_epilogue_runs_once_per_tile():
+    # The epilogue (bias, GELU, the cast) on the summed accumulator only:
+    # applied per split it would add the bias S times.
+    plan = SPLIT_K.format(bn=128, cluster="", splits=2)
+    kernel = tcc_compile(gemm_program(256, 256, 384, "bf16", layout="nt", bias_gelu=True),
+                         "sm_90", cache=False, plans={"gemm": plan})
+    store, (a, b) = _inputs([(256, 384), (256, 384)], "bf16", seed=22)
+    bias = np.random.default_rng(23).standard_normal(256).astype(np.float32)
+    s = a @ b.T + bias
+    gelu = 0.5 * s * (1 + np.tanh(math.sqrt(2 / math.pi) * (s + 0.044715 * s ** 3)))
+    _check(run_gpu_stage(kernel, *store, bias)[0], gelu, "bf16")
+
+
+def test_split_k_without_the_last_arrival_stores_nothing(monkeypatch):
+    # Only the program the barrier's OR names last runs the epilogue: with
+    # the reduction broken (no thread told), no tile is stored at all.
+    original = hopper.HopperState.bar_red_or
+    monkeypatch.setattr(hopper.HopperState, "bar_red_or",
+                        lambda self, ident, count, p: original(self, ident, count, 0))
+    plan = SPLIT_K.format(bn=128, cluster="", splits=2)
+    kernel = tcc_compile(gemm_program(128, 128, 256, "f16", layout="nn"), "sm_90", cache=False,
+                         plans={"gemm": plan})
+    store, _ = _inputs([(128, 256), (256, 128)], "f16", seed=24)
+    assert np.isnan(run_gpu_stage(kernel, *store)[0].astype(np.float32)).all()

@@ -6,6 +6,7 @@ as one artifact, and launch in order through tcc.runtime (a fake device here).
 """
 
 import ctypes
+import dataclasses
 import re
 
 import numpy as np
@@ -159,9 +160,38 @@ def test_buffer_plan_reuses_a_dead_buffer_of_the_same_size():
     ]
     steps = [Launch(0, (0, 1)), Launch(0, (1, 2)), Launch(0, (2, 3)), Launch(0, (4, 5)),
              Launch(0, (5, 6))]
-    planned, slots = plan_buffers(values, steps)
+    planned, slots, zeroed = plan_buffers(values, steps)
     assert [v.index for v in planned if v.kind == "temp"] == [0, 1, 0, 2]
-    assert slots == (64, 64, 32)
+    assert slots == (64, 64, 32) and zeroed == ()
+
+
+def test_workspace_gets_its_own_zero_filled_slot():
+    # A split-K kernel's workspace (partials, counters) is never shared: a
+    # later temp of the counters' size takes a fresh slot, and the counters'
+    # slot is zero-filled (the kernel leaves it so for its next launch).
+    f32 = "f32"
+    values = [
+        HostValue("input", 0, (16,), f32),
+        HostValue("temp", -1, (16,), f32),  # 1: step 0's result
+        HostValue("workspace", 0, (64,), f32),  # 2: step 0's partials
+        HostValue("workspace", 1, (4,), "i32"),  # 3: step 0's counters (16 bytes)
+        HostValue("temp", -1, (4,), f32),  # 4: 16 bytes, after 3's last use
+        HostValue("output", 0, (4,), f32),
+    ]
+    steps = [Launch(0, (0, 1, 2, 3)), Launch(1, (1, 4)), Launch(1, (4, 5))]
+    planned, slots, zeroed = plan_buffers(values, steps)
+    assert [v.kind for v in planned] == ["input", "temp", "temp", "temp", "temp", "output"]
+    assert [v.index for v in planned[1:5]] == [0, 1, 2, 3]
+    assert slots == (64, 256, 16, 16) and zeroed == (2,)
+    kernels = (_kernel("split", 1, 3, 16), _kernel("step", 1, 1, 16))
+    prog = ProgramArtifact(name="p", target="sm_90", vendor="nvidia", kernels=kernels,
+                           args=(ArgSpec("x", "pointer", f32, (16,)),
+                                 ArgSpec("y", "pointer", f32, (4,), "output")),
+                           values=planned, steps=tuple(steps), results=(5,), buffers=slots,
+                           zeroed=zeroed)
+    assert ProgramArtifact.from_bytes(prog.to_bytes()).zeroed == (2,)
+    with pytest.raises(ArtifactError, match="zero-filled slots"):
+        dataclasses.replace(prog, zeroed=(7,))
 
 
 def _kernel(name, n_in, n_out, n):
@@ -224,7 +254,7 @@ def test_runtime_launches_the_steps_in_order_on_planned_buffers():
               HostValue("output", 0, (16,), "f32"), HostValue("output", 1, (16,), "f32"),
               HostValue("view", 3, (4, 4), "f32"))
     steps = (Launch(0, (0, 1)), Launch(1, (1, 2)), Launch(2, (2, 0, 3)))
-    planned, buffers = plan_buffers(values, steps)
+    planned, buffers, _ = plan_buffers(values, steps)
     prog = ProgramArtifact(
         name="p", target="sm_90", vendor="nvidia", kernels=kernels,
         args=(ArgSpec("x", "pointer", "f32", (16,)),

@@ -600,21 +600,22 @@ def run_stages(
                     first = [0]
                     for count in k.slots:
                         first.append(first[-1] + count)
-                    artifacts.append(_regroup_dynamic_args(backend.compile(
+                    artifacts.append(_workspace_roles(_regroup_dynamic_args(backend.compile(
                         kmodule, kernel=k.name, grid=k.grid,
                         outputs=[first[i] for i in range(k.num_inputs, k.num_args)],
                         compiler_version=compiler_fingerprint(), stages=kstages,
-                    ), k))
+                    ), k), k))
             kernel_ir[k.name]["llvm"] = kstages["llvm"]
             llvm_texts.append(kstages["llvm"])
         stages["llvm"] = llvm_texts[0] if len(llvm_texts) == 1 else "\n".join(llvm_texts)
         if not emit:
             return stages, kernel_ir, None
-    values, buffers = plan_buffers(plan.values, plan.steps)
+    values, buffers, zeroed = plan_buffers(plan.values, plan.steps)
     program = ProgramArtifact(
         name=plan.name, target=backend.arch, vendor=backend.vendor, kernels=tuple(artifacts),
         args=plan.args, values=values, steps=plan.steps, results=plan.results,
         buffers=buffers, compiler_version=compiler_fingerprint(), sizes=plan.sizes,
+        zeroed=zeroed,
     )
     return stages, kernel_ir, program
 
@@ -626,16 +627,28 @@ class PlannedKernel:
     name: str
     grid: tuple[int | str, int | str, int | str]
     num_inputs: int
-    num_args: int
+    num_args: int  # the inputs and outputs (the workspace after them)
     # Each memref argument's dims: static sizes, or the program's symbols.
     shapes: tuple[tuple[int | str, ...], ...] = ()
+    # The kernel's workspace buffers (split-K), after its outputs.
+    workspace: int = 0
 
     @property
     def slots(self) -> list[int]:
         """The gpu.func parameters of each argument: the pointer, then one
         index per dynamic size."""
         return [1 + sum(isinstance(d, str) for d in shape) for shape in self.shapes] \
-            or [1] * self.num_args
+            + [1] * self.workspace if self.shapes else [1] * (self.num_args + self.workspace)
+
+
+def _workspace_roles(artifact: KernelArtifact, k: PlannedKernel) -> KernelArtifact:
+    """The artifact with its trailing workspace arguments marked so."""
+    if not k.workspace:
+        return artifact
+    args = list(artifact.args)
+    for i in range(len(args) - k.workspace, len(args)):
+        args[i] = dataclasses.replace(args[i], role="workspace")
+    return dataclasses.replace(artifact, args=tuple(args))
 
 
 def _regroup_dynamic_args(artifact: KernelArtifact, k: PlannedKernel) -> KernelArtifact:
@@ -645,7 +658,8 @@ def _regroup_dynamic_args(artifact: KernelArtifact, k: PlannedKernel) -> KernelA
     if all(n == 1 for n in k.slots):
         return artifact
     args, at = [], 0
-    for i, (count, shape) in enumerate(zip(k.slots, k.shapes, strict=True)):
+    shapes = k.shapes + tuple(a.shape for a in artifact.args[len(artifact.args) - k.workspace:])
+    for i, (count, shape) in enumerate(zip(k.slots, shapes, strict=True)):
         pointer = artifact.args[at]
         args.append(ArgSpec(f"arg{i}", "pointer", pointer.dtype, shape, pointer.role))
         at += count
@@ -721,10 +735,11 @@ def _read_host_program(module: ir.Module) -> HostPlan:
             args.append(ArgSpec(f"arg{i}", "pointer", dtype, shape,
                                 "input" if is_input else "output"))
         planned = PlannedKernel(name, k["grid"], k["num_inputs"], len(k["arg_types"]),
-                                k["shapes"])
+                                k["shapes"][: len(k["arg_types"])], len(k["workspace"]))
+        results = tuple(range(k["num_inputs"], len(values)))
+        values += [HostValue("workspace", z, shape, dtype) for shape, dtype, z in k["workspace"]]
         return HostPlan(name, (planned,), tuple(args), tuple(values),
-                        (Launch(0, tuple(range(len(values)))),),
-                        tuple(range(k["num_inputs"], len(values))))
+                        (Launch(0, tuple(range(len(values)))),), results)
     if len(hosts) != 1:
         raise CompilationError(f"stage 'tile': expected one host program, found {len(hosts)}")
     host = hosts[0]
@@ -776,8 +791,14 @@ def _read_host_program(module: ir.Module) -> HostPlan:
                 shape = named(shape, symbols_of(op), j, f"result #{j} of a launch of @{callee}")
                 ids[r] = len(values)
                 values.append(HostValue("temp", -1, shape, dtype))
+            # The kernel's own workspace, after its results.
+            workspace = []
+            for shape, dtype, z in kernels[callee]["workspace"]:
+                workspace.append(len(values))
+                values.append(HostValue("workspace", z, shape, dtype))
             steps.append(Launch(order.index(callee),
-                                tuple(operands) + tuple(ids[r] for r in op.results)))
+                                tuple(operands) + tuple(ids[r] for r in op.results)
+                                + tuple(workspace)))
         elif op.name in ("tensor.expand_shape", "tensor.collapse_shape"):
             shape, dtype = _tensor_of(op.results[0].type)
             shape = named(shape, symbols_of(op), 0, f"the result of a host {op.name}")
@@ -805,7 +826,9 @@ def _read_host_program(module: ir.Module) -> HostPlan:
         results.append(r)
     planned_kernels = tuple(
         PlannedKernel(name, kernels[name]["grid"], kernels[name]["num_inputs"],
-                      len(kernels[name]["arg_types"]), kernels[name]["shapes"])
+                      len(kernels[name]["arg_types"]),
+                      kernels[name]["shapes"][: len(kernels[name]["arg_types"])],
+                      len(kernels[name]["workspace"]))
         for name in order
     )
     sizes: tuple[tuple[int | str, str], ...] = ()
@@ -851,6 +874,14 @@ def _read_tile_kernel(k: ir.Operation) -> dict[str, Any]:
     # Trailing TMA tensor maps are the runtime's to build, not the host's.
     maps = len(ir.ArrayAttr(k.attributes["tcc.tensor_maps"])) \
         if "tcc.tensor_maps" in k.attributes else 0
+    # Before them, a split-K plan's workspace: the host plan's to provide
+    # (per buffer, 1: zero-filled once).
+    zeroed = [int(v) for v in ir.DenseI32ArrayAttr(k.attributes["tcc.workspace"])] \
+        if "tcc.workspace" in k.attributes else []
+    memrefs = list(ftype.inputs)[: len(ftype.inputs) - maps]
+    arg_types = memrefs[: len(memrefs) - len(zeroed)]
+    workspace = [(*_tensor_of(t), z)
+                 for t, z in zip(memrefs[len(arg_types):], zeroed, strict=True)]
     grid_attr = k.attributes["tcc.grid"]
     if not isinstance(grid_attr, ir.ArrayAttr):
         grid: tuple[int | str, ...] = tuple(int(v) for v in ir.DenseI64ArrayAttr(grid_attr))
@@ -861,7 +892,8 @@ def _read_tile_kernel(k: ir.Operation) -> dict[str, Any]:
         shapes = tuple(tuple(_int_or_str(d) for d in ir.ArrayAttr(entry))
                        for entry in ir.ArrayAttr(k.attributes["tcc.shape_symbols"]))
     return {
-        "arg_types": list(ftype.inputs)[: len(ftype.inputs) - maps],
+        "arg_types": arg_types,
+        "workspace": workspace,
         "grid": grid,
         "num_inputs": ir.IntegerAttr(k.attributes["tcc.num_inputs"]).value,
         "shapes": shapes,

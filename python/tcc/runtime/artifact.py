@@ -26,7 +26,9 @@ MAGIC = b"TCCKART1"
 FORMAT_VERSION = 1
 
 ArgKind = Literal["pointer", "scalar"]
-ArgRole = Literal["input", "output", "inout"]
+# "workspace": scratch the kernel keeps for itself (split-K partials and
+# counters); a program's host plan gives it, never the caller.
+ArgRole = Literal["input", "output", "inout", "workspace"]
 # "bare": one pointer per array argument; "sized": a pointer, then one i64
 # per dimension of symbolic size (convert-tile-to-gpu's dynamic memrefs);
 # "descriptor": MLIR's memref descriptors.

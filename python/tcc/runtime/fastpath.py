@@ -169,7 +169,7 @@ class LaunchPlan:
                  steps: Sequence[tuple[KernelArtifact, Any, Sequence[int],
                                        Sequence[tuple[int, ...] | None]]],
                  buffers: Sequence[int], results: Sequence[tuple[int, tuple[int, ...]]],
-                 torch_device: int) -> None:
+                 torch_device: int, zeroed: Sequence[int] = ()) -> None:
         import torch
 
         self.name = name
@@ -181,6 +181,7 @@ class LaunchPlan:
         self.array_inputs = [i for i in self.inputs if specs[i].kind == "pointer"]
         self.scalar_inputs = [i for i in self.inputs if specs[i].kind == "scalar"]
         self.buffers = tuple(buffers)
+        self.zeroed = frozenset(zeroed)
         self.results = tuple(results)
         self.shapes = tuple(shapes)
         self.torch_device = torch_device
@@ -283,9 +284,12 @@ class LaunchPlan:
         return cached[1]
 
     def new_buffers(self) -> list[Any]:
+        """Fresh intermediate buffers; the zero-filled slots (kernels'
+        workspace counters) zeroed, once: the kernels leave them so."""
         torch = self._torch
-        return [torch.empty(max(n, 1), dtype=torch.uint8, device=self._device_obj)
-                for n in self.buffers]
+        return [(torch.zeros if i in self.zeroed else torch.empty)(
+                    max(n, 1), dtype=torch.uint8, device=self._device_obj)
+                for i, n in enumerate(self.buffers)]
 
     def bind(self, args: Sequence[Any], out: Any) -> list[Any]:
         """The full argument list: ``args`` (the inputs, or every argument)

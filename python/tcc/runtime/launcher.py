@@ -563,6 +563,13 @@ class CompiledKernel:
 
     def bind(self, args: Sequence[Any], out: Any = None) -> list[Any]:
         """Full argument list in kernel order (outputs allocated if needed)."""
+        workspace = [a.name for a in self.artifact.args if a.role == "workspace"]
+        if workspace:  # (a program's launches pass its host plan's buffers)
+            raise ArgumentError(
+                f"{self.artifact.kernel_name}: arguments {', '.join(workspace)} are the "
+                "kernel's workspace (split-K partials and counters, which must start at "
+                "zero); launch it through its program (tcc.compile), whose host plan "
+                "provides them")
         return bind_arguments(self.artifact, args, out)
 
     def __call__(self, *args: Any, out: Any = None, stream: int | None = None,

@@ -32,7 +32,9 @@ from tcc.runtime.errors import ArgumentError
 MAGIC = b"TCCPROG1"
 _MAX_HEADER = 1 << 24
 
-ValueKind = Literal["input", "output", "temp", "view"]
+# "workspace" (before plan_buffers only): a kernel's own scratch, index 1
+# when it must read as zero at the first launch (split-K counters).
+ValueKind = Literal["input", "output", "temp", "view", "workspace"]
 
 
 @dataclass(frozen=True)
@@ -104,13 +106,16 @@ class Launch:
 
 
 def plan_buffers(values: Sequence[HostValue], steps: Sequence[Launch]) -> tuple[
-        tuple[HostValue, ...], tuple[int | str, ...]]:
+        tuple[HostValue, ...], tuple[int | str, ...], tuple[int, ...]]:
     """Assign intermediate values (kind ``temp``, index ignored) to buffer
     slots: a slot is free again after the last step that reads a value in it
     (through views too), and a new value takes a free slot of its byte size
     when there is one (for a value of dynamic size, the same expression of
-    the size symbols). Returns the values with their slots and the slots'
-    byte sizes."""
+    the size symbols). A kernel's workspace (kind ``workspace``) gets a slot
+    of its own for the program's life, never shared: a kernel that leaves
+    its counters at zero finds them so at its next launch. Returns the
+    values with their slots (all ``temp``), the slots' byte sizes and the
+    slots the runtime zero-fills when it allocates them."""
     root = list(range(len(values)))
     for i, v in enumerate(values):
         if v.kind == "view":
@@ -122,6 +127,7 @@ def plan_buffers(values: Sequence[HostValue], steps: Sequence[Launch]) -> tuple[
             last_use[root[a]] = s
             first_def.setdefault(root[a], s)
     slots: list[int | str] = []
+    zeroed: list[int] = []
     free: list[int] = []
     slot_of: dict[int, int] = {}
     releases: dict[int, list[int]] = {}
@@ -130,6 +136,12 @@ def plan_buffers(values: Sequence[HostValue], steps: Sequence[Launch]) -> tuple[
             free.append(slot_of[value])
         for a in steps[s].args:
             r = root[a]
+            if values[r].kind == "workspace" and r not in slot_of:
+                slot_of[r] = len(slots)
+                slots.append(values[r].nbytes)
+                if values[r].index:
+                    zeroed.append(slot_of[r])
+                continue
             if values[r].kind != "temp" or r in slot_of or first_def[r] != s:
                 continue
             size = values[r].nbytes
@@ -142,13 +154,14 @@ def plan_buffers(values: Sequence[HostValue], steps: Sequence[Launch]) -> tuple[
             slot_of[r] = slot
             releases.setdefault(last_use[r], []).append(r)
     planned = tuple(
-        HostValue("temp", slot_of.get(i, -1), v.shape, v.dtype) if v.kind == "temp" else v
+        HostValue("temp", slot_of.get(i, -1), v.shape, v.dtype)
+        if v.kind in ("temp", "workspace") else v
         for i, v in enumerate(values)
     )
     unused = [i for i, v in enumerate(planned) if v.kind == "temp" and v.index < 0]
     if unused:
         raise ArtifactError(f"host values {unused} are intermediates no kernel writes")
-    return planned, tuple(slots)
+    return planned, tuple(slots), tuple(zeroed)
 
 
 @dataclass(frozen=True)
@@ -171,8 +184,17 @@ class ProgramArtifact:
     # (B, S, D) input viewed as (B * S, D)) or checked (``("M", "B * S")``,
     # ``(8, "s0 * 4")``), in order; see :func:`derive_sizes`.
     sizes: tuple[tuple[int | str, str], ...] = ()
+    # Slots the runtime zero-fills when it allocates them (kernels'
+    # workspace counters, which the kernels leave at zero).
+    zeroed: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
+        if any(not 0 <= z < len(self.buffers) for z in self.zeroed):
+            raise ArtifactError(f"zero-filled slots {list(self.zeroed)} out of range of "
+                                f"{len(self.buffers)} buffers")
+        if any(v.kind == "workspace" for v in self.values):
+            raise ArtifactError("a host value of kind 'workspace' has no slot (plan_buffers "
+                                "assigns them)")
         inputs = [a for a in self.args if a.role == "input"]
         for i, v in enumerate(self.values):
             bound = {
@@ -220,6 +242,7 @@ class ProgramArtifact:
             "compiler_version": self.compiler_version,
             "kernel_sizes": [len(b) for b in blobs],
             "sizes": [list(r) for r in self.sizes],
+            "zeroed": list(self.zeroed),
         }
         head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
         payload = struct.pack("<I", len(head)) + head + b"".join(blobs)
@@ -261,6 +284,7 @@ class ProgramArtifact:
                 compiler_version=str(h["compiler_version"]),
                 sizes=tuple((lhs if isinstance(lhs, str) else int(lhs), str(expr))
                             for lhs, expr in h.get("sizes", [])),
+                zeroed=tuple(int(z) for z in h.get("zeroed", [])),
             )
         except (ValueError, KeyError, TypeError, RecursionError, UnicodeDecodeError) as exc:
             if isinstance(exc, ArtifactError):

@@ -10,6 +10,7 @@ outputs back once, whatever the number of kernels.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,18 +55,20 @@ def _reshape(obj: Any, shape: tuple[int, ...]) -> Any:
     return obj.reshape(shape)
 
 
-def _scratch_like(nbytes: int, like: Any) -> tuple[Any, int] | None:
-    """A device buffer of ``nbytes`` from the framework of ``like``."""
+def _scratch_like(nbytes: int, like: Any, zero: bool = False) -> tuple[Any, int] | None:
+    """A device buffer of ``nbytes`` (zero-filled with ``zero``) from the
+    framework of ``like``."""
     module = type(like).__module__.split(".")[0] if like is not None else ""
     if module == "torch" and getattr(like, "is_cuda", False):
         import torch
 
-        buf = torch.empty(max(nbytes, 1), dtype=torch.uint8, device=like.device)
+        buf = (torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8,
+                                                     device=like.device)
         return buf, int(buf.data_ptr())
     if module == "cupy":
         import cupy
 
-        buf = cupy.empty(max(nbytes, 1), dtype=cupy.uint8)
+        buf = (cupy.zeros if zero else cupy.empty)(max(nbytes, 1), dtype=cupy.uint8)
         return buf, int(buf.data.ptr)
     return None
 
@@ -153,7 +156,7 @@ class CompiledProgram:
         shapes = [info.shape if info is not None else None for info in infos]
         return LaunchPlan(prog.name, self.device_for(device_index), prog.args, shapes, steps,
                           buffer_sizes(prog.buffers, symbols),
-                          results, device_index)
+                          results, device_index, prog.zeroed)
 
     def _general(self, args: Sequence[Any], out: Any = None, stream: int | None = None) -> Any:
         """Every kind of argument (numpy arrays copied in and out), validated
@@ -188,11 +191,15 @@ class CompiledProgram:
                     staged.append((dptr, info))
                 arg_ptrs.append(dptr)
             slot_ptrs: list[int] = []
-            for nbytes in buffer_sizes(prog.buffers, symbols):
-                scratch = _scratch_like(nbytes, like)
+            for slot, nbytes in enumerate(buffer_sizes(prog.buffers, symbols)):
+                zero = slot in prog.zeroed
+                scratch = _scratch_like(nbytes, like, zero)
                 if scratch is None:
                     ptr = device.alloc(max(nbytes, 1))
                     owned.append(ptr)
+                    if zero:  # a kernel's workspace counters start at zero
+                        zeros = (ctypes.c_char * max(nbytes, 1))()
+                        device.copy_htod(ptr, ctypes.addressof(zeros), max(nbytes, 1))
                 else:
                     keep.append(scratch[0])
                     ptr = scratch[1]

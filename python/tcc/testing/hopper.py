@@ -69,6 +69,7 @@ DROPPED = (
     "nvvm.fence.proxy",
     "nvvm.cp.async.bulk.commit.group",
     "nvvm.cp.async.bulk.wait_group",
+    "nvvm.memory.barrier",  # membar: the emulator's memory is coherent
 )
 # The shared window's alignment: descriptors hold 18 bits of the address.
 _WINDOW = 1 << 18
@@ -81,6 +82,7 @@ DECLS = """  func.func private @__mbar_init(!llvm.ptr, i32) attributes {llvm.emi
   func.func private @__mbar_arrive(!llvm.ptr, i32) attributes {llvm.emit_c_interface}
   func.func private @__mbar_wait(!llvm.ptr, i32) attributes {llvm.emit_c_interface}
   func.func private @__bar_sync(i32, i32) attributes {llvm.emit_c_interface}
+  func.func private @__bar_red_or(i32, i32, i32) -> i32 attributes {llvm.emit_c_interface}
   func.func private @__wgmma(i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
   func.func private @__wgmma_rs(i64, i64, i64, i64, i64) attributes {llvm.emit_c_interface}
   func.func private @__tma_load(!llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32, i32)
@@ -108,6 +110,11 @@ _MMA_RS = re.compile(
     rf'(\s*){_V} = llvm\.inline_asm has_side_effects asm_dialect = att '
     r'"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.(?:f16|bf16) '
     r'[^"]*, 1, 1, 1, ([01]);", "[^"]*" (.*) : \((.*)\) -> (!llvm\.struct<.*>)$')
+# bar.red.or.pred on a named barrier (split-K's last-arrival broadcast).
+_BAR_RED_OR = re.compile(
+    rf'(\s*){_V} = llvm\.inline_asm has_side_effects asm_dialect = att '
+    r'"[^"]*bar\.red\.or\.pred [^"]*", "=r,r,r,r" '
+    rf'{_V}, {_V}, {_V} : \(i32, i32, i32\) -> i32$')
 _TMA_LOAD = re.compile(
     rf"(\s*)nvvm\.cp\.async\.bulk\.tensor\.shared\.cluster\.global {_V}, {_V}, {_V}, "
     rf"box\[([^\]]*)\](?: multicast_mask = {_V})? : !llvm\.ptr<7>, !llvm\.ptr$")
@@ -185,6 +192,10 @@ class HopperText:
         m = re.match(rf"nvvm\.barrier id = {_V} number_of_threads = {_V}$", stripped)
         if m:
             return [f"{pad}func.call @__bar_sync({m[1]}, {m[2]}) : (i32, i32) -> ()"]
+        m = _BAR_RED_OR.match(line)
+        if m:
+            return [f"{pad}{m[2]} = func.call @__bar_red_or({m[3]}, {m[4]}, {m[5]}) : "
+                    "(i32, i32, i32) -> i32"]
         m = _TMA_LOAD.match(line)
         if m:
             coords = self._coords(pad, m[5], out)
@@ -368,6 +379,9 @@ class HopperState:
     errors: list[str] = field(default_factory=list)
     _barriers: dict[int, _MBarrier] = field(default_factory=dict)
     _named: dict[tuple[int, int], threading.Barrier] = field(default_factory=dict)
+    # bar.red.or's barriers, with their phase's OR and the last result.
+    _reductions: dict[tuple[int, int], tuple[threading.Barrier, list[int]]] = field(
+        default_factory=dict)
     _groups: dict[tuple[int, int], _Group] = field(default_factory=dict)
     _cluster: _ClusterBarrier | None = None
     _lock: threading.Condition = field(default_factory=threading.Condition)
@@ -471,6 +485,35 @@ class HopperState:
         except threading.BrokenBarrierError:
             if not self.errors:
                 self.fail(f"named barrier {ident} ({count} threads) timed out")
+
+    def bar_red_or(self, ident: int, count: int, predicate: int) -> int:
+        """bar.red.or.pred: the named barrier, returning 1 to every thread
+        when any of them passed a nonzero predicate."""
+        with self._lock:
+            if self.errors:
+                return 0
+            key = (self._rank, ident)
+            entry = self._reductions.get(key)
+            if entry is None:
+                state = [0, 0]  # this phase's OR, the last phase's
+
+                def publish() -> None:  # the barrier's action: once per phase
+                    state[1], state[0] = state[0], 0
+
+                entry = self._reductions[key] = (threading.Barrier(count, publish), state)
+            barrier, state = entry
+            if barrier.parties != count:
+                self.fail(f"named barrier {ident} reduced over {count} threads and "
+                          f"{barrier.parties}")
+                return 0
+            state[0] |= predicate != 0
+        try:
+            barrier.wait(WAIT_S)
+        except threading.BrokenBarrierError:
+            if not self.errors:
+                self.fail(f"named barrier {ident} (bar.red.or, {count} threads) timed out")
+            return 0
+        return state[1]
 
     # -- the cluster barrier ---------------------------------------------------
     def cluster_arrive(self) -> None:
@@ -697,6 +740,7 @@ class HopperState:
             "__mbar_arrive": (ctypes.CFUNCTYPE(None, ptr, i32), self.mbar_arrive),
             "__mbar_wait": (ctypes.CFUNCTYPE(None, ptr, i32), self.mbar_wait),
             "__bar_sync": (ctypes.CFUNCTYPE(None, i32, i32), self.bar_sync),
+            "__bar_red_or": (ctypes.CFUNCTYPE(i32, i32, i32, i32), self.bar_red_or),
             "__wgmma": (ctypes.CFUNCTYPE(None, i64, i64, i64, i64, i64),
                         lambda a, b, acc, t, code: self.wgmma(a & (2**64 - 1), b & (2**64 - 1),
                                                               acc, t, code)),

@@ -808,8 +808,9 @@ def run_gpu_stage(compiled: Any, *inputs: np.ndarray) -> list[np.ndarray]:
     outputs = [_poisoned(bound_shape(spec.shape, symbols), spec.dtype) for spec in prog.outputs]
     slots = [_aligned_empty((nbytes,), np.dtype(np.uint8))
              for nbytes in buffer_sizes(prog.buffers, symbols)]
-    for slot in slots:
-        slot[...] = 0xFF  # NaN in every float type
+    for i, slot in enumerate(slots):
+        # NaN in every float type; a kernel's workspace counters start at 0.
+        slot[...] = 0 if i in prog.zeroed else 0xFF
     storage: list[np.ndarray] = []
     for v in prog.values:
         if v.kind == "input":

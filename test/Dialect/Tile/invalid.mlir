@@ -1221,3 +1221,18 @@ func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<
 
 // expected-error@+1 {{#tile.lowering_config: form = attention needs a block of 2 sizes ([BM, BN]), got [128, 64, 64]}}
 func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = attention, block = [128, 64, 64], num_warps = 4, mma = mma_sync_m16n8k16>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: split_k is for mma = wgmma_m64nNk16 plans}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 32], num_warps = 4, num_stages = 3, mma = mma_sync_m16n8k16, split_k = 2>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: split_k must be from 1 to 16, got 17}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, split_k = 17>}
+
+// -----
+
+// expected-error@+1 {{#tile.lowering_config: split_k runs the cooperative consumer schedule, not consumers = pingpong}}
+func.func private @f() attributes {tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 4, mma = wgmma_m64nNk16, consumers = pingpong, split_k = 2>}

@@ -874,12 +874,20 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   // A wgmma kernel's operands TMA reads (and its result, when it stores it
   // with TMA) arrive as TMA tensor maps too: trailing parameters that
   // WgmmaMatmulKernel.cpp describes in tcc.tensor_maps.
+  // A split-K plan's workspace comes before them (tcc.workspace: per
+  // buffer, 1 where the runtime zero-fills it once).
   unsigned numMemRefs = memrefTypes.size();
+  SmallVector<int32_t> workspace;
   if (form == tile::KernelForm::matmul &&
       config.getMma() == tile::MmaKind::wgmma_m64nNk16)
-    if (auto contraction = dyn_cast<linalg::GenericOp>(*root))
+    if (auto contraction = dyn_cast<linalg::GenericOp>(*root)) {
+      for (auto [type, zeroed] : wgmmaWorkspaceTypes(contraction, config)) {
+        memrefTypes.push_back(type);
+        workspace.push_back(zeroed);
+      }
       memrefTypes.append(wgmmaTensorMapCount(contraction, second, func),
                          LLVM::LLVMPointerType::get(func.getContext()));
+    }
   // The Hopper attention kernel's Q, K and V (WgmmaAttentionKernel.cpp).
   if (form == tile::KernelForm::attention &&
       config.getMma() == tile::MmaKind::wgmma_m64nNk16)
@@ -926,6 +934,8 @@ LogicalResult ConvertLinalgToTilePass::convertFunction(func::FuncOp func) {
   kernel->setAttr("tcc.num_warps", b.getI32IntegerAttr(warps));
   kernel->setAttr("tcc.num_inputs",
                   b.getI32IntegerAttr(func.getNumArguments()));
+  if (!workspace.empty())
+    kernel->setAttr("tcc.workspace", b.getDenseI32ArrayAttr(workspace));
   // The plan stays with the kernel (tcc-promote-shared-memory reads its
   // num_stages).
   kernel->setAttr(tile::kLoweringConfigAttrName, config);

@@ -471,6 +471,15 @@ LogicalResult buildWgmmaMatmulKernel(linalg::GenericOp op,
                                      ArrayRef<Value> inputArgs,
                                      const BuildContext &context,
                                      GridSize &grid, unsigned &numWarps);
+/// The split-K workspace a Hopper GEMM plan (`split_k` = S > 1) takes
+/// after its results: an f32 memref of S partial [BM, BN] blocks per output
+/// tile ([tiles x S x BM, BN]) and an i32 memref of one arrival counter per
+/// tile. Empty without split_k, or when the GEMM's sizes are not all static
+/// (buildWgmmaMatmulKernel then says why). Each buffer with whether it must
+/// read as zero at the kernel's first launch (the counters: the runtime
+/// zero-fills them once, and the kernel leaves every counter at zero).
+SmallVector<std::pair<MemRefType, bool>>
+wgmmaWorkspaceTypes(linalg::GenericOp op, tile::LoweringConfigAttr config);
 /// Block-tiled tensor-core GEMM with an optional elementwise epilogue, on
 /// the config's MMA (mma.sync / MFMA).
 LogicalResult buildMatmulKernel(linalg::GenericOp op,

@@ -47,6 +47,18 @@
 // copies for the async proxy after their wait, and their wgmma are the
 // same.
 //
+// split_k = S (split-K, for problems of too few output tiles): the walk is
+// over tiles x S work items (tile u / S, split u % S), split s taking k
+// steps [s kSteps / S, (s + 1) kSteps / S). After its k loop a program
+// stores the f32 accumulator into its slot of the workspace ([tiles x S x
+// BM, BN]), its consumer threads meet, and thread 0 adds one to the
+// tile's counter (membar.gl, then the atomic add: the release of every
+// consumer thread's stores). The program that counts the S-th arrival
+// (told to all its consumers through the barrier's OR reduction) sums the
+// S partials in split order from the workspace (the same rounding
+// whichever arrives last), resets the counter for the next launch and
+// runs the epilogue; the others run none.
+//
 // Slot s and phase parity come from one running k-step counter that the
 // producer and the consumers advance identically over the persistent loop:
 // step i uses slot i % S in phase i / S.
@@ -111,7 +123,37 @@ struct OperandPlan {
   int64_t bytes() const { return chunks * rows * kSpan * 2; }
 };
 
+/// Output tiles of the walk, each program of a cluster counted: the
+/// workspace's (split-K) tile ids.
+int64_t programTiles(const GemmProgram &program, int64_t blockM,
+                     int64_t blockN, int64_t clusterM, int64_t clusterN) {
+  return program.batch * llvm::divideCeil(program.m, blockM * clusterM) *
+         clusterM * llvm::divideCeil(program.n, blockN * clusterN) * clusterN;
+}
+
 } // namespace
+
+SmallVector<std::pair<MemRefType, bool>>
+mlir::tcc::wgmmaWorkspaceTypes(linalg::GenericOp op,
+                               tile::LoweringConfigAttr config) {
+  unsigned splitK = config.getSplitK().value_or(1);
+  if (splitK <= 1 || config.getBlock().size() != 3)
+    return {};
+  FailureOr<GemmProgram> program = GemmProgram::get(op);
+  if (failed(program) || ShapedType::isDynamic(program->m) ||
+      ShapedType::isDynamic(program->batch))
+    return {};
+  ArrayRef<int64_t> cluster = config.getCluster();
+  int64_t blockM = config.getBlock()[0], blockN = config.getBlock()[1];
+  int64_t tiles = programTiles(*program, blockM, blockN,
+                               cluster.empty() ? 1 : cluster[0],
+                               cluster.empty() ? 1 : cluster[1]);
+  MLIRContext *ctx = op.getContext();
+  return {{MemRefType::get({tiles * splitK * blockM, blockN},
+                           Float32Type::get(ctx)),
+           false},
+          {MemRefType::get({tiles}, IntegerType::get(ctx, 32)), true}};
+}
 
 LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     linalg::GenericOp op, linalg::GenericOp second, linalg::GenericOp epilogue,
@@ -404,6 +446,45 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                                              c(program->batch))
                            .getResult();
   int64_t kSteps = llvm::divideCeil(program->k, blockK);
+  int64_t splitK = config.getSplitK().value_or(1);
+  bool split = splitK > 1;
+  if (split && second)
+    return op.emitOpError()
+           << "lowering_config split_k = " << splitK
+           << " is not built for a dual GEMM (two accumulators per tile)";
+  if (split && (dynamicM || dynamicBatch))
+    return op.emitOpError()
+           << "lowering_config split_k = " << splitK
+           << " needs a static M and batch (its workspace is sized at compile "
+              "time)";
+  if (split && kSteps < splitK)
+    return op.emitOpError()
+           << "lowering_config split_k = " << splitK << " splits "
+           << kSteps << " k steps of " << blockK
+           << " (K = " << program->k << "): at most one split per k step";
+  // The work items of the walk: tiles, or tiles x splits.
+  Value itemsValue = split ? c(tiles * splitK).getResult() : tilesValue;
+  Value partials, counters;
+  if (split) {
+    unsigned first = kernel.getNumArguments() - tmaOperands - tmaStore - 2;
+    partials = entry->getArgument(first);
+    counters = entry->getArgument(first + 1);
+  }
+  // Work item `u`: its tile, its k steps and its split.
+  struct Work {
+    Value tile, kBegin, kEnd, split;
+  };
+  auto workOf = [&](OpBuilder &lb, Value u) {
+    if (!split)
+      return Work{u, c(0), c(kSteps), Value()};
+    Value s = arith::RemUIOp::create(lb, loc, u, c(splitK));
+    auto bound = [&](Value j) -> Value {
+      return arith::DivUIOp::create(
+          lb, loc, arith::MulIOp::create(lb, loc, j, c(kSteps)), c(splitK));
+    };
+    return Work{arith::DivUIOp::create(lb, loc, u, c(splitK)), bound(s),
+                bound(arith::AddIOp::create(lb, loc, s, c(1))), s};
+  };
   Value pid = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       tile::ProgramIdOp::create(b, loc, b.getI32Type(), 0u));
@@ -527,11 +608,12 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       return tile::BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
     };
     auto walk = scf::ForOp::create(
-        ob, loc, pid, tilesValue, programs, ValueRange{c(0)},
-        [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
-          Origin o = originOf(tb, t);
+        ob, loc, pid, itemsValue, programs, ValueRange{c(0)},
+        [&](OpBuilder &tb, Location, Value u, ValueRange iter) {
+          Work w = workOf(tb, u);
+          Origin o = originOf(tb, w.tile);
           auto kLoop = scf::ForOp::create(
-              tb, loc, c(0), c(kSteps), c(1), ValueRange{iter[0]},
+              tb, loc, w.kBegin, w.kEnd, c(1), ValueRange{iter[0]},
               [&](OpBuilder &kb, Location, Value kk, ValueRange it) {
                 auto [slot, phase] = slotOf(kb, it[0]);
                 // Slot free: its previous phase's consumers arrived (a
@@ -655,9 +737,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
   auto accType = RankedTensorType::get({blockM, blockN}, f32, mma);
   LogicalResult status = success();
   scf::ForOp::create(
-      cb, loc, walkStart, tilesValue, walkStep, ValueRange{stepStart},
+      cb, loc, walkStart, itemsValue, walkStep, ValueRange{stepStart},
       [&](OpBuilder &tb, Location, Value t, ValueRange iter) {
-        Origin o = originOf(tb, t);
+        Work w = workOf(tb, t);
+        Origin o = originOf(tb, w.tile);
         if (pingpong) {
           // This warpgroup's i-th tile waits for the other's k loop before
           // it: warpgroup 0 for phase i - 1 of order[0] (a fresh barrier
@@ -678,7 +761,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
         SmallVector<Value> inits(products, acc0);
         inits.push_back(iter[0]);
         auto kLoop = scf::ForOp::create(
-            tb, loc, c(0), c(kSteps), c(1), inits,
+            tb, loc, w.kBegin, w.kEnd, c(1), inits,
             [&](OpBuilder &kb, Location, Value kk, ValueRange it) {
               auto [slot, phase] = slotOf(kb, it[products]);
               tile::MBarrierWaitOp::create(kb, loc, full, slot, phase);
@@ -703,7 +786,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
               Value notFirst = arith::AndIOp::create(
                   kb, loc,
                   arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, kk,
-                                        c(0)),
+                                        w.kBegin),
                   laneZero);
               auto release = scf::IfOp::create(kb, loc, notFirst, false);
               {
@@ -737,19 +820,107 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
           Value lastStep = arith::SubIOp::create(rb, loc, stepsDone, c(1));
           releaseSlot(rb, empty, slotOf(rb, lastStep).first);
         }
+        // Split-K: the partial into the workspace; the last of the tile's
+        // splits sums them and runs the epilogue (in `eb`).
+        OpBuilder eb = tb;
+        if (split) {
+          Value tileId = w.tile;
+          if (clustered)
+            tileId = arith::AddIOp::create(
+                tb, loc, arith::MulIOp::create(tb, loc, w.tile, c(clusterSize)),
+                arith::AddIOp::create(
+                    tb, loc, rankM,
+                    arith::MulIOp::create(tb, loc, rankN, c(clusterM))));
+          auto slotRow = [&](OpBuilder &lb, Value j) -> Value {
+            return arith::MulIOp::create(
+                lb, loc,
+                arith::AddIOp::create(
+                    lb, loc, arith::MulIOp::create(lb, loc, tileId, c(splitK)),
+                    j),
+                c(blockM));
+          };
+          tile::MemRefStoreOp::create(tb, loc, partials,
+                                      ValueRange{slotRow(tb, w.split), c(0)},
+                                      accs.front(), Value());
+          auto i32 = [&](OpBuilder &lb, int64_t v) -> Value {
+            return arith::ConstantIntOp::create(lb, loc, v, 32);
+          };
+          // The consumer threads' named barrier (the TMA store's: 1).
+          NVVM::BarrierOp::create(tb, loc, Type(), i32(tb, 1),
+                                  i32(tb, consumerWarps * 32),
+                                  NVVM::BarrierReductionAttr(), Value());
+          Value leaderThread = arith::CmpIOp::create(
+              tb, loc, arith::CmpIPredicate::eq, tid, c(0));
+          auto arrive = scf::IfOp::create(tb, loc, TypeRange{tb.getI1Type()},
+                                          leaderThread, /*withElse=*/true);
+          {
+            OpBuilder lb =
+                OpBuilder::atBlockEnd(&arrive.getThenRegion().front());
+            NVVM::MembarOp::create(lb, loc, NVVM::MemScopeKind::GPU);
+            Value old = memref::AtomicRMWOp::create(
+                lb, loc, arith::AtomicRMWKind::addi, i32(lb, 1), counters,
+                ValueRange{tileId});
+            Value last = arith::CmpIOp::create(
+                lb, loc, arith::CmpIPredicate::eq, old, i32(lb, splitK - 1));
+            NVVM::MembarOp::create(lb, loc, NVVM::MemScopeKind::GPU);
+            scf::YieldOp::create(lb, loc, last);
+            OpBuilder el =
+                OpBuilder::atBlockEnd(&arrive.getElseRegion().front());
+            scf::YieldOp::create(
+                el, loc, ValueRange{arith::ConstantIntOp::create(el, loc, 0, 1)});
+          }
+          // The same barrier with an OR of each thread's predicate
+          // (bar.red; nvvm.barrier reduces on barrier 0 only): one thread's
+          // `last`, told to them all.
+          Value anyLast =
+              LLVM::InlineAsmOp::create(
+                  tb, loc, TypeRange{tb.getI32Type()},
+                  ValueRange{i32(tb, 1), i32(tb, consumerWarps * 32),
+                             arith::ExtUIOp::create(tb, loc, tb.getI32Type(),
+                                                    arrive.getResult(0))},
+                  "{\n .reg .pred %p;\n setp.ne.u32 %p, $3, 0;\n "
+                  "bar.red.or.pred %p, $1, $2, %p;\n selp.u32 $0, 1, 0, %p;\n}",
+                  "=r,r,r,r", /*has_side_effects=*/true,
+                  /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT),
+                  /*operand_attrs=*/ArrayAttr())
+                  .getRes();
+          auto lastIf = scf::IfOp::create(
+              tb, loc,
+              arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::ne, anyLast,
+                                    i32(tb, 0)),
+              /*withElse=*/false);
+          eb = OpBuilder::atBlockTerminator(&lastIf.getThenRegion().front());
+          Value sum;
+          for (int64_t j = 0; j < splitK; ++j) {
+            Value part = tile::MemRefLoadOp::create(
+                eb, loc, accType, partials, ValueRange{slotRow(eb, c(j)), c(0)},
+                Value(), Value());
+            sum = j ? arith::AddFOp::create(eb, loc, sum, part).getResult()
+                    : part;
+          }
+          accs.front() = sum;
+          auto reset =
+              scf::IfOp::create(eb, loc, leaderThread, /*withElse=*/false);
+          OpBuilder rb =
+              OpBuilder::atBlockTerminator(&reset.getThenRegion().front());
+          memref::StoreOp::create(rb, loc, i32(rb, 0), counters,
+                                  ValueRange{tileId});
+        }
         // Each matmul's init (a constant fill) and result type.
         for (auto [i, acc] : llvm::enumerate(accs)) {
           const GemmProgram &gemm = i ? *secondProgram : *program;
           if (double init = gemm.getInit(); init != 0.0) {
             Value fill = tile::SplatOp::create(
-                tb, loc, accType,
-                arith::ConstantOp::create(tb, loc,
-                                          tb.getFloatAttr(f32, init)));
-            acc = arith::AddFOp::create(tb, loc, acc, fill);
+                eb, loc, accType,
+                arith::ConstantOp::create(eb, loc,
+                                          eb.getFloatAttr(f32, init)));
+            acc = arith::AddFOp::create(eb, loc, acc, fill);
           }
           if (outType != f32)
             acc = arith::TruncFOp::create(
-                tb, loc,
+                eb, loc,
                 RankedTensorType::get({blockM, blockN}, outType, mma), acc);
         }
         Value acc = accs.front();
@@ -759,7 +930,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
         program->place(o.m0, o.n0, o.batch);
         auto loadOnAcc = [&](Value memref, AffineMap map,
                              Type element) -> FailureOr<Value> {
-          return program->loadOnAccumulator(tb, loc, epilogue, memref, map,
+          return program->loadOnAccumulator(eb, loc, epilogue, memref, map,
                                             element, mma, blockM, blockN);
         };
         auto accTile = [&](Type element) {
@@ -777,13 +948,13 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
           SmallVector<Value> coords = {o.m0, o.n0};
           if (program->batched)
             coords.insert(coords.begin(), o.batch);
-          tile::TmaStoreOp::create(tb, loc, result, mapC, coords, bufC,
+          tile::TmaStoreOp::create(eb, loc, result, mapC, coords, bufC,
                                    pingpong ? group : Value());
           return success();
         };
         GridSize unused;
         if (failed(program->finish(
-                tb, loc, acc, epilogue, inputArgs, outputs, loadOnAcc, accTile,
+                eb, loc, acc, epilogue, inputArgs, outputs, loadOnAcc, accTile,
                 unused,
                 tmaStore ? function_ref<LogicalResult(Value)>(storeThroughTma)
                          : function_ref<LogicalResult(Value)>(),
@@ -808,8 +979,10 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
     NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
   }
+  // Split-K: work items, not tiles.
+  int64_t items = split ? tiles * splitK : tiles;
   if (clustered) {
-    grid = std::min(tiles, kHopperSMs / clusterSize) * clusterSize;
+    grid = std::min(items, kHopperSMs / clusterSize) * clusterSize;
   } else if (dynamicM || dynamicBatch) {
     // About one program per SM, fewer when there are fewer tiles.
     unsigned lead = program->batched;
@@ -818,7 +991,7 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
       grid = gridProduct(blocksOf(loopExtent(op, {0}), 1), grid);
     grid.expr = "min(" + grid.expr + ", " + std::to_string(kHopperSMs) + ")";
   } else {
-    grid = std::min(tiles, kHopperSMs);
+    grid = std::min(items, kHopperSMs);
   }
   numWarps = warps;
   return success();

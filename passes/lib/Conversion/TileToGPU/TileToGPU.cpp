@@ -634,7 +634,7 @@ struct FuncOpLowering : public OpConversionPattern<tile::FuncOp> {
         gpuFunc.setArgAttrs(plan.first, attrs);
     for (StringRef name :
          {"tcc.tensor_maps", "tcc.producer_warps", "tcc.consumer_groups",
-          "tcc.cluster"})
+          "tcc.cluster", "tcc.workspace"})
       if (Attribute attr = func->getAttr(name))
         gpuFunc->setAttr(name, attr);
     gpuFunc->setAttr("tcc.shared_bytes",

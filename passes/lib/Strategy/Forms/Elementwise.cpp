@@ -42,11 +42,11 @@ FailureOr<tile::LoweringConfigAttr> mlir::tcc::strategy::makeConfig(
     std::optional<tile::MmaKind> mma, std::optional<tile::RowWalk> walk,
     std::optional<tile::ElementwiseView> view,
     std::optional<tile::ConsumerSchedule> consumers,
-    ArrayRef<int64_t> cluster) {
+    ArrayRef<int64_t> cluster, std::optional<unsigned> splitK) {
   auto config = tile::LoweringConfigAttr::getChecked(
       [&] { return root->emitOpError() << "tcc-select-strategy: "; },
       root->getContext(), form, block, numWarps, numStages, mma, walk, view,
-      consumers, cluster);
+      consumers, cluster, splitK);
   if (!config)
     return failure();
   return config;

@@ -88,7 +88,8 @@ makeConfig(Operation *root, tile::KernelForm form, ArrayRef<int64_t> block,
            std::optional<tile::RowWalk> walk = {},
            std::optional<tile::ElementwiseView> view = {},
            std::optional<tile::ConsumerSchedule> consumers = {},
-           ArrayRef<int64_t> cluster = {});
+           ArrayRef<int64_t> cluster = {},
+           std::optional<unsigned> splitK = {});
 
 } // namespace mlir::tcc::strategy
 

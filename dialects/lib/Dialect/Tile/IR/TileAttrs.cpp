@@ -515,7 +515,8 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
                                          std::optional<RowWalk> walk,
                                          std::optional<ElementwiseView> view,
                                          std::optional<ConsumerSchedule> consumers,
-                                         ArrayRef<int64_t> cluster) {
+                                         ArrayRef<int64_t> cluster,
+                                         std::optional<unsigned> splitK) {
   StringRef name = stringifyKernelForm(form);
   bool matmul = form == KernelForm::matmul || form == KernelForm::fma_matmul;
   size_t rank = matmul ? 3 : 2;
@@ -602,6 +603,17 @@ LogicalResult LoweringConfigAttr::verify(EmitErrorFn emitError,
     return emitError() << "#tile.lowering_config: a cluster of more than one "
                           "program runs the cooperative consumer schedule, "
                           "not consumers = pingpong";
+  if (splitK && !wgmma)
+    return emitError() << "#tile.lowering_config: split_k is for mma = "
+                          "wgmma_m64nNk16 plans";
+  if (splitK && (*splitK < 1 || *splitK > 16))
+    return emitError() << "#tile.lowering_config: split_k must be from 1 to "
+                          "16, got "
+                       << *splitK;
+  if (splitK && *splitK > 1 && consumers == ConsumerSchedule::pingpong)
+    return emitError() << "#tile.lowering_config: split_k runs the "
+                          "cooperative consumer schedule, not consumers = "
+                          "pingpong";
   if (form == KernelForm::transpose && block[0] != block[1])
     return emitError() << "#tile.lowering_config: form = transpose needs a "
                           "square block ([T, T]), got ["

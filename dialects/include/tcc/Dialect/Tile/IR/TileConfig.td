@@ -144,6 +144,14 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
       boxes; each loads its part and multicasts it to the others (TMA
       `.multicast::cluster`), so an operand shared by two programs is read
       from L2 once. Left out: `[1, 1]`.
+    - `split_k`: for mma = wgmma_m64nNk16 with the cooperative schedule,
+      S > 1 programs share each output tile, each over its S-th of the k
+      steps (split-K): the walk is over tiles x S work items, a program
+      stores its f32 partial block into the kernel's workspace and counts
+      itself on the tile's counter; the last of the S to arrive sums the
+      partials in split order (deterministic) and runs the epilogue. For
+      problems with too few output tiles to fill the GPU (a 256 x 4096
+      nn.Linear over K = 4096). Left out: 1.
 
     The root op the config sits on: the op itself for elementwise,
     transpose and softmax; the reduction or matmul for row_reduction,
@@ -160,7 +168,8 @@ def Tile_LoweringConfigAttr : Tile_Attr<"LoweringConfig", "lowering_config"> {
     OptionalParameter<"std::optional<::mlir::tcc::tile::RowWalk>">:$walk,
     OptionalParameter<"std::optional<::mlir::tcc::tile::ElementwiseView>">:$view,
     OptionalParameter<"std::optional<::mlir::tcc::tile::ConsumerSchedule>">:$consumers,
-    Tile_ClusterShapeParameter:$cluster
+    Tile_ClusterShapeParameter:$cluster,
+    OptionalParameter<"std::optional<unsigned>">:$split_k
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
