@@ -892,15 +892,24 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                                     i32(tb, 0)),
               /*withElse=*/false);
           eb = OpBuilder::atBlockTerminator(&lastIf.getThenRegion().front());
-          Value sum;
-          for (int64_t j = 0; j < splitK; ++j) {
-            Value part = tile::MemRefLoadOp::create(
-                eb, loc, accType, partials, ValueRange{slotRow(eb, c(j)), c(0)},
-                Value(), Value());
-            sum = j ? arith::AddFOp::create(eb, loc, sum, part).getResult()
-                    : part;
-          }
-          accs.front() = sum;
+          // Partial 0, then 1 ... S - 1 added in a loop (one load in the
+          // kernel, whatever S).
+          auto partial = [&](OpBuilder &lb, Value j) -> Value {
+            return tile::MemRefLoadOp::create(lb, loc, accType, partials,
+                                              ValueRange{slotRow(lb, j), c(0)},
+                                              Value(), Value());
+          };
+          accs.front() =
+              scf::ForOp::create(
+                  eb, loc, c(1), c(splitK), c(1),
+                  ValueRange{partial(eb, c(0))},
+                  [&](OpBuilder &sb, Location, Value j, ValueRange sum) {
+                    scf::YieldOp::create(
+                        sb, loc,
+                        ValueRange{arith::AddFOp::create(sb, loc, sum[0],
+                                                         partial(sb, j))});
+                  })
+                  .getResult(0);
           auto reset =
               scf::IfOp::create(eb, loc, leaderThread, /*withElse=*/false);
           OpBuilder rb =
