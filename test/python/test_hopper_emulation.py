@@ -395,3 +395,26 @@ def test_split_k_without_the_last_arrival_stores_nothing(monkeypatch):
                          plans={"gemm": plan})
     store, _ = _inputs([(128, 256), (256, 128)], "f16", seed=24)
     assert np.isnan(run_gpu_stage(kernel, *store)[0].astype(np.float32)).all()
+
+
+def test_split_k_kernel_in_a_whole_program():
+    # A split-K GEMM as one kernel of a program (its softmax the next): the
+    # host plan gives the launch its workspace after the result, in slots of
+    # its own (the counters zero-filled), and tcc.launch's check leaves the
+    # workspace out of the kernel's operands.
+    src = """func.func @mlp(%a: tensor<128x256xf16>, %b: tensor<256x128xf16>)
+    -> tensor<128x128xf32> {
+  %p = tcc.matmul %a, %b acc(f32) : tensor<128x256xf16>, tensor<256x128xf16> -> tensor<128x128xf32>
+  %s = tcc.softmax %p dim = 1 : tensor<128x128xf32>
+  return %s : tensor<128x128xf32>
+}"""
+    plan = SPLIT_K.format(bn=128, cluster="", splits=2)
+    kernel = tcc_compile(src, "sm_90", cache=False, plans={"mlp_k0": plan})
+    art = kernel.artifact
+    assert len(art.kernels) == 2 and len(art.steps[0].args) == 5
+    assert art.buffers == (128 * 128 * 4, 2 * 128 * 128 * 4, 4) and art.zeroed == (2,)
+    store, (a, b) = _inputs([(128, 256), (256, 128)], "f16", seed=25)
+    p = a @ b
+    e = np.exp(p - p.max(1, keepdims=True))
+    np.testing.assert_allclose(run_gpu_stage(kernel, *store)[0], e / e.sum(1, keepdims=True),
+                               rtol=1e-3, atol=1e-5)

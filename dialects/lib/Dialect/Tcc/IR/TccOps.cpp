@@ -716,9 +716,14 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   // runtime's to build from the memrefs, not the launch's operands.
   if (auto maps = callee->getAttrOfType<ArrayAttr>("tcc.tensor_maps"))
     args = args.drop_back(std::min<size_t>(maps.size(), args.size()));
+  // Before them, a split-K kernel's workspace (tcc.workspace), which the
+  // host plan provides.
+  if (auto workspace =
+          callee->getAttrOfType<DenseI32ArrayAttr>("tcc.workspace"))
+    args = args.drop_back(std::min<size_t>(workspace.size(), args.size()));
   if (!function.getResultTypes().empty() ||
       args.size() != getInputs().size() + getResults().size())
-    return emitOpError("kernel @")
+    return emitOpError("kernel ")
            << getCallee() << " of type " << function.getFunctionType()
            << " does not take one memref per input and result ("
            << getInputs().size() << " + " << getResults().size() << ")";
