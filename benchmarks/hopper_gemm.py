@@ -62,6 +62,8 @@ FULL = [
     # Few output tiles over a long K (split-K's shapes).
     (256, 256, 65536, "f16", "nt", None, False),
     (512, 512, 16384, "bf16", "nn", None, False),
+    (512, 512, 4096, "f16", "nt", None, False),
+    (64, 1024, 16384, "bf16", "nt", None, False),
 ]
 QUICK = [
     (256, 512, 256, "f16", "nn", None, False),
@@ -77,7 +79,8 @@ QUICK = [
 # oddness: 1500 -> 204 (rows of 3000 and 408 bytes: not 16-byte multiples).
 SMALL_SIZE = {4096: 256, 8192: 512, 1000: 200, 4097: 257, 4095: 255, 4094: 254, 3000: 304,
               1500: 204,
-              776: 136, 1024: 256, 2048: 256, 256: 128, 512: 128, 16384: 512, 65536: 1024}
+              776: 136, 1024: 256, 2048: 256, 256: 128, 512: 128, 16384: 512, 65536: 1024,
+              64: 64}
 SMALL = sorted({(SMALL_SIZE[m], SMALL_SIZE[n], SMALL_SIZE[k], dt, lay, batch, epi)
                 for m, n, k, dt, lay, batch, epi in FULL}, key=str)
 TOLERANCE = {"f16": 2e-3, "bf16": 1e-2}

@@ -316,3 +316,156 @@ func.func @gemm_tile_epilogue_few(%a: tensor<1280x1280xbf16>, %b: tensor<1280x12
   } -> tensor<1280x1280xbf16>
   return %4 : tensor<1280x1280xbf16>
 }
+
+// -----
+
+// Split-K: 256x256x65536 NT, 8 unsplit tiles of 64 x 128 on 132 SMs; 4 of
+// 128 x 128 with S = min(16, 132 / 4, 1024 k steps / 32) = 16.
+// CHECK-LABEL: func.func @gemm_long_k(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16, split_k = 16>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemm_long_k(%arg0: tensor<256x65536xf16>, %arg1: tensor<256x65536xf16>) -> tensor<256x256xf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<256x256xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<256x65536xf16>, tensor<256x65536xf16>) outs(%1 : tensor<256x256xf32>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f32):
+    %5 = arith.extf %in : f16 to f32
+    %6 = arith.extf %in_0 : f16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<256x256xf32>
+  %3 = tensor.empty() : tensor<256x256xf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<256x256xf32>) outs(%3 : tensor<256x256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %5 = arith.truncf %in : f32 to f16
+    linalg.yield %5 : f16
+  } -> tensor<256x256xf16>
+  return %4 : tensor<256x256xf16>
+}
+
+// -----
+
+// 512x512x16384 NN bf16: 16 tiles of 128 x 128, S = 132 / 16 = 8 (one wave
+// of 128 items; 16 would make two).
+// CHECK-LABEL: func.func @gemm_long_k_bf16(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [128, 128, 64], num_warps = 12, num_stages = 6, mma = wgmma_m64nNk16, split_k = 8>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemm_long_k_bf16(%arg0: tensor<512x16384xbf16>, %arg1: tensor<16384x512xbf16>) -> tensor<512x512xbf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<512x512xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<512x16384xbf16>, tensor<16384x512xbf16>) outs(%1 : tensor<512x512xf32>) {
+  ^bb0(%in: bf16, %in_0: bf16, %out: f32):
+    %5 = arith.extf %in : bf16 to f32
+    %6 = arith.extf %in_0 : bf16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<512x512xf32>
+  %3 = tensor.empty() : tensor<512x512xbf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<512x512xf32>) outs(%3 : tensor<512x512xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %5 = arith.truncf %in : f32 to bf16
+    linalg.yield %5 : bf16
+  } -> tensor<512x512xbf16>
+  return %4 : tensor<512x512xbf16>
+}
+
+// -----
+
+// 64 rows: 64 x 128 blocks on one consumer warpgroup, 2 tiles, S = 128 k
+// steps / 32 = 4.
+// CHECK-LABEL: func.func @gemm_long_k_rows(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16, split_k = 4>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemm_long_k_rows(%arg0: tensor<64x8192xf16>, %arg1: tensor<256x8192xf16>) -> tensor<64x256xf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<64x256xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<64x8192xf16>, tensor<256x8192xf16>) outs(%1 : tensor<64x256xf32>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f32):
+    %5 = arith.extf %in : f16 to f32
+    %6 = arith.extf %in_0 : f16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<64x256xf32>
+  %3 = tensor.empty() : tensor<64x256xf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<64x256xf32>) outs(%3 : tensor<64x256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %5 = arith.truncf %in : f32 to f16
+    linalg.yield %5 : f16
+  } -> tensor<64x256xf16>
+  return %4 : tensor<64x256xf16>
+}
+
+// -----
+
+// 16 k steps: below 2 x 32 steps, no split (the unsplit 64 x 128 plan).
+// CHECK-LABEL: func.func @gemm_short_k(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16, cluster = [2, 1]>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemm_short_k(%arg0: tensor<256x1024xf16>, %arg1: tensor<256x1024xf16>) -> tensor<256x256xf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<256x256xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<256x1024xf16>, tensor<256x1024xf16>) outs(%1 : tensor<256x256xf32>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f32):
+    %5 = arith.extf %in : f16 to f32
+    %6 = arith.extf %in_0 : f16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<256x256xf32>
+  %3 = tensor.empty() : tensor<256x256xf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<256x256xf32>) outs(%3 : tensor<256x256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %5 = arith.truncf %in : f32 to f16
+    linalg.yield %5 : f16
+  } -> tensor<256x256xf16>
+  return %4 : tensor<256x256xf16>
+}
+
+// -----
+
+// 256x4096x4096 NT: 64 x 128 blocks fill the SMs (128 tiles): no split.
+// CHECK-LABEL: func.func @gemm_many_tiles(
+// CHECK: tile.lowering_config = #tile.lowering_config<form = matmul, block = [64, 128, 64], num_warps = 8, num_stages = 6, mma = wgmma_m64nNk16, cluster = [2, 1]>
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map2 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @gemm_many_tiles(%arg0: tensor<256x4096xf16>, %arg1: tensor<4096x4096xf16>) -> tensor<256x4096xf16> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<256x4096xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<256x4096xf32>) -> tensor<256x4096xf32>
+  %2 = linalg.generic {indexing_maps = [#map1, #map2, #map3], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : tensor<256x4096xf16>, tensor<4096x4096xf16>) outs(%1 : tensor<256x4096xf32>) {
+  ^bb0(%in: f16, %in_0: f16, %out: f32):
+    %5 = arith.extf %in : f16 to f32
+    %6 = arith.extf %in_0 : f16 to f32
+    %7 = arith.mulf %5, %6 : f32
+    %8 = arith.addf %out, %7 : f32
+    linalg.yield %8 : f32
+  } -> tensor<256x4096xf32>
+  %3 = tensor.empty() : tensor<256x4096xf16>
+  %4 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%2 : tensor<256x4096xf32>) outs(%3 : tensor<256x4096xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %5 = arith.truncf %in : f32 to f16
+    linalg.yield %5 : f16
+  } -> tensor<256x4096xf16>
+  return %4 : tensor<256x4096xf16>
+}

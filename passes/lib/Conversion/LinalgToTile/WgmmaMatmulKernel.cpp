@@ -892,24 +892,26 @@ LogicalResult mlir::tcc::buildWgmmaMatmulKernel(
                                     i32(tb, 0)),
               /*withElse=*/false);
           eb = OpBuilder::atBlockTerminator(&lastIf.getThenRegion().front());
-          // Partial 0, then 1 ... S - 1 added in a loop (one load in the
-          // kernel, whatever S).
+          // ((p0 + p1) + p2) ... + p(S-1), software-pipelined: partial
+          // j + 1 is loaded before partial j is added, so two partials'
+          // loads are in flight (the tail is bound by one program's
+          // reads). One loop whatever S.
           auto partial = [&](OpBuilder &lb, Value j) -> Value {
             return tile::MemRefLoadOp::create(lb, loc, accType, partials,
                                               ValueRange{slotRow(lb, j), c(0)},
                                               Value(), Value());
           };
-          accs.front() =
-              scf::ForOp::create(
-                  eb, loc, c(1), c(splitK), c(1),
-                  ValueRange{partial(eb, c(0))},
-                  [&](OpBuilder &sb, Location, Value j, ValueRange sum) {
-                    scf::YieldOp::create(
-                        sb, loc,
-                        ValueRange{arith::AddFOp::create(sb, loc, sum[0],
-                                                         partial(sb, j))});
-                  })
-                  .getResult(0);
+          auto sums = scf::ForOp::create(
+              eb, loc, c(1), c(splitK - 1), c(1),
+              ValueRange{partial(eb, c(0)), partial(eb, c(1))},
+              [&](OpBuilder &sb, Location, Value j, ValueRange it) {
+                Value ahead =
+                    partial(sb, arith::AddIOp::create(sb, loc, j, c(1)));
+                Value sum = arith::AddFOp::create(sb, loc, it[0], it[1]);
+                scf::YieldOp::create(sb, loc, ValueRange{sum, ahead});
+              });
+          accs.front() = arith::AddFOp::create(eb, loc, sums.getResult(0),
+                                               sums.getResult(1));
           auto reset =
               scf::IfOp::create(eb, loc, leaderThread, /*withElse=*/false);
           OpBuilder rb =

@@ -44,6 +44,21 @@ constexpr int64_t kBlockK = 32;
 /// 186 for 64 blocks of 128 x 128).
 constexpr double kClusteredNarrowEfficiency = 0.51;
 
+/// Split-K (`split_k`, WgmmaMatmulKernel.cpp) where the unsplit plan leaves
+/// most SMs idle over a long K: at most kHopperSMs / 4 output tiles. The
+/// split plan is 128 x 128 blocks (64 x 128 for at most 64 rows) of two
+/// consumer warpgroups, unclustered, and S = min(16, SMs / its tiles, k steps
+/// / 32): about one wave of items, each at least 32 k steps (2048 of K). On
+/// an H100, against the unsplit 64 x 128 in 2 x 1 clusters:
+/// 256x256x65536 NT f16 (4 tiles) S = 16 at 165 TFLOP/s vs 31;
+/// 512x512x16384 NN bf16 (16 tiles) S = 8 at 255 vs 117, where S = 16 (two
+/// waves of items) ran at 127. 256x4096x4096 NT (128 tiles of 64 x 128) and
+/// 1000^3 stay unsplit: 128 x 128 with S = 2 ran at 340 vs 391 and 131 vs
+/// 196 there.
+constexpr int64_t kSplitKMaxTiles = kHopperSMs / 4;
+constexpr int64_t kSplitKMinSteps = 32;
+constexpr int64_t kSplitKMax = 16;
+
 /// The epilogue runs on the accumulator's registers, and every tile it reads
 /// (not a bias row or column: a whole [M, N] operand, such as the other
 /// GEMM of SwiGLU's silu(a) * b) comes into registers in the accumulator's
@@ -149,6 +164,26 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
   if (best && clusterable && llvm::divideCeil(m, blockM) >= 2 &&
       (blockM * blockN != 128 * 128 || tilesOf(*best) > kHopperSMs))
     cluster = {2, 1};
+  // Split-K: every extent static (the workspace is sized by the tiles), TMA
+  // operands, one B.
+  std::optional<unsigned> splitK;
+  int64_t k = loops.back();
+  if (best && !copies && bOperands == 1 &&
+      llvm::none_of(loops, ShapedType::isDynamic) &&
+      tilesOf(*best) <= kSplitKMaxTiles) {
+    Choice split = {m > 64 ? 128 : 64, n > 64 ? 128 : 64, m > 64 ? 12u : 8u,
+                    0};
+    int64_t tiles = tilesOf(split);
+    int64_t s = std::min<int64_t>({kSplitKMax, kHopperSMs / tiles,
+                          llvm::divideCeil(k, 64) / kSplitKMinSteps});
+    if (s >= 2) {
+      blockM = split.blockM;
+      blockN = split.blockN;
+      warps = split.warps;
+      cluster.clear();
+      splitK = unsigned(s);
+    }
+  }
   int64_t blockK = 64;
   int64_t stageBytes = (blockM + bOperands * blockN) * blockK * 2;
   // The output block's staging for its TMA store, when it has one.
@@ -160,7 +195,7 @@ configureWgmma(linalg::GenericOp op, int64_t batch, int64_t m, int64_t n,
       6, (options.target.getMaxSharedBytes() - 2048 - outBytes) / stageBytes);
   return makeConfig(op, tile::KernelForm::matmul, {blockM, blockN, blockK},
                     warps, stages, tile::MmaKind::wgmma_m64nNk16, {}, {}, {},
-                    cluster);
+                    cluster, splitK);
 }
 
 Operation *match(ArrayRef<Operation *> ops, const StrategyOptions &options) {
