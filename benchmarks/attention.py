@@ -11,7 +11,10 @@ The program is written as a PyTorch user writes it,
 nanoGPT writes it (the ``bshd_`` cases): q, k, v stored [B, S, H, D], read with
 ``.transpose(1, 2)``, the result transposed back and viewed [B, S, H * D]; SDPA
 then takes the transposed (strided) views, as nanoGPT calls it, and Triton
-contiguous copies made outside its timing.
+contiguous copies made outside its timing. The ``padded_`` cases add BERT's
+padding mask ([B, S], 0 or -10000, viewed [B, 1, 1, S] across heads and
+queries); SDPA then takes the mask (its efficient backend: flash takes none),
+and Triton's kernel, which takes no mask, is left out.
 
     # here (CPU, MLIR): compile the cases into DIR
     python benchmarks/attention.py build DIR [--only=NAME,...]
@@ -40,6 +43,8 @@ CASES = [(32, 1024, 64, "f16", False), (16, 4096, 128, "bf16", False),
 # (B, H, S, D, dtype, causal) stored [B, S, H, D] (nanoGPT's layout).
 BSHD_CASES = [(2, 16, 1024, 64, "f16", False), (1, 16, 4096, 128, "bf16", False),
               (2, 16, 1024, 64, "f16", True)]
+# (B, H, S, D, dtype) with a [B, S] padding mask (BERT-base and -large heads).
+PADDED_CASES = [(8, 12, 512, 64, "f16"), (4, 16, 1024, 64, "f16")]
 TOLERANCE = {"f16": 3e-3, "bf16": 2e-2}
 # The Hopper schedule, and the mma.sync one beside it (artifact suffixes).
 TARGETS = {"": "sm_90", ".sm80": "sm_80"}
@@ -91,6 +96,23 @@ def bshd_program(dtype: str, scale: float, causal: bool):  # noqa: ANN201
     return attention
 
 
+def padded_program(dtype: str, scale: float):  # noqa: ANN201
+    """BERT's attention: q, k, v [B, H, S, D] and an additive [B, S] mask."""
+    import tcc.frontend as tf
+    from tcc.frontend import Tensor, program, syms
+
+    B, H, S, D = syms("B H S D")  # noqa: N806
+    elt = getattr(tf, dtype)
+
+    @program
+    def attention(q: Tensor[B, H, S, D, elt], k: Tensor[B, H, S, D, elt],  # type: ignore[valid-type]
+                  v: Tensor[B, H, S, D, elt], mask: Tensor[B, S, elt]):  # type: ignore[valid-type]
+        s = (q @ k.transpose(-1, -2)) * scale + mask.reshape(B, 1, 1, S)
+        return s.softmax(-1) @ v
+
+    return attention
+
+
 def build(directory: Path, only: set[str] | None = None, variant: str = "",
           stages: int | None = None) -> None:
     """Every case's sm_90 and sm_80 kernels and the manifest; with `variant`,
@@ -105,6 +127,9 @@ def build(directory: Path, only: set[str] | None = None, variant: str = "",
     entries += [{"name": "bshd_" + case_name(b * h, s, d, dtype, causal), "b": b, "h": h,
                  "bh": b * h, "s": s, "d": d, "dtype": dtype, "causal": causal,
                  "layout": "bshd"} for b, h, s, d, dtype, causal in BSHD_CASES]
+    entries += [{"name": "padded_" + case_name(b * h, s, d, dtype, False), "b": b, "h": h,
+                 "bh": b * h, "s": s, "d": d, "dtype": dtype, "causal": False,
+                 "layout": "padded"} for b, h, s, d, dtype in PADDED_CASES]
     manifest = []
     for entry in entries:
         name, s, d, dtype, causal = (entry[key] for key in ("name", "s", "d", "dtype",
@@ -112,8 +137,10 @@ def build(directory: Path, only: set[str] | None = None, variant: str = "",
         if only and name not in only:
             continue
         entry["scale"] = scale = 1.0 / math.sqrt(d)
-        if entry["layout"] == "bshd":
-            program, sizes = bshd_program(dtype, scale, causal), {
+        if entry["layout"] in ("bshd", "padded"):
+            make = bshd_program if entry["layout"] == "bshd" else (
+                lambda dt, sc, _causal: padded_program(dt, sc))
+            program, sizes = make(dtype, scale, causal), {
                 "B": entry["b"], "H": entry["h"], "S": s, "D": d}
         else:
             program, sizes = attention_program(dtype, scale, causal), {
@@ -141,8 +168,9 @@ def build(directory: Path, only: set[str] | None = None, variant: str = "",
         (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
-def reference(q, k, v, scale: float, causal: bool):  # noqa: ANN001, ANN201
-    """float64 attention, one head at a time (S x S scores in float64)."""
+def reference(q, k, v, scale: float, causal: bool, bias=None):  # noqa: ANN001, ANN201
+    """float64 attention, one head at a time (S x S scores in float64);
+    `bias` [B·H, S] is added to every query's scores of its head."""
     import torch
 
     out = torch.empty(q.shape, dtype=torch.float64, device=q.device)
@@ -152,6 +180,8 @@ def reference(q, k, v, scale: float, causal: bool):  # noqa: ANN001, ANN201
         s = (q[h].double() @ k[h].double().T) * scale
         if causal:
             s = s.masked_fill(~keep, float("-inf"))
+        if bias is not None:
+            s = s + bias[h].double()[None, :]
         out[h] = torch.softmax(s, -1) @ v[h].double()
     return out
 
@@ -175,7 +205,19 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         causal = entry["causal"]
         dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[entry["dtype"]]
         bshd = entry.get("layout") == "bshd"
-        if bshd:
+        mask = None
+        if entry.get("layout") == "padded":
+            # [B, H, S, D] heads; batch i keeps its first lengths[i] keys.
+            b, h = entry["b"], entry["h"]
+            q, k, v = (torch.randn((bh, s, d), generator=gen, device="cuda").to(dtype)
+                       for _ in range(3))
+            lengths = torch.randint(s // 4, s + 1, (b,), generator=gen, device="cuda")
+            lengths[0] = s
+            keys = torch.arange(s, device="cuda")[None, :]
+            mask = torch.where(keys < lengths[:, None], 0.0, -10000.0).to(dtype)
+            heads = [x.view(b, h, s, d) for x in (q, k, v)]
+            stored, out_shape = [*heads, mask], (b, h, s, d)
+        elif bshd:
             # Stored [B, S, H, D]; the heads [B, H, S, D] are strided views.
             b, h = entry["b"], entry["h"]
             stored = [torch.randn((b, s, h, d), generator=gen, device="cuda").to(dtype)
@@ -188,7 +230,8 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
             q, k, v = (torch.randn((bh, s, d), generator=gen, device="cuda").to(dtype)
                        for _ in range(3))
             stored, heads, out_shape = [q, k, v], [x[None] for x in (q, k, v)], (bh, s, d)
-        ref = reference(q, k, v, scale, causal)
+        ref = reference(q, k, v, scale, causal,
+                        None if mask is None else mask.repeat_interleave(entry["h"], 0))
         kernels = {"tcc": load(directory / f"{entry['name']}.tcck"),
                    "tcc mma.sync": load(directory / f"{entry['name']}.sm80.tcck")}
         for path in sorted(directory.glob(f"{entry['name']}.*.tcck")):
@@ -201,13 +244,18 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
             kern(*stored, out=result)
             if bshd:  # back to [B·H, S, D]
                 result = result.view(b, s, h, d).transpose(1, 2).reshape(bh, s, d)
+            elif mask is not None:
+                result = result.view(bh, s, d)
             unwritten, errors[label] = check_against_float64(result, ref)
             ok = ok and unwritten == 0 and errors[label] <= TOLERANCE[entry["dtype"]]
         result = torch.empty(out_shape, device="cuda", dtype=dtype)
         rel = errors["tcc"]
+        attn_mask = None if mask is None else mask[:, None, None, :]
         _, rel_sdpa = check_against_float64(F.scaled_dot_product_attention(
-            *heads, scale=scale, is_causal=causal).reshape(bh, s, d), ref)
-        _, rel_triton = check_against_float64(tri(q, k, v, scale, causal), ref)
+            *heads, attn_mask=attn_mask, scale=scale, is_causal=causal).reshape(bh, s, d), ref)
+        # (Triton's kernel takes no mask.)
+        rel_triton = (float("nan") if mask is not None
+                      else check_against_float64(tri(q, k, v, scale, causal), ref)[1])
         failures += not ok
         row = {"name": entry["name"], "rel_err": rel, "rel_err_mma_sync": errors["tcc mma.sync"],
                "rel_err_sdpa": rel_sdpa, "rel_errs": errors,
@@ -221,14 +269,19 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         # Causal: the half of the scores computed (SDPA's convention).
         flops = 4.0 * bh * s * s * d / (2 if causal else 1)
 
-        def sdpa(heads_=heads, scale_=scale, causal_=causal) -> None:  # noqa: ANN001
-            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                F.scaled_dot_product_attention(*heads_, scale=scale_, is_causal=causal_)
+        def sdpa(heads_=heads, scale_=scale, causal_=causal, mask_=attn_mask) -> None:  # noqa: ANN001
+            # Flash for unmasked cases; with a mask, the efficient backend.
+            backend = (SDPBackend.FLASH_ATTENTION if mask_ is None
+                       else SDPBackend.EFFICIENT_ATTENTION)
+            with sdpa_kernel(backend):
+                F.scaled_dot_product_attention(*heads_, attn_mask=mask_, scale=scale_,
+                                               is_causal=causal_)
 
         timed = {label: (lambda k_=kern, r_=result, x_=stored: k_(*x_, out=r_))
                  for label, kern in kernels.items()}
         timed["SDPA"] = sdpa
-        timed["triton"] = lambda q_=q, kk=k, v_=v, s_=scale, c_=causal: tri(q_, kk, v_, s_, c_)
+        if mask is None:
+            timed["triton"] = lambda q_=q, kk=k, v_=v, s_=scale, c_=causal: tri(q_, kk, v_, s_, c_)
         for label, fn in timed.items():
             ms = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
             row[label] = flops / (ms * 1e-3) / 1e12
@@ -247,8 +300,10 @@ def run(directory: Path, out: Path, check_only: bool = False) -> int:
         lines.append(f"| {r['name']} | {r['rel_err']:.1e} ({r['rel_err_sdpa']:.1e}, "
                      f"{r['rel_err_triton']:.1e}) | {r['tcc']:.0f} | {r['tcc mma.sync']:.0f} | "
                      + "".join(f"{r[lab]:.0f} | " if lab in r else "- | " for lab in variants)
-                     + f"{r['SDPA']:.0f} | {r['triton']:.0f} | {r['tcc'] / r['SDPA']:.2f} | "
-                     f"{r['tcc'] / r['triton']:.2f} |")
+                     + f"{r['SDPA']:.0f} | "
+                     + (f"{r['triton']:.0f} | " if "triton" in r else "- | ")
+                     + f"{r['tcc'] / r['SDPA']:.2f} | "
+                     + (f"{r['tcc'] / r['triton']:.2f} |" if "triton" in r else "- |"))
     report = "\n".join(lines)
     (out / "attention.md").write_text(report + "\n")
     print(report)

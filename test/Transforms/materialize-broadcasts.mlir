@@ -156,3 +156,84 @@ func.func @epilogue_scalar(%x: tensor<32x16xf16>, %w: tensor<16x40xf16>, %s: ten
   } -> tensor<32x40xf32>
   return %1 : tensor<32x40xf32>
 }
+
+// -----
+
+// The score op of an attention chain (on a target whose attention kernel
+// builds it) keeps its padding mask [B, N], read at (b, n): the kernel loads
+// it at its program's batch. The same epilogue of a plain batched matmul
+// (no softmax after it) gets the mask broadcast whole.
+// RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-materialize-broadcasts | FileCheck %s --check-prefix=ATTN
+// ATTN-LABEL: func.func @attention_padding_mask(
+// ATTN-NOT: ins(%arg3 : tensor<2x80xf16>)
+// ATTN: linalg.generic {{.*}} ins(%{{.*}}, %arg3 : tensor<2x80x80xf32>, tensor<2x80xf16>)
+// ATTN: linalg.softmax
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bn = affine_map<(d0, d1, d2) -> (d0, d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attention_padding_mask(%q: tensor<2x80x64xf16>, %k: tensor<2x80x64xf16>, %v: tensor<2x80x64xf16>, %mask: tensor<2x80xf16>) -> tensor<2x80x64xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<2x80x80xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x80x80xf32>) -> tensor<2x80x80xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x80x64xf16>, tensor<2x80x64xf16>) outs(%f0 : tensor<2x80x80xf32>) {
+  ^bb0(%a: f16, %b: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %b : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x80x80xf32>
+  %e1 = tensor.empty() : tensor<2x80x80xf16>
+  %x = linalg.generic {indexing_maps = [#id, #bn, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<2x80x80xf32>, tensor<2x80xf16>) outs(%e1 : tensor<2x80x80xf16>) {
+  ^bb0(%a: f32, %m: f16, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.addf %0, %m : f16
+    linalg.yield %1 : f16
+  } -> tensor<2x80x80xf16>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x80x80xf16>) outs(%e1 : tensor<2x80x80xf16>) -> tensor<2x80x80xf16>
+  %e2 = tensor.empty() : tensor<2x80x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x80x64xf32>) -> tensor<2x80x64xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<2x80x80xf16>, tensor<2x80x64xf16>) outs(%f2 : tensor<2x80x64xf32>) {
+  ^bb0(%a: f16, %b: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %b : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x80x64xf32>
+  return %pv : tensor<2x80x64xf32>
+}
+
+// -----
+
+// ATTN-LABEL: func.func @batched_matmul_padding_mask(
+// ATTN: linalg.generic {{.*}} ins(%arg2 : tensor<2x80xf16>) outs(%{{.*}} : tensor<2x80x80xf16>)
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bn = affine_map<(d0, d1, d2) -> (d0, d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @batched_matmul_padding_mask(%q: tensor<2x80x64xf16>, %k: tensor<2x80x64xf16>, %mask: tensor<2x80xf16>) -> tensor<2x80x80xf16> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<2x80x80xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x80x80xf32>) -> tensor<2x80x80xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x80x64xf16>, tensor<2x80x64xf16>) outs(%f0 : tensor<2x80x80xf32>) {
+  ^bb0(%a: f16, %b: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %b : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x80x80xf32>
+  %e1 = tensor.empty() : tensor<2x80x80xf16>
+  %x = linalg.generic {indexing_maps = [#id, #bn, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<2x80x80xf32>, tensor<2x80xf16>) outs(%e1 : tensor<2x80x80xf16>) {
+  ^bb0(%a: f32, %m: f16, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.addf %0, %m : f16
+    linalg.yield %1 : f16
+  } -> tensor<2x80x80xf16>
+  return %x : tensor<2x80x80xf16>
+}

@@ -255,6 +255,129 @@ def test_scaled_dot_product_attention_refuses_what_it_does_not_do():
 
 
 @program
+def bert_padding(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+                 v: Tensor[B, H, S, D, f16], mask: Tensor[B, S, f16]):
+    # BERT's additive padding mask [B, S], viewed [B, 1, 1, S] across heads and queries.
+    att = (q @ k.transpose(-1, -2)) / 8.0
+    att = att + mask.reshape(B, 1, 1, S)
+    return att.softmax(-1) @ v
+
+
+@program
+def bert_padding_f32(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+                     v: Tensor[B, H, S, D, f16], mask: Tensor[B, S, f32]):
+    # The same mask in f32, the softmax in f32 and P cast back (HF's upcast).
+    att = tf.matmul(q, k.transpose(-1, -2), out="f32") * 0.125
+    att = att + mask.reshape(B, 1, 1, S)
+    return att.softmax(-1).to(f16) @ v
+
+
+@program
+def bert_keep(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+              v: Tensor[B, H, S, D, f16], mask: Tensor[B, S, f16]):
+    # A boolean key padding mask through SDPA: attn_mask [B, 1, 1, S].
+    return tf.scaled_dot_product_attention(q, k, v, attn_mask=mask.reshape(B, 1, 1, S) != 0)
+
+
+@program
+def batch_mask(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+               v: Tensor[B, H, S, D, f16], mask: Tensor[B, S, S, f16]):
+    # A per-batch [B, 1, S, S] mask (padding and causal, as HF builds it).
+    att = (q @ k.transpose(-1, -2)) * 0.125
+    return (att + mask.reshape(B, 1, S, S)).softmax(-1) @ v
+
+
+@program
+def head_bias(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+              v: Tensor[B, H, S, D, f16], bias: Tensor[H, S, S, f16]):
+    # A per-head bias [1, H, S, S] (ALiBi's slopes times distances, T5's buckets).
+    att = (q @ k.transpose(-1, -2)) * 0.125
+    return (att + bias.reshape(1, H, S, S)).softmax(-1) @ v
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90", "gfx942"])
+@pytest.mark.parametrize("variant", ["bert_padding", "bert_padding_f32", "bert_keep",
+                                     "batch_mask", "head_bias"])
+def test_attention_with_per_batch_or_per_head_operands_is_one_kernel(target, variant):
+    # Operands over some of the [B, H] batch dims (tcc-flatten-attention-scores):
+    # the kernel reads each at its program's (b, h) = (i floordiv H, i mod H).
+    b, h, s, d = 2, 3, 80, 64
+    program_ = {"bert_padding": bert_padding, "bert_padding_f32": bert_padding_f32,
+                "bert_keep": bert_keep, "batch_mask": batch_mask, "head_bias": head_bias}[variant]
+    kernel = tcc.compile(program_, target, B=b, H=h, S=s, D=d)
+    assert len(kernel.kernels) == 1
+    assert "form = attention" in kernel.ir["tile"]
+    assert f"{b * h}x{s}x{s}" not in kernel.ir["tile"]  # the scores are never a buffer
+    rng = np.random.default_rng(37)
+    stored, (q, k, v) = inputs(rng, b * h, s, d, d, "f16")
+    # Batch 0 keeps its first 61 keys, batch 1 its first 23 (a partly masked
+    # block of keys, a wholly masked one, the tail block).
+    lengths = (61, 23)
+    keep = np.arange(s)[None, :] < np.array(lengths)[:, None]  # [B, S]
+    bias = mask = None
+    if variant in ("bert_padding", "bert_padding_f32", "bert_keep"):
+        operand = np.where(keep, 0.0, -10000.0)
+        if variant == "bert_keep":
+            operand = keep.astype(np.float64)
+            mask = np.repeat(keep, h, axis=0)[:, None, :]
+        else:
+            bias = np.repeat(operand, h, axis=0)[:, None, :]
+        operand = operand.astype(np.float32 if variant == "bert_padding_f32" else np.float16)
+    elif variant == "batch_mask":
+        allowed = keep[:, None, :] & np.tril(np.ones((s, s), bool))[None]
+        operand = np.where(allowed, 0.0, -10000.0).astype(np.float16)  # [B, S, S]
+        bias = np.repeat(operand.astype(np.float64), h, axis=0)
+    else:
+        slopes = 2.0 ** (-8.0 * np.arange(1, h + 1) / h)
+        distance = np.arange(s)[None, :] - np.arange(s)[:, None]
+        operand = (slopes[:, None, None] * -np.abs(distance)[None]).astype(np.float16)
+        bias = np.tile(operand.astype(np.float64), (b, 1, 1))
+    (out,) = run_gpu_stage(kernel, *(x.reshape(b, h, s, d) for x in stored), operand)
+    ref = softmax_attention(q, k, v, 0.125, bias=bias, mask=mask)
+    assert rel_err(out, ref.reshape(b, h, s, d)) < 2e-3
+
+
+@program
+def padded_batch(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16],
+                 mask: Tensor[B, S, f16]):
+    # One head: the padding mask [B, S] read at (b, n) on [B, S, S] scores.
+    return ((q @ k.transpose(-1, -2)) * 0.125 + mask.reshape(B, 1, S)).softmax(-1) @ v
+
+
+def test_attention_with_a_per_batch_padding_mask_of_one_head():
+    b, s, d = 3, 100, 64
+    kernel = tcc.compile(padded_batch, "sm_80", B=b, S=s, D=d)
+    assert len(kernel.kernels) == 1
+    assert "form = attention" in kernel.ir["tile"]
+    rng = np.random.default_rng(43)
+    stored, (q, k, v) = inputs(rng, b, s, d, d, "f16")
+    mask = np.where(np.arange(s)[None, :] < np.array([[100], [64], [9]]), 0.0, -1e4)
+    (out,) = run_gpu_stage(kernel, *stored, mask.astype(np.float16))
+    assert rel_err(out, softmax_attention(q, k, v, 0.125, bias=mask[:, None, :])) < 2e-3
+
+
+def test_attention_with_an_operand_over_a_batch_dim_and_f32_heads_stays_unfused():
+    # f32 operands: no attention kernel, the chain stays on the [B, H, S, S]
+    # view (the flattening undone) and compiles as kernels of their own.
+    @program
+    def f32_padding(q: Tensor[B, H, S, D, f32], k: Tensor[B, H, S, D, f32],
+                    v: Tensor[B, H, S, D, f32], mask: Tensor[B, S, f32]):
+        att = (q @ k.transpose(-1, -2)) * 0.125
+        return (att + mask.reshape(B, 1, 1, S)).softmax(-1) @ v
+    b, h, s, d = 2, 2, 40, 32
+    kernel = tcc.compile(f32_padding, "sm_80", B=b, H=h, S=s, D=d)
+    assert len(kernel.kernels) > 1
+    assert "form = attention" not in kernel.ir["tile"]
+    rng = np.random.default_rng(41)
+    q, k, v = (rng.standard_normal((b * h, s, d)).astype(np.float32) for _ in range(3))
+    mask = np.where(np.arange(s)[None, :] < np.array([[30], [17]]), 0.0, -1e4).astype(np.float32)
+    (out,) = run_gpu_stage(kernel, *(x.reshape(b, h, s, d) for x in (q, k, v)), mask)
+    bias = np.repeat(mask.astype(np.float64), h, axis=0)[:, None, :]
+    ref = softmax_attention(*(x.astype(np.float64) for x in (q, k, v)), 0.125, bias=bias)
+    assert rel_err(out, ref.reshape(b, h, s, d)) < 1e-4
+
+
+@program
 def attention_block(x: Tensor[B, S, D, f16], wq: Tensor[D, D, f16], wk: Tensor[D, D, f16],
                     wv: Tensor[D, D, f16], wo: Tensor[D, D, f16]):
     # A causal self-attention layer as nanoGPT writes it (2 heads).

@@ -35,11 +35,13 @@ static void addSetTarget(OpPassManager &pm, StringRef target) {
 void mlir::tcc::buildLinalgToTilePipeline(OpPassManager &pm,
                                           const LowerToTileOptions &options) {
   addSetTarget(pm, options.target);
-  // Whole programs: softmax over outer dims as reductions, broadcasts no
+  // Whole programs: a multi-head attention's score ops on its flat scores,
+  // softmax over outer dims as reductions, broadcasts no
   // reduction form reads materialized (before the split, which then sees
   // inputs read whole, and after it, for the reductions it makes), long
   // reductions split, matmul operands normalized, then kernel formation (one tcc.kernel
   // function per kernel, a tcc.host function of their launches).
+  pm.addPass(createTccFlattenAttentionScores());
   pm.addPass(createTccDecomposeSoftmax());
   pm.addPass(createTccMaterializeBroadcasts());
   pm.addPass(createTccSplitReduction());

@@ -933,15 +933,27 @@ static bool isAttentionContraction(linalg::GenericOp op,
 
 /// Whether operand map `map` of a score op (over (b, m, n)) reads what the
 /// attention kernel loads onto its scores: the scores' own shape (b, m, n),
-/// or an operand shared by every batch, (m, n), (m) or (n).
+/// an operand shared by every batch, (m, n), (m) or (n), or one whose dims
+/// are each indexed by the batch alone (b, b floordiv H, b mod H, a
+/// constant) or, in order, by m and n: a padding mask [B', N] of B = B'·H
+/// heads read at (b floordiv H, n), a per-head bias [H, M, N] at
+/// (b mod H, m, n). (OnlineSoftmax::loadScoreOperand slices the former dims
+/// at this program's batch.)
 static bool isScoreOperandMap(AffineMap map) {
-  if (!isInOrderProjection(map) || map.getNumResults() == 0)
+  if (map.getNumResults() == 0)
     return false;
-  if (map.isIdentity())
-    return true;
-  return llvm::none_of(map.getResults(), [](AffineExpr e) {
-    return cast<AffineDimExpr>(e).getPosition() == 0;
-  });
+  unsigned last = 0;
+  for (AffineExpr e : map.getResults()) {
+    bool ofRows = e.isFunctionOfDim(1), ofCols = e.isFunctionOfDim(2);
+    if (!ofRows && !ofCols)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim || dim.getPosition() <= last)
+      return false;
+    last = dim.getPosition();
+  }
+  // (At least one dim read by m or n: a per-batch scalar is not loaded.)
+  return last != 0;
 }
 
 std::optional<AttentionOps>

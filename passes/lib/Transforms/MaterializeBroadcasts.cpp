@@ -8,7 +8,9 @@
 // read: the reduction's output space when the operand does not vary along
 // the reduced loops (a small tensor), else its whole iteration space in
 // memory order. The broadcast costs one pass over that view, in a pointwise
-// kernel of its own. A matmul epilogue's scalar becomes a column vector.
+// kernel of its own. A matmul epilogue's scalar becomes a column vector
+// (an attention chain's score ops excepted: the attention kernel reads
+// their operands as they are).
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -16,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "tcc/Analysis/ColumnSpace.h"
 #include "tcc/Analysis/RowSpace.h"
+#include "tcc/Dialect/Tile/IR/TileTarget.h"
 #include "tcc/Strategy/Strategy.h"
 #include "tcc/Transforms/Passes.h"
 
@@ -187,6 +190,15 @@ struct TccMaterializeBroadcastsPass
     : public tcc::impl::TccMaterializeBroadcastsBase<
           TccMaterializeBroadcastsPass> {
   void runOnOperation() override {
+    // An attention chain's score ops read their operands as they are (the
+    // attention kernel loads a [B, N] padding mask at its program's batch).
+    llvm::SmallPtrSet<Operation *, 8> scoreOps;
+    getOperation()->walk([&](linalg::SoftmaxOp softmax) {
+      if (std::optional<tcc::AttentionOps> chain =
+              tcc::matchAttention(softmax, tcc::tile::lookupTarget(softmax)))
+        for (linalg::GenericOp op : chain->scoreOps)
+          scoreOps.insert(op);
+    });
     SmallVector<linalg::GenericOp> candidates, epilogues;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0 ||
@@ -196,7 +208,7 @@ struct TccMaterializeBroadcastsPass
           }))
         return;
       if (tcc::isAllParallel(op)) {
-        if (isMatmulEpilogue(op))
+        if (isMatmulEpilogue(op) && !scoreOps.contains(op))
           epilogues.push_back(op);
         return;
       }

@@ -190,8 +190,11 @@ struct AttentionOps {
 /// of one 16-bit float type, static shapes, head dims D and Dv multiples of
 /// 16 up to 128; both contractions out + a * b from a zero fill into f32;
 /// the score ops all-parallel generics over the [B, M, N] scores (each
-/// result used once, by the next), their other operands [B, M, N] or shared
-/// by every batch ((m, n), (m) or (n)); each value of the
+/// result used once, by the next), their other operands [B, M, N], shared
+/// by every batch ((m, n), (m) or (n)), or indexed by the batch alone in
+/// some dims and by m, n in order in the others (a padding mask [B', N] of
+/// B = B'·H heads read at (b floordiv H, n), a per-head bias [H, M, N] at
+/// (b mod H, m, n): tcc-flatten-attention-scores); each value of the
 /// chain used once, by the next op; the epilogue, when there is one, reads
 /// only P V. tcc-decompose-softmax leaves such a softmax whole and
 /// tcc-form-kernels makes the chain one kernel.

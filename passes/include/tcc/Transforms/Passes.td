@@ -145,7 +145,10 @@ def TccMaterializeBroadcasts : Pass<"tcc-materialize-broadcasts"> {
     suffices. A reduction that no form takes even then is left as it is
     (convert-linalg-to-tile names it). A matmul's elementwise epilogue
     reads operands whole, by row or by column (shared by the batches): a
-    scalar there becomes a column vector, anything else whole. Reductions
+    scalar there becomes a column vector, anything else whole (but for
+    the score ops of an attention chain, `tcc::matchAttention`, whose
+    kernel reads their operands as they are: a padding mask [B, N] at its
+    program's batch). Reductions
     that a form takes, matmuls and other elementwise ops (whose kernels
     gather broadcast operands themselves) are not touched. The pipeline
     runs it before `tcc-split-reduction` and after it (for the reductions
@@ -242,6 +245,49 @@ def TccSplitReduction : Pass<"tcc-split-reduction"> {
     Option<"minColumnChunk", "min-column-chunk", "int64_t", "256",
            "fewest rows a partial column-reduction program reduces">
   ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def TccFlattenAttentionScores : Pass<"tcc-flatten-attention-scores"> {
+  let summary = "Run a multi-head attention's score ops and softmax on the "
+                "flat [B·H, M, N] scores";
+  let description = [{
+    Attention over [B, H, S, D] heads is a batched Q Kᵀ over the flattened
+    [B·H, M, N] scores, viewed back as [B, H, M, N] for the score ops and
+    the softmax, and flattened again for P V. tcc-fuse-elementwise moves the
+    view past them when every operand of the score op reads all batch dims
+    or none (upstream's fold-reshape-by-collapsing); an operand that reads
+    some of them, as a BERT padding mask [B, S] read at (b, n) across the
+    heads or a per-head bias [H, S, S] (ALiBi) read at (h, m, n) do, stops
+    it, and the chain would be three kernels with the scores stored.
+
+    This pass runs such a score op (an all-parallel generic reading the
+    expanded scores, followed by a last-dim softmax, possibly P's cast after
+    an f32 softmax, and the collapse back to [B·H, M, N]) on the flat
+    scores: an operand that reads the batch dims in order and whole is
+    collapsed like the scores; one that reads some of them is read at the
+    flat batch index delinearized in its map ((b, h) = (i floordiv H,
+    i mod H): a [B, S] mask at (i floordiv H, n), a [H, S, S] bias at
+    (i mod H, m, n)), which the attention kernel slices at its program's
+    batch. The rewrite is kept only where the result is an attention chain
+    the target's attention kernel builds (`tcc::matchAttention`); anything
+    else (no target, f32 operands, a dim the kernel refuses) is left as it
+    was.
+
+    Before (B = 2, H = 3; the mask [2, 80] read across the heads):
+    ```mlir
+    %e = tensor.expand_shape %scores [[0, 1], [2], [3]] output_shape [2, 3, 80, 80] : tensor<6x80x80xf32> into tensor<2x3x80x80xf32>
+    %a = linalg.generic {indexing_maps = [(d0, d1, d2, d3) -> (d0, d1, d2, d3), (d0, d1, d2, d3) -> (d0, d3), (d0, d1, d2, d3) -> (d0, d1, d2, d3)], ...} ins(%e, %mask : tensor<2x3x80x80xf32>, tensor<2x80xf16>) outs(...) {addf}
+    %p = linalg.softmax dimension(3) ins(%a : tensor<2x3x80x80xf32>) outs(...)
+    %c = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<2x3x80x80xf32> into tensor<6x80x80xf32>
+    ```
+    After:
+    ```mlir
+    %a = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d1, d2), (d0, d1, d2) -> (d0 floordiv 3, d2), (d0, d1, d2) -> (d0, d1, d2)], ...} ins(%scores, %mask : tensor<6x80x80xf32>, tensor<2x80xf16>) outs(...) {addf}
+    %c = linalg.softmax dimension(2) ins(%a : tensor<6x80x80xf32>) outs(...)
+    ```
+  }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
 }

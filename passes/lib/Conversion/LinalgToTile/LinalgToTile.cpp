@@ -501,6 +501,88 @@ FailureOr<AffineMap> mlir::tcc::unbatchEpilogueMap(Operation *epilogue,
                                    {}, 2, 0);
 }
 
+/// Batch-only affine expression `e` at flat batch `batch` (indices are
+/// non-negative, divisors positive constants: unsigned division).
+static FailureOr<Value> expandBatchExpr(OpBuilder &b, Location loc,
+                                        AffineExpr e, Value batch) {
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return arith::ConstantIndexOp::create(b, loc, c.getValue()).getResult();
+  if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+    if (dim.getPosition() != 0)
+      return failure();
+    return batch;
+  }
+  auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!binary)
+    return failure();
+  auto divisor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+  bool division = e.getKind() == AffineExprKind::FloorDiv ||
+                  e.getKind() == AffineExprKind::Mod;
+  if (e.getKind() == AffineExprKind::CeilDiv ||
+      (division && (!divisor || divisor.getValue() <= 0)))
+    return failure();
+  FailureOr<Value> lhs = expandBatchExpr(b, loc, binary.getLHS(), batch);
+  FailureOr<Value> rhs = expandBatchExpr(b, loc, binary.getRHS(), batch);
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(b, loc, *lhs, *rhs).getResult();
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(b, loc, *lhs, *rhs).getResult();
+  case AffineExprKind::FloorDiv:
+    return arith::DivUIOp::create(b, loc, *lhs, *rhs).getResult();
+  default:
+    return arith::RemUIOp::create(b, loc, *lhs, *rhs).getResult();
+  }
+}
+
+FailureOr<std::pair<Value, AffineMap>>
+mlir::tcc::sliceBatchOperand(OpBuilder &b, Location loc, Operation *user,
+                             Value memref, AffineMap map, Value batchIndex) {
+  MLIRContext *ctx = map.getContext();
+  auto type = cast<MemRefType>(memref.getType());
+  auto refuse = [&]() -> FailureOr<std::pair<Value, AffineMap>> {
+    return user->emitOpError()
+           << "operand map " << AffineMapAttr::get(map)
+           << " of a batched op is not supported (each dim read by the "
+              "batch alone, or by the rows and columns in order)";
+  };
+  SmallVector<OpFoldResult> offsets, sizes;
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  SmallVector<AffineExpr> inner;
+  SmallVector<int64_t> innerShape;
+  int64_t last = -1;
+  for (auto [dim, e] : llvm::enumerate(map.getResults())) {
+    if (e.isFunctionOfDim(1) || e.isFunctionOfDim(2)) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      if (!d || int64_t(d.getPosition()) <= last)
+        return refuse();
+      last = d.getPosition();
+      inner.push_back(getAffineDimExpr(d.getPosition() - 1, ctx));
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(memref::getMixedSize(b, loc, memref, dim));
+      innerShape.push_back(type.getDimSize(dim));
+      continue;
+    }
+    FailureOr<Value> index = expandBatchExpr(b, loc, e, batchIndex);
+    if (failed(index))
+      return refuse();
+    offsets.push_back(*index);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  if (inner.empty())
+    return refuse();
+  AffineMap innerMap = AffineMap::get(2, 0, inner, ctx);
+  if (inner.size() == size_t(type.getRank()))
+    return std::make_pair(memref, innerMap);
+  auto sliceType = memref::SubViewOp::inferRankReducedResultType(
+      innerShape, type, offsets, sizes, strides);
+  Value slice = memref::SubViewOp::create(
+      b, loc, cast<MemRefType>(sliceType), memref, offsets, sizes, strides);
+  return std::make_pair(slice, innerMap);
+}
+
 FailureOr<Value> mlir::tcc::lookupInput(Value tensor,
                                         ArrayRef<Value> inputArgs,
                                         Operation *user) {

@@ -182,6 +182,16 @@ FailureOr<Value> lookupView(OpBuilder &b, Location loc,
 FailureOr<AffineMap> unbatchEpilogueMap(Operation *epilogue, AffineMap map,
                                         bool &perBatch);
 
+/// Operand `memref` of a batched op over (b, m, n), read through `map`, at
+/// flat batch `batchIndex`: the dims `map` indexes by the batch alone (b,
+/// b floordiv H, b mod H, a constant) sliced at their index, and the map
+/// over (m, n) that reads the slice ((b, m, n) -> (m, n) on [B, M, N];
+/// (b floordiv H, n) -> (n) on a padding mask [B', N]). Fails (with a
+/// diagnostic on `user`) on a dim read otherwise (m and n, in order, only).
+FailureOr<std::pair<Value, AffineMap>>
+sliceBatchOperand(OpBuilder &b, Location loc, Operation *user, Value memref,
+                  AffineMap map, Value batchIndex);
+
 /// The kernel's memref for a value the function returns (through
 /// tensor.expand_shape / tensor.collapse_shape, undone on the memref).
 struct OutputMap {

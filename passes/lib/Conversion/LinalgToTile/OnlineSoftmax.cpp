@@ -287,16 +287,20 @@ FailureOr<Value> OnlineSoftmax::loadScoreOperand(OpBuilder &b,
                                                  OpOperand *operand, Value j) {
   GemmProgram place;
   place.batched = true;
-  bool perBatch = false;
-  FailureOr<AffineMap> map =
-      unbatchEpilogueMap(op, op.getMatchingIndexingMap(operand), perBatch);
   FailureOr<Value> memref = lookupInput(operand->get(), inputArgs, op);
-  if (failed(map) || failed(memref))
+  if (failed(memref))
     return failure();
+  // This batch's slice: [B, M, N] at b, a padding mask [B', N] at
+  // b floordiv H, a per-head bias [H, M, N] at b mod H; shared operands
+  // as they are.
+  FailureOr<std::pair<Value, AffineMap>> sliced = sliceBatchOperand(
+      b, loc, op, *memref, op.getMatchingIndexingMap(operand), batch);
+  if (failed(sliced))
+    return failure();
+  auto [source, map] = *sliced;
   place.place(firstRow, j, batch);
-  Value source = perBatch ? place.slice(b, loc, *memref) : *memref;
   Type type = getElementTypeOrSelf(operand->get());
-  FailureOr<Value> loaded = place.loadOnAccumulator(b, loc, op, source, *map,
+  FailureOr<Value> loaded = place.loadOnAccumulator(b, loc, op, source, map,
                                                     type, acc, blockM, blockN);
   if (failed(loaded) || widened(type) == type)
     return loaded;
