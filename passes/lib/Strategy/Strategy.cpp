@@ -939,14 +939,36 @@ static bool isAttentionContraction(linalg::GenericOp op,
 /// heads read at (b floordiv H, n), a per-head bias [H, M, N] at
 /// (b mod H, m, n). (OnlineSoftmax::loadScoreOperand slices the former dims
 /// at this program's batch.)
+/// Whether `e` is b, a constant, or sums, products, floordivs and mods by
+/// positive constants of those (what sliceBatchOperand computes).
+static bool isBatchIndexExpr(AffineExpr e) {
+  if (isa<AffineConstantExpr>(e))
+    return true;
+  if (auto dim = dyn_cast<AffineDimExpr>(e))
+    return dim.getPosition() == 0;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!binary || e.getKind() == AffineExprKind::CeilDiv)
+    return false;
+  if (e.getKind() == AffineExprKind::FloorDiv ||
+      e.getKind() == AffineExprKind::Mod) {
+    auto divisor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+    if (!divisor || divisor.getValue() <= 0)
+      return false;
+  }
+  return isBatchIndexExpr(binary.getLHS()) && isBatchIndexExpr(binary.getRHS());
+}
+
 static bool isScoreOperandMap(AffineMap map) {
-  if (map.getNumResults() == 0)
+  if (map.getNumResults() == 0 || map.getNumSymbols() != 0)
     return false;
   unsigned last = 0;
   for (AffineExpr e : map.getResults()) {
     bool ofRows = e.isFunctionOfDim(1), ofCols = e.isFunctionOfDim(2);
-    if (!ofRows && !ofCols)
+    if (!ofRows && !ofCols) {
+      if (!isBatchIndexExpr(e))
+        return false;
       continue;
+    }
     auto dim = dyn_cast<AffineDimExpr>(e);
     if (!dim || dim.getPosition() <= last)
       return false;

@@ -318,3 +318,59 @@ func.func @attn_causal(%arg0: tensor<2x256x64xf16>, %arg1: tensor<2x256x64xf16>,
   } -> tensor<2x256x64xf16>
   return %10 : tensor<2x256x64xf16>
 }
+
+// -----
+
+// A padding mask [B', S] of B = B'·H heads (H = 2), read at (b floordiv 2, n)
+// (tcc-flatten-attention-scores): each block of keys loads this program's
+// row of the mask, the subview at b / H, as a column vector.
+// CHECK-LABEL: tile.func @attn_padding_mask(
+// CHECK-SAME: %[[MASK:[a-z0-9]+]]: memref<2x256xf16>
+// CHECK: scf.for %[[J:.*]] = {{.*}} iter_args
+// CHECK: %[[BI:.*]] = arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: %[[ROW:.*]] = memref.subview %[[MASK]][%[[BI]], 0] [1, 256] [1, 1] : memref<2x256xf16> to memref<256xf16, strided<[1], offset: ?>>
+// CHECK: tile.memref_load %[[ROW]][%[[J]]] : memref<256xf16, strided<[1], offset: ?>> -> tensor<64xf16
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bn = affine_map<(d0, d1, d2) -> (d0 floordiv 2, d2)>
+#q = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#k = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#v = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @attn_padding_mask(%q: tensor<4x256x64xf16>, %k: tensor<4x256x64xf16>, %v: tensor<4x256x64xf16>, %mask: tensor<2x256xf16>) -> tensor<4x256x64xf16> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e0 = tensor.empty() : tensor<4x256x256xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %s = linalg.generic {indexing_maps = [#q, #k, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<4x256x64xf16>, tensor<4x256x64xf16>) outs(%f0 : tensor<4x256x256xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x256xf32>
+  %e1 = tensor.empty() : tensor<4x256x256xf16>
+  %x = linalg.generic {indexing_maps = [#id, #bn, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %mask : tensor<4x256x256xf32>, tensor<2x256xf16>) outs(%e1 : tensor<4x256x256xf16>) {
+  ^bb0(%a: f32, %m: f16, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    %1 = arith.addf %0, %m : f16
+    linalg.yield %1 : f16
+  } -> tensor<4x256x256xf16>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<4x256x256xf16>) outs(%e1 : tensor<4x256x256xf16>) -> tensor<4x256x256xf16>
+  %e2 = tensor.empty() : tensor<4x256x64xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x256x64xf32>) -> tensor<4x256x64xf32>
+  %pv = linalg.generic {indexing_maps = [#q, #v, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<4x256x256xf16>, tensor<4x256x64xf16>) outs(%f2 : tensor<4x256x64xf32>) {
+  ^bb0(%a: f16, %bb: f16, %o: f32):
+    %0 = arith.extf %a : f16 to f32
+    %1 = arith.extf %bb : f16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %o, %2 : f32
+    linalg.yield %3 : f32
+  } -> tensor<4x256x64xf32>
+  %e3 = tensor.empty() : tensor<4x256x64xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%pv : tensor<4x256x64xf32>) outs(%e3 : tensor<4x256x64xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %0 = arith.truncf %a : f32 to f16
+    linalg.yield %0 : f16
+  } -> tensor<4x256x64xf16>
+  return %r : tensor<4x256x64xf16>
+}

@@ -42,6 +42,78 @@ collapseMap(AffineMap map, ArrayRef<ReassociationIndices> groups) {
 
 
 
+/// m0 + i down the block's rows (`rows`), or n0 + j across its columns, as
+/// i32 on the block's layout.
+Value blockIndices(TileKernelBuilder &kb, Value origin, bool rows) {
+  Type i32 = kb.b.getI32Type();
+  RankedTensorType type = rows ? kb.rowsType(i32) : kb.colsType(i32);
+  int64_t length = rows ? kb.schedule.blockM : kb.schedule.blockN;
+  Value at = tile::ArangeOp::create(kb.b, kb.loc, type, 0u, uint32_t(length));
+  Value start = arith::IndexCastOp::create(kb.b, kb.loc, i32, origin);
+  at = arith::AddIOp::create(kb.b, kb.loc, at, kb.splat(start, type));
+  return rows ? kb.broadcastRows(at) : kb.broadcastCols(at);
+}
+
+/// Scalar index `index` as an i32 tile on the block's layout.
+Value splatIndex(TileKernelBuilder &kb, Value index) {
+  Type i32 = kb.b.getI32Type();
+  return kb.splat(arith::IndexCastOp::create(kb.b, kb.loc, i32, index),
+                  kb.blockType(i32));
+}
+
+/// The positions (`linalg.index`) along loop dim `dim` of a block whose loop
+/// dims are collapsed into `groups`, group g's row-major index being
+/// `indexOf(g)` (an i32 tile): (x / inner) % extent, inner the extent of
+/// the group's dims after `dim` (no remainder for the group's first dim).
+FailureOr<Value> positionOf(TileKernelBuilder &kb, linalg::GenericOp op,
+                            ArrayRef<ReassociationIndices> groups,
+                            unsigned dim, function_ref<Value(unsigned)> indexOf) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    auto at = llvm::find(group, int64_t(dim));
+    if (at == group.end())
+      continue;
+    // The extents the division and remainder take are static: a dynamic
+    // dim may only be the run's first (read without a remainder).
+    bool first = at == group.begin();
+    if (llvm::any_of(llvm::make_range(first ? std::next(at) : group.begin(),
+                                      group.end()),
+                     [&](int64_t d) { return ShapedType::isDynamic(ranges[d]); }))
+      return op.emitOpError()
+             << "reads the positions (linalg.index) of loop dim " << dim
+             << ", collapsed with a dim of dynamic size; not supported by "
+                "convert-linalg-to-tile";
+    int64_t extent = 1;
+    for (int64_t d : group)
+      if (!ShapedType::isDynamic(ranges[d]))
+        extent *= ranges[d];
+    if (extent > std::numeric_limits<int32_t>::max())
+      return op.emitOpError()
+             << "reads the positions (linalg.index) of a loop dim in a "
+                "collapsed run of "
+             << extent << " elements; the kernel's positions are i32";
+    OpBuilder &b = kb.b;
+    Value x = indexOf(g);
+    auto constant = [&](int64_t value) {
+      return kb.splat(arith::ConstantOp::create(b, kb.loc,
+                                                b.getI32IntegerAttr(value)),
+                      cast<RankedTensorType>(x.getType()));
+    };
+    if (ranges[dim] == 1)
+      return constant(0);
+    int64_t inner = 1;
+    for (int64_t d : llvm::make_range(std::next(at), group.end()))
+      inner *= ranges[d];
+    if (inner != 1)
+      x = arith::DivUIOp::create(b, kb.loc, x, constant(inner));
+    if (!first)
+      x = arith::RemUIOp::create(b, kb.loc, x, constant(ranges[dim]));
+    return x;
+  }
+  return op.emitOpError() << "reads the position of loop dim " << dim
+                          << ", which no group of the kernel's view holds";
+}
+
 /// An elementwise op whose operands are read straight or through a
 /// permutation that keeps the last dim: each program covers a block of the
 /// last two dims of one index of the leading dims; every operand is the 2-D
@@ -124,8 +196,21 @@ LogicalResult buildPermutedKernel(linalg::GenericOp op,
     mapping.map(op.getMatchingBlockArgument(input), *tile);
   }
   Block &body = op.getRegion().front();
+  // Positions: the leading dims at the program's index, the last two its
+  // block's rows and columns.
+  SmallVector<ReassociationIndices> dims;
+  for (unsigned d = 0; d < rank; ++d)
+    dims.push_back({int64_t(d)});
+  auto positions = [&](unsigned dim) {
+    return positionOf(kb, op, dims, dim, [&](unsigned d) {
+      if (d + 2 < rank)
+        return splatIndex(kb, cast<Value>(lead[d]));
+      return blockIndices(kb, d + 2 == rank ? m0 : n0, d + 2 == rank);
+    });
+  };
   if (failed(kb.cloneBody(body, mapping,
-                          [&](Type type) { return kb.blockType(type); })))
+                          [&](Type type) { return kb.blockType(type); }, {},
+                          positions)))
     return failure();
   FailureOr<TileKernelBuilder::TileResults> results =
       TileKernelBuilder::yieldedTiles(op, mapping);
@@ -235,8 +320,18 @@ LogicalResult buildBatchedElementwiseKernel(
       return failure();
     mapping.map(op.getMatchingBlockArgument(input), *tile);
   }
+  // Positions: the leading groups at the program's indices, the last two
+  // its block's rows and columns.
+  auto positions = [&](unsigned dim) {
+    return positionOf(kb, op, groups, dim, [&](unsigned g) {
+      if (g < numLead)
+        return splatIndex(kb, lead[g]);
+      return blockIndices(kb, g == numLead ? m0 : n0, g == numLead);
+    });
+  };
   if (failed(kb.cloneBody(body, mapping,
-                          [&](Type type) { return kb.blockType(type); })))
+                          [&](Type type) { return kb.blockType(type); }, {},
+                          positions)))
     return failure();
   FailureOr<TileKernelBuilder::TileResults> results =
       TileKernelBuilder::yieldedTiles(op, mapping);
@@ -410,8 +505,15 @@ LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
     mapping.map(op.getMatchingBlockArgument(input), tile);
   }
   Block &body = op.getRegion().front();
+  // Positions: the flat index of each element, delinearized.
+  SmallVector<ReassociationIndices> all{
+      llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+  auto positions = [&](unsigned dim) {
+    return positionOf(kb, op, all, dim, [&](unsigned) { return flatIndex(); });
+  };
   if (failed(kb.cloneBody(body, mapping,
-                          [&](Type type) { return kb.blockType(type); })))
+                          [&](Type type) { return kb.blockType(type); }, {},
+                          positions)))
     return failure();
   FailureOr<TileKernelBuilder::TileResults> results =
       TileKernelBuilder::yieldedTiles(op, mapping);
@@ -549,8 +651,15 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
     if (!op.getMatchingBlockArgument(&init).use_empty())
       return op.emitOpError("reads its output operands; convert-linalg-to-"
                             "tile expects pure elementwise bodies");
+  // Positions: the rows' group down the block, the columns' across it.
+  auto positions = [&](unsigned dim) {
+    return positionOf(kb, op, groups, dim, [&](unsigned g) {
+      return blockIndices(kb, g == 0 ? m0 : n0, g == 0);
+    });
+  };
   if (failed(kb.cloneBody(body, mapping,
-                          [&](Type type) { return kb.blockType(type); })))
+                          [&](Type type) { return kb.blockType(type); }, {},
+                          positions)))
     return failure();
 
   FailureOr<TileKernelBuilder::TileResults> results =

@@ -270,15 +270,30 @@ FailureOr<Value> TileKernelBuilder::rebuildScalar(Value value,
 LogicalResult
 TileKernelBuilder::cloneBody(Block &body, IRMapping &mapping,
                              function_ref<RankedTensorType(Type)> tileTypeOf,
-                             ArrayRef<Operation *> skip) {
+                             ArrayRef<Operation *> skip,
+                             function_ref<FailureOr<Value>(unsigned)> positions) {
+  // Index values (positions, sizes) are i32 tiles.
+  Type i32 = b.getI32Type();
+  auto tileOf = [&](Type type) {
+    return tileTypeOf(type.isIndex() ? i32 : type);
+  };
   for (Operation &op : body.without_terminator()) {
     if (llvm::is_contained(skip, &op))
       continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(op); index && positions) {
+      FailureOr<Value> at = positions(index.getDim());
+      if (failed(at))
+        return failure();
+      mapping.map(index.getResult(), *at);
+      continue;
+    }
     if (op.getNumRegions() != 0 ||
         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
       return op.emitOpError()
              << "cannot be mapped onto tiles by convert-linalg-to-tile "
-                "(only arith and math ops on scalars)";
+                "(only arith and math ops on scalars"
+             << (positions ? "" : ", and linalg.index in elementwise kernels")
+             << ")";
     SmallVector<Value> operands;
     for (Value operand : op.getOperands()) {
       if (Value mapped = mapping.lookupOrNull(operand)) {
@@ -288,18 +303,39 @@ TileKernelBuilder::cloneBody(Block &body, IRMapping &mapping,
       FailureOr<Value> scalar = rebuildScalar(operand, &op);
       if (failed(scalar))
         return failure();
-      Value tile = splat(*scalar, tileTypeOf(scalar->getType()));
+      Value value = *scalar;
+      if (value.getType().isIndex())
+        value = arith::IndexCastOp::create(b, loc, i32, value);
+      Value tile = splat(value, tileOf(value.getType()));
       mapping.map(operand, tile);
       operands.push_back(tile);
     }
-    if (isa<arith::ConstantOp>(op)) {
-      Value scalar = b.clone(op)->getResult(0);
-      mapping.map(op.getResult(0), splat(scalar, tileTypeOf(scalar.getType())));
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      TypedAttr value = constant.getValue();
+      if (auto n = dyn_cast<IntegerAttr>(value); n && n.getType().isIndex())
+        value = IntegerAttr::get(i32, n.getInt());
+      Value scalar = arith::ConstantOp::create(b, loc, value);
+      mapping.map(op.getResult(0), splat(scalar, tileOf(scalar.getType())));
+      continue;
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
+      // i32 (an index) to the integer type, or the integer type to i32.
+      RankedTensorType type = tileOf(op.getResult(0).getType());
+      unsigned have = getElementTypeOrSelf(operands[0]).getIntOrFloatBitWidth();
+      unsigned want = type.getElementTypeBitWidth();
+      Value cast = operands[0];
+      if (want > have)
+        cast = isa<arith::IndexCastUIOp>(op)
+                   ? arith::ExtUIOp::create(b, loc, type, cast).getResult()
+                   : arith::ExtSIOp::create(b, loc, type, cast).getResult();
+      else if (want < have)
+        cast = arith::TruncIOp::create(b, loc, type, cast);
+      mapping.map(op.getResult(0), cast);
       continue;
     }
     SmallVector<Type> resultTypes;
     for (Type type : op.getResultTypes())
-      resultTypes.push_back(tileTypeOf(type));
+      resultTypes.push_back(tileOf(type));
     OperationState state(loc, op.getName(), operands, resultTypes,
                          op.getAttrs());
     Operation *clone = b.create(state);

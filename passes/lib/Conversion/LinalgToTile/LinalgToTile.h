@@ -115,11 +115,15 @@ public:
   /// Clones the scalar ops of `body` onto tiles. Block arguments must be
   /// mapped in `mapping` already; scalars from outside are rebuilt
   /// (rebuildScalar) and splatted. `tileTypeOf` gives the tile type for a scalar type.
-  /// Ops in `skip` (and the terminator) are not cloned.
+  /// Ops in `skip` (and the terminator) are not cloned. `positions`, when
+  /// given, is the i32 tile of the block's positions along a loop dim: a
+  /// `linalg.index` of that dim. Index values are i32 tiles (an index_cast
+  /// of one is a sign extension or truncation).
   LogicalResult
   cloneBody(Block &body, IRMapping &mapping,
             function_ref<RankedTensorType(Type)> tileTypeOf,
-            ArrayRef<Operation *> skip = {});
+            ArrayRef<Operation *> skip = {},
+            function_ref<FailureOr<Value>(unsigned)> positions = {});
 
   /// (value of the original function, its tile in the kernel)
   using TileResults = SmallVector<std::pair<Value, Value>>;
