@@ -338,6 +338,37 @@ def test_attention_with_per_batch_or_per_head_operands_is_one_kernel(target, var
 
 
 @program
+def extended_mask(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+                  v: Tensor[B, H, S, D, f16], mask: Tensor[B, 1, 1, S, f16]):
+    # HF's extended attention mask, passed as [B, 1, 1, S], through SDPA.
+    return tf.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+@program
+def head_key_bias(q: Tensor[B, H, S, D, f16], k: Tensor[B, H, S, D, f16],
+                  v: Tensor[B, H, S, D, f16], bias: Tensor[1, H, 1, S, f16]):
+    return ((q @ k.transpose(-1, -2)) * 0.125 + bias).softmax(-1) @ v
+
+
+@pytest.mark.parametrize("variant", ["extended_mask", "head_key_bias"])
+def test_attention_with_operands_of_unit_dims_is_one_kernel(variant):
+    # Operands stored with unit dims ([B, 1, 1, S], [1, H, 1, S]) broadcast
+    # over the others: read at (b floordiv H, 0, 0, n) and (0, b mod H, 0, n).
+    b, h, s, d = 2, 3, 80, 64
+    program_, shape = {"extended_mask": (extended_mask, (b, 1, 1, s)),
+                       "head_key_bias": (head_key_bias, (1, h, 1, s))}[variant]
+    kernel = tcc.compile(program_, "sm_80", B=b, H=h, S=s, D=d)
+    assert len(kernel.kernels) == 1
+    assert "form = attention" in kernel.ir["tile"]
+    rng = np.random.default_rng(47)
+    stored, (q, k, v) = inputs(rng, b * h, s, d, d, "f16")
+    operand = rng.standard_normal(shape).astype(np.float16)
+    (out,) = run_gpu_stage(kernel, *(x.reshape(b, h, s, d) for x in stored), operand)
+    bias = np.broadcast_to(operand.astype(np.float64), (b, h, s, s)).reshape(b * h, s, s)
+    assert rel_err(out, softmax_attention(q, k, v, 0.125, bias=bias).reshape(b, h, s, d)) < 2e-3
+
+
+@program
 def padded_batch(q: Tensor[B, S, D, f16], k: Tensor[B, S, D, f16], v: Tensor[B, S, D, f16],
                  mask: Tensor[B, S, f16]):
     # One head: the padding mask [B, S] read at (b, n) on [B, S, S] scores.

@@ -1,7 +1,8 @@
-"""Positions in elementwise kernels (``tf.arange``, ``linalg.index`` in the
-body): each of the four elementwise schedules computes a loop dim's position
-from its block (rows m0 + i, columns n0 + j, a program's leading index, or a
-flat stream's index delinearized: (x / inner) % extent), as i32. Run on the
+"""Positions in elementwise kernels and GEMM epilogues (``tf.arange``,
+``linalg.index`` in the body): each of the four elementwise schedules computes
+a loop dim's position from its block (rows m0 + i, columns n0 + j, a program's
+leading index, or a flat stream's index delinearized: (x / inner) % extent),
+as i32; a GEMM epilogue from its block on the accumulator's layout. Run on the
 CPU through the gpu stage (tcc.testing.simt) against numpy, on sm_80 and
 gfx942 (the output poisoned with NaN first)."""
 
@@ -122,15 +123,48 @@ def test_positions_before_a_row_reduction():
     np.testing.assert_allclose(np.asarray(got, dtype=np.float64), ref, rtol=1e-5, atol=1e-4)
 
 
-def test_positions_in_a_matmul_epilogue_are_refused_with_a_diagnostic():
-    # A GEMM's epilogue does not compute positions yet: a diagnostic names the op.
-    @program
-    def gemm_plus_positions(a: Tensor[M, K, f16], b: Tensor[K, N, f16]):
-        return (a @ b) + tf.arange(N).to(f16).reshape(1, N)
-    with pytest.raises(CompilationError,
-                       match="'linalg.index' op cannot be mapped onto tiles.*"
-                             "linalg.index in elementwise kernels"):
-        tcc.compile(gemm_plus_positions, "sm_80", M=64, N=128, K=64, cache=False)
+@program
+def gemm_plus_positions(a: Tensor[M, K, f16], b: Tensor[K, N, f16]):
+    # A GEMM epilogue reading positions: computed on the accumulator's layout.
+    rows = tf.arange(M).to(f16).reshape(M, 1)
+    return (a @ b) + tf.arange(N).to(f16).reshape(1, N) * 0.25 + rows * 0.5
+
+
+@program
+def batched_gemm_plus_positions(a: Tensor[B, M, K, f16], b: Tensor[B, K, N, f16]):
+    batch = tf.arange(B).to(f16).reshape(B, 1, 1)
+    return (a @ b) + batch * 4.0 + tf.arange(N).to(f16).reshape(1, 1, N) * 0.25
+
+
+@pytest.mark.parametrize("target, m, n", [
+    ("sm_80", 72, 136), ("sm_90", 256, 256), ("sm_90", 72, 136), ("gfx942", 72, 136)])
+def test_positions_in_a_matmul_epilogue(target, m, n):
+    kernel = tcc.compile(gemm_plus_positions, target, M=m, N=n, K=64, cache=False)
+    if (target, m) == ("sm_90", 256):
+        assert "wgmma.mma_async" in kernel.kernels[0].asm
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal((m, 64)) / 8).astype(np.float16)
+    b = (rng.standard_normal((64, n)) / 8).astype(np.float16)
+    ref = (a.astype(np.float64) @ b.astype(np.float64) + np.arange(n)[None, :] * 0.25
+           + np.arange(m)[:, None] * 0.5)
+    (got,) = run_gpu_stage(kernel, a, b)
+    got = np.asarray(got, dtype=np.float64)
+    assert len(kernel.kernels) == 1 and not np.isnan(got).any()
+    np.testing.assert_allclose(got, ref, rtol=2e-3, atol=2e-2)  # the sum rounds to f16
+
+
+def test_positions_in_a_batched_matmul_epilogue():
+    kernel = tcc.compile(batched_gemm_plus_positions, "sm_80", B=3, M=40, N=72, K=32,
+                         cache=False)
+    rng = np.random.default_rng(8)
+    a = (rng.standard_normal((3, 40, 32)) / 8).astype(np.float16)
+    b = (rng.standard_normal((3, 32, 72)) / 8).astype(np.float16)
+    ref = (a.astype(np.float64) @ b.astype(np.float64) + np.arange(3)[:, None, None] * 4.0
+           + np.arange(72)[None, None, :] * 0.25)
+    (got,) = run_gpu_stage(kernel, a, b)
+    got = np.asarray(got, dtype=np.float64)
+    assert len(kernel.kernels) == 1 and not np.isnan(got).any()
+    np.testing.assert_allclose(got, ref, rtol=2e-3, atol=2e-2)
 
 
 @program

@@ -363,7 +363,8 @@ FailureOr<TileKernelBuilder::TileResults> TileKernelBuilder::applyEpilogue(
     ArrayRef<Value> inputArgs,
     function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadInput,
     function_ref<RankedTensorType(Type)> tileTypeOf,
-    ArrayRef<std::pair<Value, Value>> moreProducts) {
+    ArrayRef<std::pair<Value, Value>> moreProducts,
+    function_ref<FailureOr<Value>(unsigned)> positions) {
   Value result = producer->getResult(0);
   if (!result.hasOneUse())
     return producer.emitOpError("result is used by more than its epilogue; "
@@ -393,7 +394,7 @@ FailureOr<TileKernelBuilder::TileResults> TileKernelBuilder::applyEpilogue(
     mapping.map(epilogue.getMatchingBlockArgument(input), tile);
   }
   Block &body = epilogue.getRegion().front();
-  if (failed(cloneBody(body, mapping, tileTypeOf)))
+  if (failed(cloneBody(body, mapping, tileTypeOf, {}, positions)))
     return failure();
   TileResults results;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());

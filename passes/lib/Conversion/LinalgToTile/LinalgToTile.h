@@ -138,13 +138,15 @@ public:
   /// other inputs are function arguments loaded by `loadInput(memref, map,
   /// element type)`. Returns the epilogue's results and their tiles.
   /// `moreProducts` maps further producers' results (a dual GEMM's second
-  /// contraction) to their tiles alike.
+  /// contraction) to their tiles alike. `positions`, when given, gives the
+  /// epilogue's `linalg.index` tiles (cloneBody).
   FailureOr<TileResults> applyEpilogue(
       linalg::GenericOp producer, Value produced, linalg::GenericOp epilogue,
       ArrayRef<Value> inputArgs,
       function_ref<FailureOr<Value>(Value, AffineMap, Type)> loadInput,
       function_ref<RankedTensorType(Type)> tileTypeOf,
-      ArrayRef<std::pair<Value, Value>> moreProducts = {});
+      ArrayRef<std::pair<Value, Value>> moreProducts = {},
+      function_ref<FailureOr<Value>(unsigned)> positions = {});
 };
 
 /// Stores each result tile at `offsets` of the output buffer that `outputs`

@@ -239,10 +239,34 @@ LogicalResult GemmProgram::finish(
       }
       return loadOnAcc(memref, map, element);
     };
+    // Positions (linalg.index) on the accumulator's layout: the batch, the
+    // block's rows m0 + i and columns n0 + j.
+    auto positions = [&](unsigned dim) -> FailureOr<Value> {
+      Type i32 = b.getI32Type();
+      RankedTensorType tileType = accTile(i32);
+      if (batched && dim == 0)
+        return tile::SplatOp::create(
+                   b, loc, tileType,
+                   arith::IndexCastOp::create(b, loc, i32, batchIndex))
+            .getResult();
+      bool rows = dim + 2 == epilogue.getNumLoops();
+      unsigned sliced = rows ? 1 : 0;
+      auto vectorType = RankedTensorType::get(
+          {tileType.getDimSize(rows ? 0 : 1)}, i32,
+          tile::SliceEncodingAttr::get(b.getContext(), sliced,
+                                       tileType.getEncoding()));
+      Value at = tile::ArangeOp::create(b, loc, vectorType, 0u,
+                                        uint32_t(vectorType.getDimSize(0)));
+      Value start = arith::IndexCastOp::create(b, loc, i32, rows ? m0 : n0);
+      at = arith::AddIOp::create(
+          b, loc, at, tile::SplatOp::create(b, loc, vectorType, start));
+      return broadcastSlice(b, loc, at, sliced, tileType.getShape(),
+                            tileType.getEncoding());
+    };
     TileKernelBuilder kb(b, loc, BlockSchedule{});
     FailureOr<TileKernelBuilder::TileResults> applied =
         kb.applyEpilogue(matmul, product, epilogue, inputArgs, load, accTile,
-                         moreProducts);
+                         moreProducts, positions);
     if (failed(applied))
       return failure();
     results = *applied;
