@@ -124,6 +124,49 @@ def test_positions_before_a_row_reduction():
 
 
 @program
+def masked_softmax(x: Tensor[M, S, f32]):
+    # Keys past 37 masked on their positions: one row program.
+    return tf.where(tf.arange(S).reshape(1, S) < 37, x, float("-inf")).softmax(-1)
+
+
+@program
+def row_weighted(x: Tensor[M, S, f32]):
+    # A row reduction of a product with positions, a division after it.
+    w = tf.arange(S).to(f32).reshape(1, S)
+    return (x * w).sum(-1, keepdim=True) / (x.sum(-1, keepdim=True) + 1000.0)
+
+
+@program
+def column_weighted(x: Tensor[M, N, f32]):
+    return (x * tf.arange(M).to(f32).reshape(M, 1)).sum(0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("variant", ["masked_softmax", "row_weighted", "column_weighted"])
+def test_positions_in_reductions(target, variant):
+    program_, sizes, shape = {
+        "masked_softmax": (masked_softmax, {"M": 8, "S": 100}, (8, 100)),
+        "row_weighted": (row_weighted, {"M": 8, "S": 3000}, (8, 3000)),
+        "column_weighted": (column_weighted, {"M": 300, "N": 64}, (300, 64))}[variant]
+    kernel = tcc.compile(program_, target, cache=False, **sizes)
+    x = randn(np.random.default_rng(9), *shape)
+    xd = x.astype(np.float64)
+    if variant == "masked_softmax":
+        s = np.where(np.arange(shape[1])[None, :] < 37, xd, -np.inf)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        ref = e / e.sum(-1, keepdims=True)
+    elif variant == "row_weighted":
+        ref = ((xd * np.arange(shape[1])).sum(-1, keepdims=True)
+               / (xd.sum(-1, keepdims=True) + 1000.0))
+    else:
+        ref = (xd * np.arange(shape[0])[:, None]).sum(0)
+    (got,) = run_gpu_stage(kernel, x)
+    got = np.asarray(got, dtype=np.float64)
+    assert not np.isnan(got).any(), "unwritten (NaN-poisoned) elements"
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
+
+
+@program
 def gemm_plus_positions(a: Tensor[M, K, f16], b: Tensor[K, N, f16]):
     # A GEMM epilogue reading positions: computed on the accumulator's layout.
     rows = tf.arange(M).to(f16).reshape(M, 1)

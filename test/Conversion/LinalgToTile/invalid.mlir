@@ -80,23 +80,3 @@ func.func @two_sums(%x: tensor<64x1000xf32>) -> (tensor<64xf32>, tensor<64xf32>)
   return %r#0, %r#1 : tensor<64xf32>, tensor<64xf32>
 }
 
-// -----
-
-// A row reduction's prologue reading a position (linalg.index): only
-// elementwise kernels compute positions.
-func.func @reduction_positions(%x: tensor<8x64xf32>) -> tensor<8xf32> {
-  %zero = arith.constant 0.000000e+00 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    // expected-error @+1 {{'linalg.index' op cannot be mapped onto tiles by convert-linalg-to-tile (only arith and math ops on scalars, and linalg.index in elementwise kernels)}}
-    %j = linalg.index 1 : index
-    %c = arith.index_cast %j : index to i32
-    %w = arith.sitofp %c : i32 to f32
-    %p = arith.mulf %a, %w : f32
-    %s = arith.addf %o, %p : f32
-    linalg.yield %s : f32
-  } -> tensor<8xf32>
-  return %r : tensor<8xf32>
-}

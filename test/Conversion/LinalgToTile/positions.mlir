@@ -1,8 +1,10 @@
 // convert-linalg-to-tile: a body reading its positions (linalg.index,
-// tf.arange) gets them from its block as i32 tiles. form = elementwise: Here every
-// operand is read whole, so the three dims are one flat run of 384: the
-// columns n0 + j of the [1, 512] block, dim 1 at (x / 64) % 3, dim 2 at
-// x % 64; their index sum's index_cast to i64 is a sign extension.
+// tf.arange) gets them from its block as i32 tiles (elementwise kernels, GEMM
+// epilogues, row reductions and row programs).
+// form = elementwise: every operand is read whole here, so the three dims
+// are one flat run of 384: the columns n0 + j of the [1, 512] block, dim 1 at
+// (x / 64) % 3, dim 2 at x % 64; their index sum's index_cast to i64 is a
+// sign extension.
 // RUN: tcc-opt %s -split-input-file --tcc-set-target=arch=sm_80 --tcc-select-strategy --convert-linalg-to-tile | FileCheck %s
 
 // CHECK-LABEL: tile.func @positions(
@@ -70,4 +72,28 @@ func.func @gemm_positions(%x: tensor<128x128xf16>, %w: tensor<128x128xf16>) -> t
     linalg.yield %s : f32
   } -> tensor<128x128xf32>
   return %y : tensor<128x128xf32>
+}
+
+// -----
+
+// form = row_reduction: the reduced columns' positions k + j of each chunk.
+// CHECK-LABEL: tile.func @reduction_positions(
+// CHECK: tile.arange {end = 64 : i32, start = 0 : i32} : tensor<64xi32
+// CHECK: %[[J:.*]] = tile.broadcast %{{.*}} : tensor<1x64xi32, #[[L:.*]]> -> tensor<8x64xi32, #[[L]]>
+// CHECK: arith.sitofp %[[J]]
+// CHECK: tile.reduce
+func.func @reduction_positions(%x: tensor<8x64xf32>) -> tensor<8xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x64xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 1 : index
+    %c = arith.index_cast %j : index to i32
+    %w = arith.sitofp %c : i32 to f32
+    %p = arith.mulf %a, %w : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
 }

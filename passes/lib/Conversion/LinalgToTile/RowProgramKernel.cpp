@@ -66,6 +66,10 @@ private:
   /// op of `rank` loops over `chunk`'s columns: a column's, or (of a row
   /// dim) the row's coordinate along it.
   Value loopIndexTile(Chunk &chunk, unsigned dim, ArrayRef<int64_t> ranges);
+  /// The positions (linalg.index) of `op`'s loop dims on `chunk`'s block
+  /// (loopIndexTile), for cloneBody.
+  std::function<FailureOr<Value>(unsigned)> positions(Chunk &chunk,
+                                                      linalg::GenericOp op);
   /// The [BM, BN] tile of `input` of `op` (a Gather access, its memref
   /// `memref`) over `chunk`: each element loaded at the offset of its loop
   /// coordinates in the (contiguous) operand. Columns past the row's end
@@ -169,7 +173,8 @@ FailureOr<Value> RowProgram::blockValue(Chunk &chunk, Value value) {
     return failure();
   Block &body = op.getRegion().front();
   if (failed(kb.cloneBody(body, mapping,
-                          [&](Type type) { return kb.blockType(type); })))
+                          [&](Type type) { return kb.blockType(type); }, {},
+                          positions(chunk, op))))
     return failure();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   for (auto [result, yielded] : llvm::zip(op.getResults(), yield.getValues())) {
@@ -200,7 +205,7 @@ FailureOr<Value> RowProgram::reduce(Chunk *persistent, linalg::GenericOp op) {
       return failure();
     if (failed(kb.cloneBody(body, mapping,
                             [&](Type type) { return kb.blockType(type); },
-                            {reduction->combiner})))
+                            {reduction->combiner}, positions(chunk, op))))
       return failure();
     Value x = mapping.lookupOrNull(reduction->x);
     if (!x)
@@ -245,6 +250,28 @@ FailureOr<Value> RowProgram::reduce(Chunk *persistent, linalg::GenericOp op) {
                            kb.splat(init, kb.rowsType(accType)));
   }
   return result;
+}
+
+std::function<FailureOr<Value>(unsigned)>
+RowProgram::positions(Chunk &chunk, linalg::GenericOp op) {
+  return [this, &chunk, op](unsigned dim) mutable -> FailureOr<Value> {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // The division and remainder take static extents: a dynamic dim may
+    // only be the first row dim.
+    for (unsigned d = dim + 1; d + 1 < ranges.size(); ++d)
+      if (ShapedType::isDynamic(ranges[d]))
+        return op->emitOpError()
+               << "reads the positions (linalg.index) of loop dim " << dim
+               << " before a row dim of dynamic size; not supported by "
+                  "convert-linalg-to-tile";
+    if (dim != 0 && dim + 1 != ranges.size() &&
+        ShapedType::isDynamic(ranges[dim]))
+      return op->emitOpError()
+             << "reads the positions (linalg.index) of loop dim " << dim
+             << ", of dynamic size after another row dim; not supported by "
+                "convert-linalg-to-tile";
+    return loopIndexTile(chunk, dim, ranges);
+  };
 }
 
 Value RowProgram::loopIndexTile(Chunk &chunk, unsigned dim,
