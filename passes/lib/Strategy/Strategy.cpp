@@ -931,14 +931,6 @@ static bool isAttentionContraction(linalg::GenericOp op,
   return true;
 }
 
-/// Whether operand map `map` of a score op (over (b, m, n)) reads what the
-/// attention kernel loads onto its scores: the scores' own shape (b, m, n),
-/// an operand shared by every batch, (m, n), (m) or (n), or one whose dims
-/// are each indexed by the batch alone (b, b floordiv H, b mod H, a
-/// constant) or, in order, by m and n: a padding mask [B', N] of B = B'·H
-/// heads read at (b floordiv H, n), a per-head bias [H, M, N] at
-/// (b mod H, m, n). (OnlineSoftmax::loadScoreOperand slices the former dims
-/// at this program's batch.)
 /// Whether `e` is b, a constant, or sums, products, floordivs and mods by
 /// positive constants of those (what sliceBatchOperand computes).
 static bool isBatchIndexExpr(AffineExpr e) {
@@ -958,6 +950,14 @@ static bool isBatchIndexExpr(AffineExpr e) {
   return isBatchIndexExpr(binary.getLHS()) && isBatchIndexExpr(binary.getRHS());
 }
 
+/// Whether operand map `map` of a score op (over (b, m, n)) reads what the
+/// attention kernel loads onto its scores: the scores' own shape (b, m, n),
+/// an operand shared by every batch, (m, n), (m) or (n), or one whose dims
+/// are each indexed by the batch alone (b, b floordiv H, b mod H, a
+/// constant) or, in order, by m and n: a padding mask [B', N] of B = B'·H
+/// heads read at (b floordiv H, n), a per-head bias [H, M, N] at
+/// (b mod H, m, n). (OnlineSoftmax::loadScoreOperand slices the former dims
+/// at this program's batch.)
 static bool isScoreOperandMap(AffineMap map) {
   if (map.getNumResults() == 0 || map.getNumSymbols() != 0)
     return false;

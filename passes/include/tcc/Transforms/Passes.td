@@ -265,10 +265,9 @@ def TccFlattenAttentionScores : Pass<"tcc-flatten-attention-scores"> {
     This pass runs such a score op (an all-parallel generic reading the
     expanded scores, followed by a last-dim softmax, possibly P's cast after
     an f32 softmax, and the collapse back to [B·H, M, N]) on the flat
-    scores: an operand that reads the batch dims in order and whole is
-    collapsed like the scores; one that reads some of them is read at the
-    flat batch index delinearized in its map ((b, h) = (i floordiv H,
-    i mod H): a [B, S] mask at (i floordiv H, n), a [H, S, S] bias at
+    scores: every other operand keeps its tensor and is read at the flat
+    batch index delinearized in its map ((b, h) = (i floordiv H, i mod H):
+    a [B, S] mask at (i floordiv H, n), a [H, S, S] bias at
     (i mod H, m, n)), which the attention kernel slices at its program's
     batch. The rewrite is kept only where the result is an attention chain
     the target's attention kernel builds (`tcc::matchAttention`); anything

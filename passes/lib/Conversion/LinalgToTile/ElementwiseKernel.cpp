@@ -42,18 +42,6 @@ collapseMap(AffineMap map, ArrayRef<ReassociationIndices> groups) {
 
 
 
-/// m0 + i down the block's rows (`rows`), or n0 + j across its columns, as
-/// i32 on the block's layout.
-Value blockIndices(TileKernelBuilder &kb, Value origin, bool rows) {
-  Type i32 = kb.b.getI32Type();
-  RankedTensorType type = rows ? kb.rowsType(i32) : kb.colsType(i32);
-  int64_t length = rows ? kb.schedule.blockM : kb.schedule.blockN;
-  Value at = tile::ArangeOp::create(kb.b, kb.loc, type, 0u, uint32_t(length));
-  Value start = arith::IndexCastOp::create(kb.b, kb.loc, i32, origin);
-  at = arith::AddIOp::create(kb.b, kb.loc, at, kb.splat(start, type));
-  return rows ? kb.broadcastRows(at) : kb.broadcastCols(at);
-}
-
 /// Scalar index `index` as an i32 tile on the block's layout.
 Value splatIndex(TileKernelBuilder &kb, Value index) {
   Type i32 = kb.b.getI32Type();
@@ -205,7 +193,7 @@ LogicalResult buildPermutedKernel(linalg::GenericOp op,
     return positionOf(kb, op, dims, dim, [&](unsigned d) {
       if (d + 2 < rank)
         return splatIndex(kb, cast<Value>(lead[d]));
-      return blockIndices(kb, d + 2 == rank ? m0 : n0, d + 2 == rank);
+      return kb.blockIndices(d + 2 == rank ? m0 : n0, d + 2 == rank);
     });
   };
   if (failed(kb.cloneBody(body, mapping,
@@ -326,7 +314,7 @@ LogicalResult buildBatchedElementwiseKernel(
     return positionOf(kb, op, groups, dim, [&](unsigned g) {
       if (g < numLead)
         return splatIndex(kb, lead[g]);
-      return blockIndices(kb, g == numLead ? m0 : n0, g == numLead);
+      return kb.blockIndices(g == numLead ? m0 : n0, g == numLead);
     });
   };
   if (failed(kb.cloneBody(body, mapping,
@@ -401,14 +389,8 @@ LogicalResult buildFlatGatherKernel(linalg::GenericOp op,
   // the first gather).
   Value flat;
   auto flatIndex = [&]() {
-    if (flat)
-      return flat;
-    Value cols = tile::ArangeOp::create(b, loc, kb.colsType(i32), 0u,
-                                        uint32_t(schedule.blockN));
-    Value start = arith::IndexCastOp::create(b, loc, i32, n0);
-    cols = arith::AddIOp::create(b, loc, cols,
-                                 kb.splat(start, kb.colsType(i32)));
-    flat = kb.broadcastCols(cols);
+    if (!flat)
+      flat = kb.blockIndices(n0, /*rows=*/false);
     return flat;
   };
   // (n0 + j) % extent for every element j of the block, given BN <= extent:
@@ -654,7 +636,7 @@ LogicalResult mlir::tcc::buildElementwiseKernel(
   // Positions: the rows' group down the block, the columns' across it.
   auto positions = [&](unsigned dim) {
     return positionOf(kb, op, groups, dim, [&](unsigned g) {
-      return blockIndices(kb, g == 0 ? m0 : n0, g == 0);
+      return kb.blockIndices(g == 0 ? m0 : n0, g == 0);
     });
   };
   if (failed(kb.cloneBody(body, mapping,

@@ -104,6 +104,16 @@ Value TileKernelBuilder::broadcastCols(Value cols) {
                         layout);
 }
 
+Value TileKernelBuilder::blockIndices(Value origin, bool rows) {
+  Type i32 = b.getI32Type();
+  RankedTensorType type = rows ? rowsType(i32) : colsType(i32);
+  int64_t length = rows ? schedule.blockM : schedule.blockN;
+  Value at = tile::ArangeOp::create(b, loc, type, 0u, uint32_t(length));
+  Value start = arith::IndexCastOp::create(b, loc, i32, origin);
+  at = arith::AddIOp::create(b, loc, at, splat(start, type));
+  return rows ? broadcastRows(at) : broadcastCols(at);
+}
+
 Extent mlir::tcc::loopExtent(Operation *root, ArrayRef<int64_t> dims) {
   SmallVector<int64_t> sizes = rootLoopSizes(root);
   auto named = root->getAttrOfType<ArrayAttr>("tcc.loop_sizes");

@@ -93,6 +93,9 @@ public:
   Value broadcastRows(Value rows);
   /// [BN] per-column values -> [BM, BN].
   Value broadcastCols(Value cols);
+  /// origin + i down the block's rows (`rows`), or origin + j across its
+  /// columns, as an i32 [BM, BN] tile.
+  Value blockIndices(Value origin, bool rows);
 
   /// (m0, n0): the first row and column of this program's block, from a 1-D
   /// grid of ceil(m / BM) * ceil(n / BN) programs, row-block major.

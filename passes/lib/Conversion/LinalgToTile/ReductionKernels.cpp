@@ -202,15 +202,7 @@ LogicalResult mlir::tcc::buildRowReductionKernel(
     }
     // Positions (linalg.index): rows m0 + i, columns k + j.
     auto positions = [&](unsigned dim) -> FailureOr<Value> {
-      Type i32 = b.getI32Type();
-      bool rows = dim == 0;
-      RankedTensorType type = rows ? kb.rowsType(i32) : kb.colsType(i32);
-      Value at = tile::ArangeOp::create(
-          b, loc, type, 0u,
-          uint32_t(rows ? schedule.blockM : schedule.blockN));
-      Value start = arith::IndexCastOp::create(b, loc, i32, rows ? m0 : k);
-      at = arith::AddIOp::create(b, loc, at, kb.splat(start, type));
-      return rows ? kb.broadcastRows(at) : kb.broadcastCols(at);
+      return kb.blockIndices(dim == 0 ? m0 : k, dim == 0);
     };
     if (failed(kb.cloneBody(body, mapping,
                             [&](Type type) { return kb.blockType(type); },
